@@ -1,0 +1,1 @@
+"""What both games share: raster drawing for rgb_array rendering and option validation."""
