@@ -1,0 +1,76 @@
+"""Steps per second of random legal play through ``gym.make``, next to CartPole-v1.
+
+Run ``python -m experiments.benchmark`` (or ``--quick`` for a short smoke run). The figure
+counts the agent's steps; the opponents' moves happen inside them, so they are included.
+CartPole-v1 is timed in the same run as a yardstick for the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import dejavu_env  # noqa: F401  (registers the ids)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark row: an env id and the keyword arguments it is made with."""
+
+    label: str
+    env_id: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+CASES = (
+    Case("CartPole-v1 (yardstick)", "CartPole-v1"),
+    Case("DejaVuGrid-v0 info_state", "DejaVuGrid-v0", {"obs_mode": "info_state"}),
+    Case("DejaVuGrid-v0 observation", "DejaVuGrid-v0", {"obs_mode": "observation"}),
+    Case("DejaVuGrab-v0 4p observation", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "observation"}),
+    Case("DejaVuGrab-v0 4p info_state", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "info_state"}),
+)
+
+
+def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
+    """Play ``steps`` uniformly random legal agent actions; return (steps/s, episodes)."""
+    env = gym.make(case.env_id, **case.kwargs)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    n_actions = env.action_space.n
+    episodes = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        mask = info.get("action_mask")
+        action = int(rng.choice(np.flatnonzero(mask))) if mask is not None else int(rng.integers(n_actions))
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            episodes += 1
+            _, info = env.reset()
+    elapsed = time.perf_counter() - start
+    env.close()
+    return steps / elapsed, episodes
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200_000, help="agent steps per case")
+    parser.add_argument("--quick", action="store_true", help="5,000 steps per case: a smoke run")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    steps = 5_000 if args.quick else args.steps
+    print(f"random legal play through gym.make, {steps:,} agent steps per case")
+    print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
+    print(f"{'case':34s} {'steps/s':>10s} {'episodes':>9s}")
+    for case in CASES:
+        rate, episodes = random_play(case, steps, args.seed)
+        print(f"{case.label:34s} {rate:10,.0f} {episodes:9d}")
+
+
+if __name__ == "__main__":
+    main()
