@@ -1,0 +1,62 @@
+"""Playing a schedule, in parallel, with results in schedule order.
+
+Each worker process builds its players once (one instance per name and seat); the game
+resets them from the match's seed before every game, so a reused instance carries nothing
+over and a game's result depends only on its :class:`~agents.tournament.schedule.Match`. Results come
+back in schedule order (``imap``), which makes the whole tournament independent of the worker
+count and of which worker played which game.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+
+from tqdm import tqdm
+
+from agents.base import Player
+from agents.tournament.games import Game, Outcome
+from agents.tournament.schedule import Match
+
+_game: Game | None = None
+_players: dict[tuple[str, int], Player] = {}
+
+
+def _init_worker(game: Game) -> None:
+    global _game
+    _game = game
+    _players.clear()
+
+
+def _play(match: Match) -> Outcome:
+    assert _game is not None, "worker used before _init_worker"
+    seated = []
+    for seat, name in enumerate(match.seats):
+        player = _players.get((name, seat))
+        if player is None:
+            player = _players[(name, seat)] = _game.make_player(name)
+        seated.append(player)
+    return _game.play(seated, match.seed)
+
+
+def play_schedule(game: Game, schedule: Sequence[Match], workers: int = 1, progress: bool = False) -> list[Outcome]:
+    """The outcome of every match of ``schedule``, in order, played by ``workers`` processes."""
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    bar = tqdm(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress, smoothing=0.05)
+    outcomes: list[Outcome] = []
+    try:
+        if workers == 1 or len(schedule) < 2:
+            _init_worker(game)
+            for match in schedule:
+                outcomes.append(_play(match))
+                bar.update()
+        else:
+            chunk = max(1, min(64, len(schedule) // (workers * 8)))
+            with multiprocessing.Pool(workers, initializer=_init_worker, initargs=(game,)) as pool:
+                for outcome in pool.imap(_play, schedule, chunksize=chunk):
+                    outcomes.append(outcome)
+                    bar.update()
+    finally:
+        bar.close()
+    return outcomes

@@ -1,0 +1,81 @@
+"""Tournament statistics on a fake game with known answers."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from agents.tournament import run_tournament, write_outputs
+from agents.tournament.report import pairs_markdown
+from tests.agents.fake_game import FakeGame
+
+
+def test_same_seed_same_tables_and_another_seed_differs() -> None:
+    players = ["weak", "mid", "strong"]
+    first = run_tournament(FakeGame(), players, games=60, seed=3, workers=1)
+    again = run_tournament(FakeGame(), players, games=60, seed=3, workers=1)
+    other = run_tournament(FakeGame(), players, games=60, seed=4, workers=1)
+    assert first == again
+    assert first.pairs != other.pairs
+
+
+def test_results_do_not_depend_on_the_worker_count() -> None:
+    players = ["weak", "mid", "strong", "even-a"]
+    serial = run_tournament(FakeGame(default_seats=3), players, games=40, seed=1, workers=1)
+    parallel = run_tournament(FakeGame(default_seats=3), players, games=40, seed=1, workers=2)
+    assert serial == parallel
+
+
+def test_seat_swapping_cancels_a_decisive_seat() -> None:
+    result = run_tournament(FakeGame(seat_decides=True), ["even-a", "even-b"], games=50, seed=0, workers=1)
+    row = result.pair("even-a", "even-b")
+    assert (row.games, row.wins, row.draws, row.losses) == (50, 25, 0, 25)
+    assert row.win_rate == 0.5 and row.ci_low < 0.5 < row.ci_high
+
+
+def test_seat_rotation_cancels_a_decisive_seat_at_larger_tables() -> None:
+    names = ["even-a", "even-b", "even-c", "mid"]
+    result = run_tournament(FakeGame(seat_decides=True, default_seats=4), names, games=40, seed=0, workers=1)
+    assert {row.player: row.wins for row in result.players} == dict.fromkeys(names, 10)
+
+
+def test_stronger_player_wins_and_rows_mirror_each_other() -> None:
+    result = run_tournament(FakeGame(), ["weak", "strong"], games=200, seed=0, workers=1)
+    strong, weak = result.pair("strong", "weak"), result.pair("weak", "strong")
+    assert (strong.wins, strong.draws, strong.losses) == (weak.losses, weak.draws, weak.wins)
+    assert strong.win_rate > 0.6 and strong.ci_low > 0.5
+    assert [row.player for row in result.players] == ["strong", "weak"]
+    assert result.standing("strong").rating > result.standing("weak").rating
+
+
+def test_player_rows_add_up_and_count_shared_wins_for_each_sharer() -> None:
+    result = run_tournament(FakeGame(default_seats=3), ["weak", "mid", "even-a"], games=90, seed=2, workers=1)
+    for row in result.players:
+        assert row.games == 90
+        assert row.wins + row.draws + row.losses == row.games
+        assert row.ci_low <= row.mean_points <= row.ci_high
+    mid, even = result.standing("mid"), result.standing("even-a")
+    assert mid.shared_wins > 0 and even.shared_wins > 0  # equal strengths tie often
+    assert sum(row.wins for row in result.players) > result.matches  # shared wins counted for each
+
+
+def test_table_size_is_checked_against_the_game() -> None:
+    with pytest.raises(ValueError, match="fake seats 2 to 4 players, got table size 5"):
+        run_tournament(FakeGame(), list("abcde"), games=2, table_size=5, workers=1)
+
+
+def test_outputs_are_written_and_agree_with_the_result(tmp_path) -> None:
+    result = run_tournament(FakeGame(), ["weak", "mid", "strong"], games=20, seed=0, workers=1)
+    paths = write_outputs(result, tmp_path, command="python -m agents.tournament --game fake")
+    assert sorted(p.name for p in paths) == ["heatmap.png", "pairs.csv", "pairs.md", "players.csv", "players.md"]
+    with (tmp_path / "pairs.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 6
+    first = result.pairs[0]
+    assert rows[0]["player"] == first.player and int(rows[0]["wins"]) == first.wins
+    assert float(rows[0]["ci_low"]) == pytest.approx(first.ci_low, abs=1e-4)
+    assert (tmp_path / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    markdown = pairs_markdown(result, "python -m agents.tournament --game fake")
+    assert "python -m agents.tournament --game fake" in markdown
+    assert markdown.count("\n| ") == 7  # header + six ordered pairs
