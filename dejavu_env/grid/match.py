@@ -1,0 +1,86 @@
+"""Play whole grid games between two players, without Gymnasium: the tournament's engine.
+
+Why not the env: a tournament plays thousands of games and needs both seats driven by
+players; the env's wrappers, reward and info bookkeeping would only cost time here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dejavu_env.core.players import PlayerFn, checked_action, player_obs_mode, reset_player
+from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.grid.observation import OBS_MODES, Observer
+from dejavu_env.grid.opponents import RandomOpponent
+from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, legal_ids, mask_array, new_game
+
+
+@dataclass(frozen=True)
+class GridGameResult:
+    """How one game ended.
+
+    ``winner`` is the winning seat, ``None`` for a draw or a truncated game; ``scores`` are
+    RULES.md's tallies per seat (1 per pile card, 1 for the End card, 0.5 per token) however
+    the game ended; ``turns`` counts finished turns; ``reason`` is ``"hunches"``,
+    ``"end_card"`` or ``"truncated"``.
+    """
+
+    winner: int | None
+    scores: tuple[float, float]
+    truncated: bool
+    turns: int
+    reason: str
+
+
+def play_game(
+    players: Sequence[PlayerFn],
+    seed: int,
+    *,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    deck: Sequence[Any] | None = None,
+    obs_mode: str = "info_state",
+) -> GridGameResult:
+    """Play one game: ``players[0]`` at seat 0 (starts, 3 tokens), ``players[1]`` at seat 1.
+
+    Each player gets its own seat's ``{"observation", "action_mask"}`` in
+    ``player_obs_mode(player, obs_mode)`` and its int8 mask; its choice goes through
+    ``checked_action`` (an illegal choice is a ``ValueError`` naming the player). The deal
+    and the seeds passed to ``reset_player`` all derive from ``seed``, so a seed and
+    deterministic players give the same game every time. ``deck`` fixes the deal (32 ``(a, b)``
+    pairs, slots first). The game is truncated once ``max_turns`` turns have ended.
+    """
+    if len(players) != 2:
+        raise ValueError(f"the grid game seats exactly 2 players, got {len(players)}")
+    seed = check_int("seed", seed, 0)
+    max_turns = check_int("max_turns", max_turns, 1)
+    check_choice("obs_mode", obs_mode, OBS_MODES)
+    deal_seed, *player_seeds = np.random.SeedSequence(seed).spawn(3)
+    state = new_game(np.random.default_rng(deal_seed), deck)
+    for player, player_seed in zip(players, player_seeds):
+        reset_player(player, int(player_seed.generate_state(1)[0]))
+    fast = [player if isinstance(player, RandomOpponent) else None for player in players]
+    observers = [
+        None if fast[seat] is not None else Observer(seat, player_obs_mode(players[seat], obs_mode)) for seat in (0, 1)
+    ]
+    while not state.terminal and state.turns < max_turns:
+        seat = state.player
+        player = fast[seat]
+        if player is not None:
+            action = player.choose(legal_ids(state.legal))
+        else:
+            mask = mask_array(state.legal)
+            observation = {"observation": observers[seat].observe(state).copy(), "action_mask": mask}
+            action = checked_action(players[seat], observation, mask.copy())
+        state.apply(action)
+    truncated = not state.terminal
+    return GridGameResult(
+        winner=None if truncated else state.winner,
+        scores=state.scores(),
+        truncated=truncated,
+        turns=state.turns,
+        reason="truncated" if truncated else state.reason,
+    )

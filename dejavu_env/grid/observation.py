@@ -1,0 +1,352 @@
+"""The observer: one seat's view of a :class:`~dejavu_env.grid.rules.GridState` as a flat vector.
+
+This is the only module that turns the state (hidden facts included) into what a player may
+see, so an information leak can live in one place only and the leak tests aim here.
+
+Two modes (``obs_mode``):
+
+- ``"info_state"`` (perfect recall): everything the seat has seen since the start.
+- ``"observation"`` (current view): what is on the table now, plus what the seat saw *since
+  its previous decision* and cannot see any more. A face seen by a Look shows in the
+  observation right after it and then no more; a face in a reveal shows while it is face
+  up, and once more after the reveal if the seat had no decision in between (the card that
+  caused a mistake, the opponent's reveals during its turn). A memory agent must keep the
+  rest itself.
+
+The view is egocentric: "me" is the observing seat, "opp" the other, so one network can
+play either seat. The vector is float32; :func:`decode` gives named views onto it, in this
+order (``shape``, meaning):
+
+``slot_blue`` (8, 11)
+    One-hot blue number 2..12 of the card in each slot (index ``blue - 2``); all zero if
+    the slot is empty. Blue sides lie face up, so they are public.
+``slot_empty`` (8,)
+    1 where the slot holds no card (the deck ran out).
+``face_up`` (8,)
+    1 for the cards face up in the reveal in progress.
+``known_me`` (8,)
+    1 where this seat knows the face: info_state, from its own looks and every reveal
+    (knowledge follows the card and is dropped when the card leaves the grid, so it never
+    passes to the card that refills the slot); observation, the faces shown now (see above).
+``known_opp`` (8,)
+    1 where the opponent knows the face: info_state, it looked at it or it was revealed;
+    observation, the face-up cards and the faces the opponent saw since this seat's previous
+    decision (which slot a player looks at is public).
+``faces`` (8, 8)
+    For slots in ``known_me``: how often each orange number 0..7 shows on the card, so a
+    double ``4+4`` has a 2 at index 4 and every known row sums to 2; zero rows otherwise.
+    The card is ``cards.CARD_ID[tuple(sorted(numbers))]``.
+``tokens`` (2,)
+    Hunch tokens held: me, opponent (raw counts, 0..7).
+``deck_size`` (1,)
+    Cards left in the deck (0..24).
+``deck_top_blue`` (11,)
+    One-hot blue number of the deck's top card; all zero when the deck is empty.
+``end_card`` (4,)
+    One-hot: hidden under the deck, visible (takeable at a turn start), taken by me, taken
+    by the opponent.
+``last_turn`` (1,)
+    1 during the game's final turn (the other seat took the End card).
+``phase`` (3,)
+    One-hot: turn start, mid-reveal, after a finished action (a Look or a Stop).
+``candidates`` (8,)
+    The reveal's candidate numbers (two after a first card like 2+4, then one); zero
+    outside a reveal.
+``candidate_count`` (1,)
+    How often the candidate number shows on the face-up cards (a double counts twice);
+    stopping needs 3, a bonus token 4.
+``costs_token`` (1,)
+    1 when a Look or Reveal now is an extra action that costs a hunch token.
+
+info_state only:
+
+``pile_me``, ``pile_opp`` (32,)
+    1 for each card id in that pile (kept cards are revealed, so piles are public history).
+``pile_sizes`` (2,)
+    Déjà Vu cards in each pile: me, opponent (the End card is in ``end_card``).
+
+observation only (the rulebook forbids counting piles, so sizes are not shown):
+
+``kept_me``, ``kept_opp`` (32,)
+    The card ids that went to each pile since this seat's previous decision.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from dejavu_env.grid.cards import BLUE, MAX_BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from dejavu_env.grid.rules import PHASE_AFTER, GridState
+
+OBS_MODES = ("info_state", "observation")
+MAX_CANDIDATE_COUNT = 9
+"""The most a candidate number can show on 8 cards (number 3 or 4, its double included)."""
+
+_COMMON: tuple[tuple[str, tuple[int, ...], float], ...] = (
+    ("slot_blue", (N_SLOTS, N_BLUES), 1),
+    ("slot_empty", (N_SLOTS,), 1),
+    ("face_up", (N_SLOTS,), 1),
+    ("known_me", (N_SLOTS,), 1),
+    ("known_opp", (N_SLOTS,), 1),
+    ("faces", (N_SLOTS, N_NUMBERS), 2),
+    ("tokens", (2,), 7),
+    ("deck_size", (1,), N_CARDS - N_SLOTS),
+    ("deck_top_blue", (N_BLUES,), 1),
+    ("end_card", (4,), 1),
+    ("last_turn", (1,), 1),
+    ("phase", (3,), 1),
+    ("candidates", (N_NUMBERS,), 1),
+    ("candidate_count", (1,), MAX_CANDIDATE_COUNT),
+    ("costs_token", (1,), 1),
+)
+_EXTRA = {
+    "info_state": (("pile_me", (N_CARDS,), 1), ("pile_opp", (N_CARDS,), 1), ("pile_sizes", (2,), N_CARDS)),
+    "observation": (("kept_me", (N_CARDS,), 1), ("kept_opp", (N_CARDS,), 1)),
+}
+
+END_HIDDEN, END_VISIBLE, END_MINE, END_OPPONENTS = range(4)
+"""Indices of the ``end_card`` one-hot."""
+
+
+def check_obs_mode(obs_mode: str) -> str:
+    """``obs_mode`` if it is one of ``OBS_MODES``, else ``ValueError``."""
+    if obs_mode not in OBS_MODES:
+        raise ValueError(f"obs_mode must be one of {list(OBS_MODES)}, got {obs_mode!r}")
+    return obs_mode
+
+
+def layout(obs_mode: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The pieces of the vector in order, as ``(name, shape)``."""
+    pieces = _COMMON + _EXTRA[check_obs_mode(obs_mode)]
+    return tuple((name, shape) for name, shape, _ in pieces)
+
+
+def obs_size(obs_mode: str) -> int:
+    """Length of the observation vector in ``obs_mode``."""
+    return sum(prod(shape) for _, shape in layout(obs_mode))
+
+
+def obs_high(obs_mode: str) -> np.ndarray:
+    """Element-wise upper bounds of the vector (lower bounds are all 0), for the Box space."""
+    pieces = _COMMON + _EXTRA[check_obs_mode(obs_mode)]
+    return np.concatenate([np.full(prod(shape), high, dtype=np.float32) for _, shape, high in pieces])
+
+
+def decode(vector: np.ndarray, obs_mode: str = "info_state") -> dict[str, np.ndarray]:
+    """Named views (not copies) onto an observation vector, or a batch of them (``(..., n)``).
+
+    Each value has shape ``vector.shape[:-1] + piece_shape``; the pieces are described in
+    this module's docstring.
+    """
+    vector = np.asarray(vector)
+    size = obs_size(obs_mode)
+    if vector.ndim == 0 or vector.shape[-1] != size:
+        raise ValueError(f"a {obs_mode} vector has {size} entries in its last axis, got shape {vector.shape}")
+    views: dict[str, np.ndarray] = {}
+    offset = 0
+    lead = vector.shape[:-1]
+    for name, shape in layout(obs_mode):
+        n = prod(shape)
+        views[name] = vector[..., offset : offset + n].reshape(lead + shape)
+        offset += n
+    return views
+
+
+def _offsets(obs_mode: str) -> dict[str, int]:
+    offsets: dict[str, int] = {}
+    offset = 0
+    for name, shape in layout(obs_mode):
+        offsets[name] = offset
+        offset += prod(shape)
+    return offsets
+
+
+# Rows to copy in, as lists of arrays (indexing a list is cheaper than indexing an array);
+# index -1 (an empty slot, an unknown face) hits the all-zero last row.
+_BLUE_ROWS = list(np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1, N_BLUES))]).astype(np.float32))
+_FACE_ROWS = list(np.vstack([np.array(SHOWS), np.zeros((1, N_NUMBERS))]).astype(np.float32))
+_BITS8 = list(((np.arange(256)[:, None] >> np.arange(N_SLOTS)) & 1).astype(np.float32))
+_DECK_TOP_ROWS = list(np.vstack([np.zeros((MIN_BLUE, N_BLUES)), np.eye(N_BLUES)]).astype(np.float32))
+
+
+class Observer:
+    """Keeps one seat's observation vector up to date with a state.
+
+    Why incremental: the environment asks for an observation after every step, and most
+    pieces do not change between two steps. The observer remembers what it last wrote and
+    rewrites only the pieces whose source facts changed, which keeps an observation at a
+    few microseconds. Call :meth:`reset` when it starts watching a new game.
+    """
+
+    def __init__(self, seat: int, obs_mode: str = "info_state") -> None:
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        self.seat = seat
+        self.obs_mode = check_obs_mode(obs_mode)
+        self.vector = np.zeros(obs_size(obs_mode), dtype=np.float32)
+        self._perfect_recall = obs_mode == "info_state"
+        self._bind_views()
+        self.reset()
+
+    _VIEWS = ("_blue_rows", "_face_rows", "_empty", "_face_up", "_known_me", "_known_opp", "_deck_top", "_candidates")
+
+    def _bind_views(self) -> None:
+        """Views and offsets into ``vector`` for the pieces :meth:`observe` writes."""
+        views = decode(self.vector, self.obs_mode)
+        self._blue_rows = list(views["slot_blue"])
+        self._face_rows = list(views["faces"])
+        self._empty = views["slot_empty"]
+        self._face_up = views["face_up"]
+        self._known_me = views["known_me"]
+        self._known_opp = views["known_opp"]
+        self._deck_top = views["deck_top_blue"]
+        self._candidates = views["candidates"]
+        off = _offsets(self.obs_mode)
+        self._i_tokens = off["tokens"]
+        self._i_deck = off["deck_size"]
+        self._i_end = off["end_card"]
+        self._i_last = off["last_turn"]
+        self._i_phase = off["phase"]
+        self._i_count = off["candidate_count"]
+        self._i_costs = off["costs_token"]
+        if self._perfect_recall:
+            self._i_piles = (off["pile_me"], off["pile_opp"])
+            self._i_pile_sizes = off["pile_sizes"]
+        else:
+            self._i_piles = (off["kept_me"], off["kept_opp"])
+
+    def __getstate__(self) -> dict:
+        # Views would be pickled (and deep-copied) as detached arrays: rebuild them instead.
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+
+    def reset(self) -> None:
+        """Forget the last game: the next :meth:`observe` writes every piece."""
+        self.vector[:] = 0
+        self._slots: list[int | None] = [None] * N_SLOTS
+        self._shown = 0
+        self._opp_known = 0
+        self._reveal = 0
+        self._tokens = (-1, -1)
+        self._deck_pos = -1
+        self._end = -1
+        self._last_turn = -1
+        self._phase = -1
+        self._cands = -1
+        self._count = -1
+        self._piles = [0, 0]
+
+    def observe(self, state: GridState) -> np.ndarray:
+        """Bring the vector up to date with ``state`` and return it (the observer's own array).
+
+        Callers that hand the vector out must copy it: the next call overwrites it.
+        """
+        vec = self.vector
+        p = self.seat
+        o = 1 - p
+        slots = state.slots
+        if self._perfect_recall:
+            shown = state.known[p]
+            opp_known = state.known[o]
+        else:
+            shown = state.reveal | state.fresh[p]
+            opp_known = state.reveal | state.witnessed[p]
+        old_slots = self._slots
+        old_shown = self._shown
+        rewrite = shown ^ old_shown
+        if slots != old_slots:
+            replaced = 0
+            for s in range(N_SLOTS):
+                if slots[s] != old_slots[s]:
+                    replaced |= 1 << s
+                    self._blue_rows[s][:] = _BLUE_ROWS[slots[s]]
+            rewrite |= replaced & (shown | old_shown)
+            self._empty[:] = _BITS8[~state.occupied & 0xFF]
+            self._slots = slots[:]
+        if rewrite:
+            face_rows = self._face_rows
+            while rewrite:
+                low = rewrite & -rewrite
+                s = low.bit_length() - 1
+                face_rows[s][:] = _FACE_ROWS[slots[s] if shown & low else -1]
+                rewrite ^= low
+        if shown != old_shown:
+            self._known_me[:] = _BITS8[shown]
+            self._shown = shown
+        if opp_known != self._opp_known:
+            self._known_opp[:] = _BITS8[opp_known]
+            self._opp_known = opp_known
+        reveal = state.reveal
+        if reveal != self._reveal:
+            self._face_up[:] = _BITS8[reveal]
+            self._reveal = reveal
+        tokens = state.tokens
+        if tokens[p] != self._tokens[0] or tokens[o] != self._tokens[1]:
+            self._tokens = (tokens[p], tokens[o])
+            vec[self._i_tokens] = tokens[p]
+            vec[self._i_tokens + 1] = tokens[o]
+        deck_pos = state.deck_pos
+        if deck_pos != self._deck_pos:
+            self._deck_pos = deck_pos
+            vec[self._i_deck] = N_CARDS - deck_pos
+            self._deck_top[:] = _DECK_TOP_ROWS[state.deck_top_blue]
+        taker = state.end_taker
+        end = (END_HIDDEN if deck_pos < N_CARDS else END_VISIBLE) if taker < 0 else END_MINE if taker == p else END_OPPONENTS
+        if end != self._end:
+            if self._end >= 0:
+                vec[self._i_end + self._end] = 0
+            vec[self._i_end + end] = 1
+            self._end = end
+        if state.last_turn != self._last_turn:
+            self._last_turn = state.last_turn
+            vec[self._i_last] = state.last_turn
+        phase = state.phase
+        if phase != self._phase:
+            if self._phase >= 0:
+                vec[self._i_phase + self._phase] = 0
+            vec[self._i_phase + phase] = 1
+            vec[self._i_costs] = phase == PHASE_AFTER
+            self._phase = phase
+        if state.candidates != self._cands:
+            self._cands = state.candidates
+            self._candidates[:] = _BITS8[state.candidates]
+        if state.count != self._count:
+            self._count = state.count
+            vec[self._i_count] = state.count
+        if self._perfect_recall:
+            piles = state.piles
+            if piles[p] != self._piles[0] or piles[o] != self._piles[1]:
+                self._write_cards(0, piles[p])
+                self._write_cards(1, piles[o])
+                vec[self._i_pile_sizes] = state.pile_sizes[p]
+                vec[self._i_pile_sizes + 1] = state.pile_sizes[o]
+        else:
+            kept = state.kept_since[p]
+            if kept[p] != self._piles[0] or kept[o] != self._piles[1]:
+                self._write_cards(0, kept[p])
+                self._write_cards(1, kept[o])
+        return vec
+
+    def _write_cards(self, which: int, cards: int) -> None:
+        """Rewrite the 32-long card mask ``which`` (0: mine, 1: the opponent's) where it changed."""
+        changed = cards ^ self._piles[which]
+        if not changed:
+            return
+        vec = self.vector
+        base = self._i_piles[which]
+        while changed:
+            low = changed & -changed
+            cid = low.bit_length() - 1
+            vec[base + cid] = cards >> cid & 1
+            changed ^= low
+        self._piles[which] = cards
+
+
+def observe(state: GridState, seat: int, obs_mode: str = "info_state") -> np.ndarray:
+    """A fresh observation vector of ``state`` for ``seat`` (convenient; :class:`Observer` is faster)."""
+    return Observer(seat, obs_mode).observe(state).copy()

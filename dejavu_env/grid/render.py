@@ -1,0 +1,192 @@
+"""Pictures of the grid table from one seat's perspective: ``ansi`` text and an ``rgb_array``.
+
+Both draw from a decoded *info_state* observation (:func:`dejavu_env.grid.observation.decode`),
+never from the state itself, so a picture cannot show a face the seat does not know: the
+observer is the only code that reads hidden facts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
+from dejavu_env.grid.cards import MIN_BLUE, N_SLOTS, card_name
+from dejavu_env.grid.observation import END_HIDDEN, END_MINE, END_OPPONENTS, END_VISIBLE
+from dejavu_env.grid.rules import PHASE_NAMES, TOTAL_TOKENS
+
+SLOT_CELLS = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2))
+"""``(row, column)`` of each slot in the 3x3 table; the deck sits at (1, 1)."""
+END_NAMES = {END_HIDDEN: "hidden", END_VISIBLE: "visible", END_MINE: "taken by you", END_OPPONENTS: "taken by opponent"}
+
+View = dict[str, np.ndarray]
+
+
+def _blue(view: View, slot: int) -> int:
+    """Blue number in ``slot``, 0 if empty."""
+    row = view["slot_blue"][slot]
+    return int(row.argmax()) + MIN_BLUE if row.any() else 0
+
+
+def _face(counts: np.ndarray) -> str:
+    """``"a+b"`` from a row of ``faces`` (how often each number shows)."""
+    numbers = [n for n in range(len(counts)) for _ in range(int(counts[n]))]
+    return f"{numbers[0]}+{numbers[1]}"
+
+
+def _pile_names(mask: np.ndarray) -> list[str]:
+    return [card_name(int(c)) for c in np.flatnonzero(mask)]
+
+
+def _scalar(view: View, name: str, index: int = 0) -> int:
+    return int(round(float(view[name][index])))
+
+
+def _reveal_text(view: View) -> str:
+    numbers = np.flatnonzero(view["candidates"]).tolist()
+    if not numbers:
+        return "no reveal in progress"
+    return f"candidates {' or '.join(map(str, numbers))}, shown {_scalar(view, 'candidate_count')} times"
+
+
+def render_ansi(view: View, *, seat: int, turns: int) -> str:
+    """The table as text: blue numbers, the faces this seat knows, reveal, tokens, deck, piles."""
+    phase = PHASE_NAMES[int(view["phase"].argmax())]
+    end = END_NAMES[int(view["end_card"].argmax())]
+    cells = {}
+    for slot, cell in enumerate(SLOT_CELLS):
+        if view["slot_empty"][slot]:
+            cells[cell] = f"{'.':^9}"
+            continue
+        face = _face(view["faces"][slot]) if view["known_me"][slot] else "?"
+        mark = "*" if view["face_up"][slot] else "'" if view["known_opp"][slot] else " "
+        cells[cell] = f"{_blue(view, slot):>2} {face:<4}{mark} "
+    deck = _scalar(view, "deck_size")
+    cells[(1, 1)] = f"{'deck ' + str(deck) if deck else 'END' if end == 'visible' else '-':^9}"
+    rows = ["  [" + "][".join(cells[(r, c)] for c in range(3)) + "]" for r in range(3)]
+    top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
+    mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
+    lines = [
+        f"turn {turns + 1}, you are seat {seat}, {phase}" + (", last turn" if view["last_turn"][0] else ""),
+        f"tokens: you {_scalar(view, 'tokens', 0)}, opponent {_scalar(view, 'tokens', 1)}"
+        + (", next Look/Reveal costs a token" if view["costs_token"][0] else ""),
+        *rows,
+        "  (blue number, the face you know or ?, * face up, ' the opponent knows it)",
+        f"deck: {deck} cards" + (f", top blue {top}" if top else "") + f"; End card {end}",
+        f"reveal: {_reveal_text(view)}",
+        f"your pile: {len(mine)} {' '.join(mine)}".rstrip(),
+        f"opponent's pile: {len(theirs)} {' '.join(theirs)}".rstrip(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+TABLE: Color = (28, 84, 56)
+BLUE_SIDE: Color = (36, 84, 196)
+ORANGE_SIDE: Color = (244, 140, 36)
+WHITE: Color = (245, 245, 245)
+INK: Color = (30, 30, 30)
+GOLD: Color = (250, 204, 60)
+DIM: Color = (70, 120, 90)
+OPPONENT_MARK: Color = (220, 40, 40)
+
+WIDTH, HEIGHT = 640, 480
+CARD_W, CARD_H, GAP = 84, 116, 14
+GRID_X, GRID_Y = 20, 56
+
+
+def _card_origin(row: int, col: int) -> tuple[int, int]:
+    return GRID_X + col * (CARD_W + GAP), GRID_Y + row * (CARD_H + GAP)
+
+
+def _draw_slot(canvas: np.ndarray, view: View, slot: int) -> None:
+    x, y = _card_origin(*SLOT_CELLS[slot])
+    if view["slot_empty"][slot]:
+        frame_rect(canvas, x, y, CARD_W, CARD_H, DIM, 2)
+        return
+    blue = str(_blue(view, slot))
+    if view["face_up"][slot]:
+        fill_rect(canvas, x, y, CARD_W, CARD_H, ORANGE_SIDE)
+        draw_text_centered(canvas, x + CARD_W // 2, y + CARD_H // 2, _face(view["faces"][slot]), INK, 5)
+        draw_text(canvas, x + 6, y + 6, blue, BLUE_SIDE, 2)
+        frame_rect(canvas, x - 3, y - 3, CARD_W + 6, CARD_H + 6, GOLD, 4)
+    else:
+        fill_rect(canvas, x, y, CARD_W, CARD_H, BLUE_SIDE)
+        frame_rect(canvas, x, y, CARD_W, CARD_H, WHITE, 2)
+        draw_text_centered(canvas, x + CARD_W // 2, y + 40, blue, WHITE, 6)
+        if view["known_me"][slot]:
+            fill_rect(canvas, x + 4, y + CARD_H - 36, CARD_W - 8, 32, ORANGE_SIDE)
+            draw_text_centered(canvas, x + CARD_W // 2, y + CARD_H - 20, _face(view["faces"][slot]), INK, 3)
+    if view["known_opp"][slot]:
+        fill_rect(canvas, x + CARD_W - 16, y + 4, 12, 12, OPPONENT_MARK)
+
+
+def _draw_centre(canvas: np.ndarray, view: View) -> None:
+    x, y = _card_origin(1, 1)
+    deck = _scalar(view, "deck_size")
+    end = int(view["end_card"].argmax())
+    if deck:
+        for k in (2, 1):
+            fill_rect(canvas, x + 3 * k, y - 3 * k, CARD_W, CARD_H, (24, 60, 150))
+        fill_rect(canvas, x, y, CARD_W, CARD_H, BLUE_SIDE)
+        frame_rect(canvas, x, y, CARD_W, CARD_H, WHITE, 2)
+        top = int(view["deck_top_blue"].argmax()) + MIN_BLUE
+        draw_text_centered(canvas, x + CARD_W // 2, y + 40, str(top), WHITE, 6)
+        draw_text_centered(canvas, x + CARD_W // 2, y + CARD_H - 18, f"DECK {deck}", WHITE, 2)
+    elif end == END_VISIBLE:
+        fill_rect(canvas, x, y, CARD_W, CARD_H, GOLD)
+        draw_text_centered(canvas, x + CARD_W // 2, y + CARD_H // 2, "END", INK, 5)
+    else:
+        frame_rect(canvas, x, y, CARD_W, CARD_H, DIM, 2)
+        draw_text_centered(canvas, x + CARD_W // 2, y + CARD_H // 2 - 10, "END", DIM, 3)
+        draw_text_centered(canvas, x + CARD_W // 2, y + CARD_H // 2 + 14, "TAKEN", DIM, 2)
+
+
+def _draw_tokens(canvas: np.ndarray, x: int, y: int, label: str, held: int) -> None:
+    draw_text(canvas, x, y + 2, label, WHITE, 2)
+    for k in range(TOTAL_TOKENS):
+        tx = x + 56 + k * 22
+        if k < held:
+            fill_rect(canvas, tx, y, 16, 16, GOLD)
+        else:
+            frame_rect(canvas, tx, y, 16, 16, DIM, 2)
+    draw_text(canvas, x + 56 + TOTAL_TOKENS * 22 + 6, y + 2, str(held), GOLD, 2)
+
+
+def _draw_pile(canvas: np.ndarray, x: int, y: int, label: str, mask: np.ndarray, has_end: bool) -> None:
+    cards = np.flatnonzero(mask).tolist()
+    draw_text(canvas, x, y, f"{label} {len(cards)}" + (" + END" if has_end else ""), WHITE, 2)
+    for i, cid in enumerate(cards):
+        cx, cy = x + (i % 8) * 38, y + 18 + (i // 8) * 22
+        fill_rect(canvas, cx, cy, 34, 18, ORANGE_SIDE)
+        draw_text_centered(canvas, cx + 17, cy + 9, card_name(cid), INK, 2)
+
+
+def render_rgb(view: View, *, seat: int, turns: int) -> np.ndarray:
+    """A ``(480, 640, 3)`` uint8 picture: grid and deck left, tokens, reveal and piles right.
+
+    Cards whose face this seat knows carry an orange strip with the two numbers; cards face
+    up in a reveal are drawn orange with a gold frame; a red corner marks a face the
+    opponent knows.
+    """
+    canvas = blank(HEIGHT, WIDTH, TABLE)
+    phase = PHASE_NAMES[int(view["phase"].argmax())].upper()
+    title = f"TURN {turns + 1}  SEAT {seat}  {phase}" + ("  LAST TURN" if view["last_turn"][0] else "")
+    draw_text(canvas, GRID_X, 18, title, WHITE, 3)
+    for slot in range(N_SLOTS):
+        _draw_slot(canvas, view, slot)
+    _draw_centre(canvas, view)
+    panel = GRID_X + 3 * CARD_W + 2 * GAP + 24
+    _draw_tokens(canvas, panel, 64, "YOU", _scalar(view, "tokens", 0))
+    _draw_tokens(canvas, panel, 92, "OPP", _scalar(view, "tokens", 1))
+    numbers = np.flatnonzero(view["candidates"]).tolist()
+    reveal = (
+        f"REVEAL {'/'.join(map(str, numbers))} X{_scalar(view, 'candidate_count')}" if numbers else "NO REVEAL"
+    )
+    draw_text(canvas, panel, 126, reveal, GOLD if numbers else WHITE, 2)
+    if view["costs_token"][0]:
+        draw_text(canvas, panel, 146, "EXTRA ACTION COSTS 1", WHITE, 2)
+    end = int(view["end_card"].argmax())
+    _draw_pile(canvas, panel, 172, "YOUR PILE", view["pile_me"], end == END_MINE)
+    _draw_pile(canvas, panel, 296, "OPP PILE", view["pile_opp"], end == END_OPPONENTS)
+    fill_rect(canvas, panel, HEIGHT - 26, 12, 12, OPPONENT_MARK)
+    draw_text(canvas, panel + 18, HEIGHT - 24, "OPPONENT KNOWS", WHITE, 2)
+    return canvas
