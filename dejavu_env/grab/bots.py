@@ -1,0 +1,88 @@
+"""The default opponent of ``DejaVuGrab-v0``: a player with an imperfect but honest memory.
+
+``MemoryBot`` looks at every flipped card and remembers each sighting with probability
+``recall`` (independently, from its own generator). It grabs an object once it remembers
+having seen it twice, preferring one on the card just flipped, then the lowest id. Since
+an object is on exactly two cards, two remembered sightings mean both cards are flipped,
+so the bot never grabs wrongly and is never eliminated; forgetting makes it miss objects
+and lose races, which is what leaves room for a learner. The human-like players in
+``agents/`` add false memories and look-alike confusion on top of this.
+
+Speed: besides the standard player call ``bot(observation, action_mask)``, the bot offers
+the *bit protocol* ``act_bits(round, flipped, middle)``, a tiny observation of public facts
+as 36-bit masks (the card flipped this tick, 0 in grab-only ticks, and the middle). The
+env and ``play_game`` use it when a player has it, which skips building a per-seat
+observation vector; both calls make the same decisions from the same memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dejavu_env.grab.cards import N_OBJECTS
+from dejavu_env.grab.observation import MIDDLE, NEW_CARD, NEWEST, ROUND, array_to_bits
+from dejavu_env.grab.rules import ALL_OBJECTS, N_ROUNDS
+
+
+class MemoryBot:
+    """Remembers each sighting with probability ``recall``; grabs objects remembered twice.
+
+    ``reaction_time`` (seconds, mean) is read by the env and the match runner when they are
+    not given explicit reaction times; ``None`` means the default.
+    """
+
+    obs_mode = "observation"
+    __slots__ = ("recall", "reaction_time", "_rng", "_luck", "_round", "_looked", "_sure", "_ready")
+
+    def __init__(self, recall: float = 0.8, reaction_time: float | None = None, seed: int | None = None) -> None:
+        if not 0.0 <= float(recall) <= 1.0:
+            raise ValueError(f"recall must be a probability in [0, 1], got {recall!r}")
+        if reaction_time is not None and not float(reaction_time) > 0:
+            raise ValueError(f"reaction_time must be positive, got {reaction_time!r}")
+        self.recall = float(recall)
+        self.reaction_time = reaction_time
+        self.reset(seed)
+
+    def __repr__(self) -> str:
+        return f"MemoryBot(recall={self.recall}, reaction_time={self.reaction_time})"
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget everything and reseed (the env calls this at each of its resets).
+
+        The game's luck is drawn at once: for each round, sighting (first, second) and
+        object, whether that sighting sticks. Only objects whose two sightings both stick
+        are ever remembered twice, so per round the bot keeps just that set (``_luck``).
+        """
+        self._rng = np.random.default_rng(seed)
+        sightings = N_ROUNDS * N_OBJECTS
+        sticks = self._rng.random(2 * sightings) < self.recall  # first sightings, then second ones
+        luck = array_to_bits(sticks[:sightings] & sticks[sightings:])
+        self._luck = tuple(luck >> (N_OBJECTS * r) & ALL_OBJECTS for r in range(N_ROUNDS))
+        self._round = -1
+        self._looked = self._sure = self._ready = 0
+
+    def act_bits(self, round_index: int, flipped: int, middle: int) -> int:
+        """Choose from the bit protocol: the action id (0 pass, 1 + k grab object k)."""
+        if round_index != self._round:
+            self._round = round_index
+            self._looked = self._ready = 0
+            self._sure = self._luck[round_index]
+        if flipped:
+            looked = self._looked
+            self._ready |= flipped & looked & self._sure
+            self._looked = looked | flipped
+        target = self._ready & middle
+        if not target:
+            return 0
+        fresh = target & flipped
+        if fresh:
+            target = fresh
+        return (target & -target).bit_length()
+
+    def __call__(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        """The standard player call: reads the public pieces it needs from its seat's vector."""
+        vector = observation["observation"]
+        round_index = int(vector[ROUND + 1]) + 2 * int(vector[ROUND + 2])
+        flipped = array_to_bits(vector[NEWEST : NEWEST + N_OBJECTS]) if vector[NEW_CARD] else 0
+        middle = array_to_bits(vector[MIDDLE : MIDDLE + N_OBJECTS])
+        return self.act_bits(round_index, flipped, middle)

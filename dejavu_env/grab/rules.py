@@ -1,0 +1,410 @@
+"""The grab game's rules as a pure engine: state, legal actions and the tick (RULES.md, Grab).
+
+Pure means numpy and the standard library only, with every random draw taken from the
+``numpy.random.Generator`` passed in. Object sets are Python integers used as 36-bit masks
+(bit ``k`` = object ``k``): a tick touches a handful of bits, and integer bit operations are
+far cheaper than numpy calls on tiny arrays.
+
+A *tick* is RULES.md's tick seen from the decision point: the state always waits for the
+players' choices of the current tick (its card, if any, is already flipped and its flip-time
+eliminations done). ``apply_tick`` resolves the grabs, then moves on to the next decision:
+the next flip, a grab-only tick, or the next round.
+
+Reaction times: when two or more players grab the same object in one tick, each of them
+draws a reaction time from a lognormal distribution with the player's own mean (seconds)
+and the common coefficient of variation ``reaction_spread`` (``REACTION_SPREAD`` = 0.25 by
+default, so a 0.6 s player is usually within 0.45-0.75 s); the shortest time wins. Exact
+ties (certain when ``reaction_spread`` is 0 and the means are equal) are broken uniformly at
+random. Draws are made only for contested objects, in increasing object order (standard
+normals, taken from a batch the state refills from the generator), so a game is
+reproducible from its seed.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS, GrabDeck, canonical_deck
+
+N_ROUNDS = 3
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+N_ACTIONS = 1 + N_OBJECTS
+PASS = 0
+MAX_GRAB_ONLY_TICKS = 36
+DEFAULT_REACTION_TIME = 0.6
+REACTION_SPREAD = 0.25
+NORMALS_BATCH = 64
+ALL_OBJECTS = (1 << N_OBJECTS) - 1
+# The bit protocol: ``act_bits(round, flipped, middle) -> action id`` (see ``play_bit_ticks``).
+BitPlayer = Callable[[int, int, int], int]
+# The longest round: 33 flip ticks, then at most 36 grab-only ticks.
+MAX_TICKS_PER_ROUND = N_CARDS - N_ASIDE + MAX_GRAB_ONLY_TICKS
+
+
+@dataclass(slots=True, eq=False)
+class GrabState:
+    """Everything about a game in progress, hidden facts included.
+
+    Public: ``round``, ``newest`` (the card on top of the discard pile), ``new_card`` (it
+    was flipped this tick) and ``flipped`` (its objects as a bitmask, 0 when no card was
+    flipped this tick), ``middle``, ``holdings``, ``in_round``, ``points``,
+    ``round_points``, ``cards_left`` and ``flipping_over``; ``seen_once``/``seen_twice``
+    follow from the public history (perfect recall). Hidden: ``order`` (this round's
+    shuffle: ``order[:3]`` set aside, ``order[3:]`` flipped in turn), ``preset_orders``,
+    and so the aside cards and every card not on top. Only ``observation.Observer`` turns a
+    state into what a player may see.
+    """
+
+    deck: GrabDeck
+    n_players: int
+    reaction_times: tuple[float, ...]
+    reaction_spread: float
+    preset_orders: tuple[tuple[int, ...], ...] | None
+    round: int = 0
+    order: list[int] = field(default_factory=list)
+    position: int = N_ASIDE
+    newest: int = -1
+    new_card: bool = False
+    flipped: int = 0
+    middle: int = ALL_OBJECTS
+    holdings: list[int] = field(default_factory=list)
+    in_round: list[bool] = field(default_factory=list)
+    seen_once: int = 0
+    seen_twice: int = 0
+    grab_only_ticks: int = 0
+    points: list[int] = field(default_factory=list)
+    round_points: list[tuple[int, ...]] = field(default_factory=list)
+    round_eliminated: list[tuple[bool, ...]] = field(default_factory=list)
+    game_over: bool = False
+    log_means: tuple[float, ...] = ()
+    sigma: float = 0.0
+    normals: list[float] = field(default_factory=list)
+
+    @property
+    def cards_left(self) -> int:
+        """Cards still face down in the draw pile (the 3 aside cards not counted)."""
+        return N_CARDS - self.position
+
+    @property
+    def flipping_over(self) -> bool:
+        """All 33 cards of the round are flipped: only grab-only ticks remain."""
+        return self.position == N_CARDS
+
+    @property
+    def aside(self) -> tuple[int, int, int]:
+        """The three cards set aside this round (hidden until the round's end)."""
+        return self.order[0], self.order[1], self.order[2]
+
+    def winners(self) -> list[int]:
+        """Players sharing the highest total (meaningful once the game is over)."""
+        best = max(self.points)
+        return [p for p, total in enumerate(self.points) if total == best]
+
+
+def validate_orders(orders: object) -> tuple[tuple[int, ...], ...]:
+    """Check three permutations of the 36 card indices (one per round) and return them as tuples."""
+    if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence) and not hasattr(orders, "tolist"):
+        raise ValueError(f"orders must be {N_ROUNDS} permutations of 0..{N_CARDS - 1}, got {orders!r}")
+    rows = orders.tolist() if hasattr(orders, "tolist") else list(orders)
+    if len(rows) != N_ROUNDS:
+        raise ValueError(f"orders must hold {N_ROUNDS} permutations (one per round), got {len(rows)}")
+    checked = []
+    for r, row in enumerate(rows):
+        values = list(row.tolist() if hasattr(row, "tolist") else row)
+        if any(isinstance(c, bool) or not hasattr(c, "__index__") for c in values):
+            raise ValueError(f"orders[{r}] must hold integer card indices, got {values!r}")
+        values = [int(c) for c in values]
+        if sorted(values) != list(range(N_CARDS)):
+            raise ValueError(f"orders[{r}] must be a permutation of 0..{N_CARDS - 1}, got {values!r}")
+        checked.append(tuple(values))
+    return tuple(checked)
+
+
+def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[float, ...]:
+    """Check one positive, finite mean reaction time (seconds) per player."""
+    if isinstance(reaction_times, (str, bytes)) or not hasattr(reaction_times, "__len__"):
+        raise ValueError(f"reaction_times must be {n_players} positive numbers, got {reaction_times!r}")
+    values = list(reaction_times)
+    if len(values) != n_players:
+        raise ValueError(f"reaction_times must hold {n_players} values (one per player), got {len(values)}")
+    checked = []
+    for p, value in enumerate(values):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"reaction_times[{p}] must be a number, got {value!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(f"reaction_times[{p}] must be positive and finite, got {value}")
+        checked.append(value)
+    return tuple(checked)
+
+
+def new_game(
+    n_players: int,
+    rng: np.random.Generator,
+    *,
+    deck: GrabDeck | None = None,
+    reaction_times: Sequence[float] | None = None,
+    reaction_spread: float = REACTION_SPREAD,
+    orders: object = None,
+) -> GrabState:
+    """Start a game: round 0 is set up and its first card flipped, waiting for choices.
+
+    ``orders`` (three permutations of the card indices) scripts the shuffles; otherwise
+    each round is shuffled with ``rng``. ``reaction_times`` are per-player means (all
+    ``DEFAULT_REACTION_TIME`` when omitted).
+    """
+    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)):
+        raise ValueError(f"n_players must be an integer, got {n_players!r}")
+    if not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"n_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {n_players}")
+    n_players = int(n_players)
+    means = (
+        (DEFAULT_REACTION_TIME,) * n_players
+        if reaction_times is None
+        else validate_reaction_times(reaction_times, n_players)
+    )
+    spread = float(reaction_spread)
+    if not math.isfinite(spread) or spread < 0:
+        raise ValueError(f"reaction_spread must be a finite number >= 0, got {reaction_spread!r}")
+    preset = None if orders is None else validate_orders(orders)
+    sigma = math.sqrt(math.log1p(spread * spread))
+    state = GrabState(
+        deck=canonical_deck() if deck is None else deck,
+        n_players=n_players,
+        reaction_times=means,
+        reaction_spread=spread,
+        preset_orders=preset,
+        points=[0] * n_players,
+        log_means=tuple(math.log(m) - sigma * sigma / 2 for m in means),
+        sigma=sigma,
+    )
+    _start_round(state, rng)
+    return state
+
+
+def is_legal(state: GrabState, player: int, action: int) -> bool:
+    """Pass is always legal; grab ``k`` only for a player in the round while ``k`` is in the middle."""
+    if action == PASS:
+        return True
+    return 0 < action < N_ACTIONS and state.in_round[player] and bool(state.middle >> (action - 1) & 1)
+
+
+def legal_actions(state: GrabState, player: int) -> list[int]:
+    """The legal action ids of ``player``, in increasing order."""
+    if state.game_over or not state.in_round[player]:
+        return [PASS]
+    return [PASS] + [1 + k for k in range(N_OBJECTS) if state.middle >> k & 1]
+
+
+def check_actions(state: GrabState, actions: Sequence[int]) -> list[int]:
+    """Validate one action per player and return them as ints; ``ValueError`` names the culprit."""
+    if state.game_over:
+        raise ValueError("the game is over; start a new one")
+    if len(actions) != state.n_players:
+        raise ValueError(f"need one action per player ({state.n_players}), got {len(actions)}")
+    checked = []
+    for player, action in enumerate(actions):
+        if isinstance(action, bool) or not hasattr(action, "__index__"):
+            raise ValueError(f"player {player}'s action must be an integer id, got {action!r}")
+        action = int(action)
+        if not is_legal(state, player, action):
+            raise ValueError(f"player {player} cannot play action {action}; legal: {legal_actions(state, player)}")
+        checked.append(action)
+    return checked
+
+
+def apply_tick(state: GrabState, actions: Sequence[int], rng: np.random.Generator) -> None:
+    """Resolve one tick's choices (one per player, pass for those out of the round).
+
+    Raises ``ValueError`` on an illegal action before anything changes.
+    """
+    apply_checked_tick(state, check_actions(state, actions), rng)
+
+
+def apply_checked_tick(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
+    """``apply_tick`` for callers that have already checked every action (the env, the match runner).
+
+    Steps: grabs (conflicts to the fastest), then the round's next event (``_advance``).
+    """
+    grabbed = any(actions)
+    if grabbed:
+        _resolve_grabs(state, actions, rng)
+    _advance(state, grabbed, rng)
+
+
+def check_bit_action(seat: int, action: Any, middle: int) -> int:
+    """A bit-protocol player's answer as a legal action id, or ``ValueError`` naming the seat."""
+    try:
+        action = operator.index(action)
+    except TypeError:
+        raise ValueError(f"the player at seat {seat} chose {action!r}, not an integer action id") from None
+    if action == PASS or 0 < action < N_ACTIONS and middle >> (action - 1) & 1:
+        return action
+    legal = [PASS] + [1 + k for k in range(N_OBJECTS) if middle >> k & 1]
+    raise ValueError(f"the player at seat {seat} chose illegal action {action}; legal: {legal}")
+
+
+def play_bit_ticks(
+    state: GrabState, players: Sequence[tuple[int, BitPlayer]], rng: np.random.Generator, *, while_out: int = -1
+) -> None:
+    """Play ticks in which every chooser is a bit-protocol player, until the game ends.
+
+    ``players`` pairs seats with ``act_bits(round, flipped, middle) -> action`` callables
+    (public facts only: the round index, the objects of the card flipped this tick or 0,
+    the middle). Every other seat passes, so with ``while_out=seat`` the loop stops as soon
+    as that seat is back in the round (the env's agent after an elimination). This is
+    ``apply_checked_tick`` with the asking inlined: the env spends most of its ticks here.
+    """
+    actions = [PASS] * state.n_players
+    while not state.game_over and (while_out < 0 or not state.in_round[while_out]):
+        in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
+        grabbed = False
+        for seat, act_bits in players:
+            if in_round[seat]:
+                action = act_bits(round_index, flipped, middle)
+                if action:
+                    if type(action) is not int or action < 0 or not middle >> (action - 1) & 1:
+                        action = check_bit_action(seat, action, middle)
+                    grabbed = True
+                actions[seat] = action
+            else:
+                actions[seat] = PASS
+        if grabbed:
+            _resolve_grabs(state, actions, rng)
+        _advance(state, grabbed, rng)
+
+
+def _advance(state: GrabState, grabbed: bool, rng: np.random.Generator) -> None:
+    """After the grabs: flip the next card while any are left; else end the grabbing after an
+    all-pass tick or the 36th grab-only tick; else go on with another grab-only tick."""
+    if state.position < N_CARDS:
+        _flip(state, rng)
+    elif not grabbed or state.grab_only_ticks == MAX_GRAB_ONLY_TICKS:
+        _end_round(state, rng)
+    else:
+        state.grab_only_ticks += 1
+        state.new_card = False
+        state.flipped = 0
+
+
+def _resolve_grabs(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
+    """Give each grabbed object to its grabber, or to the fastest of several (objects in increasing order)."""
+    first = -1
+    claims: dict[int, list[int]] | None = None
+    for player, action in enumerate(actions):
+        if action:
+            if first < 0:
+                first = player
+            elif claims is None:
+                claims = {actions[first]: [first]}
+                claims.setdefault(action, []).append(player)
+            else:
+                claims.setdefault(action, []).append(player)
+    if claims is None:
+        bit = 1 << (actions[first] - 1)
+        state.middle &= ~bit
+        state.holdings[first] |= bit
+        return
+    for action in sorted(claims):
+        players = claims[action]
+        winner = players[0] if len(players) == 1 else _fastest(state, players, rng)
+        bit = 1 << (action - 1)
+        state.middle &= ~bit
+        state.holdings[winner] |= bit
+
+
+def _fastest(state: GrabState, players: list[int], rng: np.random.Generator) -> int:
+    """The contender with the shortest reaction time this tick (ties broken at random).
+
+    A time is ``exp(log_mean + sigma * z)`` with ``z`` standard normal: comparing the
+    exponents picks the same winner without computing the exponential. The normals come
+    from ``state.normals``, refilled from ``rng`` ``NORMALS_BATCH`` at a time, because one
+    numpy call per contested tick would cost more than the rest of the tick.
+    """
+    if state.sigma > 0:
+        normals = state.normals
+        if len(normals) < len(players):
+            normals.extend(rng.standard_normal(NORMALS_BATCH).tolist())
+        sigma, log_means = state.sigma, state.log_means
+        best, tied = math.inf, players
+        for p in players:
+            t = log_means[p] + sigma * normals.pop()
+            if t < best:
+                best, tied = t, [p]
+            elif t == best:
+                tied.append(p)
+    else:
+        means = state.reaction_times
+        best = min(means[p] for p in players)
+        tied = [p for p in players if means[p] == best]
+    return tied[0] if len(tied) == 1 else tied[int(rng.integers(len(tied)))]
+
+
+def _start_round(state: GrabState, rng: np.random.Generator) -> None:
+    if state.preset_orders is not None:
+        state.order = list(state.preset_orders[state.round])
+    else:
+        state.order = rng.permutation(N_CARDS).tolist()
+    state.position = N_ASIDE
+    state.middle = ALL_OBJECTS
+    state.holdings = [0] * state.n_players
+    state.in_round = [True] * state.n_players
+    state.seen_once = 0
+    state.seen_twice = 0
+    state.grab_only_ticks = 0
+    _flip(state, rng)
+
+
+def _flip(state: GrabState, rng: np.random.Generator) -> None:
+    """Flip the next card and eliminate every player holding one of its objects.
+
+    When that leaves nobody in the round, the round ends at once: the remaining flips could
+    change nothing (no one can grab or be eliminated any more).
+    """
+    card = state.order[state.position]
+    state.position += 1
+    bits = state.deck.card_bits[card]
+    state.newest = card
+    state.new_card = True
+    state.flipped = bits
+    state.seen_twice |= state.seen_once & bits
+    state.seen_once |= bits
+    if bits & ~state.middle:  # some player holds an object of this card
+        holdings = state.holdings
+        in_round = state.in_round
+        for player in range(state.n_players):
+            if holdings[player] & bits and in_round[player]:
+                in_round[player] = False
+        if not any(in_round):
+            _end_round(state, rng)
+
+
+def _end_round(state: GrabState, rng: np.random.Generator) -> None:
+    """Aside check, scoring, then the next round's setup (or the end of the game)."""
+    aside = 0
+    for card in state.order[:N_ASIDE]:
+        aside |= state.deck.card_bits[card]
+    in_round = state.in_round
+    for player in range(state.n_players):
+        if in_round[player] and state.holdings[player] & aside:
+            in_round[player] = False
+    scores = tuple(h.bit_count() if ok else 0 for h, ok in zip(state.holdings, in_round))
+    state.round_points.append(scores)
+    state.round_eliminated.append(tuple(not ok for ok in in_round))
+    for player, score in enumerate(scores):
+        state.points[player] += score
+    if state.round == N_ROUNDS - 1:
+        state.game_over = True
+        state.new_card = False
+        state.flipped = 0
+    else:
+        state.round += 1
+        _start_round(state, rng)
