@@ -16,6 +16,7 @@ class RandomPlayer(Player):
 
     default_name = "random"
     obs_mode = "observation"
+    reads_observation = False
 
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)

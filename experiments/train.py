@@ -1,0 +1,213 @@
+"""Train a PPO player from a config file: ``python -m experiments.train grid`` (or ``grab``).
+
+A config (``experiments/configs/<name>.yaml``) names the env, the algorithm, PPO's
+hyper-parameters and a list of curriculum *stages*, each a number of timesteps against a
+weighted mix of opponents (``self`` = a frozen copy of the learner as it was at the end of
+the previous stage). Everything a run makes goes to ``--out`` (default ``runs/<name>``):
+TensorBoard and CSV learning curves, periodic evaluations through the tournament's seats
+and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its model card.
+``--timesteps N`` replaces the stages' lengths by a total of N split in the same
+proportions: the smoke tests and the notebook train for a few hundred steps that way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import yaml
+
+import dejavu_env  # noqa: F401  (registers the ids)
+from agents.ppo import ModelCard, PPOPlayer
+from dejavu_env.wrappers import StackObservations
+from experiments.evaluate import evaluate
+from experiments.opponents import build_mixture
+
+CONFIGS = Path(__file__).resolve().parent / "configs"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stretch of training against one weighted mix of opponents."""
+
+    timesteps: int
+    opponents: dict[str, float]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A training run as a config file describes it (see ``experiments/configs``)."""
+
+    game: str
+    env_id: str
+    algo: str
+    stages: list[Stage]
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    stack: int = 1
+    n_envs: int = 2
+    seed: int = 0
+    ppo: dict[str, Any] = field(default_factory=dict)
+    eval_every: int = 50_000
+    eval_games: int = 200
+    eval_opponents: list[str] = field(default_factory=list)
+    best_against: str = ""
+
+    @classmethod
+    def load(cls, path: Path) -> TrainConfig:
+        raw = yaml.safe_load(path.read_text())
+        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in s["opponents"].items()}) for s in raw.pop("stages")]
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(raw) - names)
+        if unknown:
+            raise ValueError(f"{path}: unknown config keys {unknown}")
+        if raw["algo"] not in ("maskable_ppo", "recurrent_ppo"):
+            raise ValueError(f"{path}: algo must be maskable_ppo or recurrent_ppo, got {raw['algo']!r}")
+        return cls(stages=stages, **raw)
+
+    def scaled(self, total: int) -> TrainConfig:
+        """The same curriculum with ``total`` timesteps split in the stages' proportions."""
+        length = sum(s.timesteps for s in self.stages)
+        stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
+        return dataclasses.replace(self, stages=stages, eval_every=min(self.eval_every, max(total // 2, 1)))
+
+    @property
+    def card(self) -> ModelCard:
+        return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs.get("obs_mode", "info_state"), stack=self.stack)
+
+
+def env_factory(config: TrainConfig, stage: Stage, self_checkpoint: Path | None, rank: int) -> Callable[[], gym.Env]:
+    """A thunk that builds one training env (run in the worker process for SubprocVecEnv)."""
+
+    def make() -> gym.Env:
+        from stable_baselines3.common.monitor import Monitor
+
+        seed = config.seed * 1000 + rank
+        if config.game == "grid":
+            opponents = {"opponent": build_mixture("grid", stage.opponents, self_checkpoint, seed)}
+        else:
+            n_others = config.env_kwargs.get("n_players", 4) - 1
+            opponents = {"opponents": [build_mixture("grab", stage.opponents, self_checkpoint, seed + 7919 * i) for i in range(n_others)]}
+        env = gym.make(config.env_id, **config.env_kwargs, **opponents)
+        if config.stack > 1:
+            env = StackObservations(env, config.stack)
+        env = Monitor(env)
+        env.reset(seed=seed)
+        return env
+
+    return make
+
+
+def _model(config: TrainConfig, env: Any) -> Any:
+    from sb3_contrib import MaskablePPO, RecurrentPPO
+
+    if config.algo == "maskable_ppo":
+        return MaskablePPO("MultiInputPolicy", env, seed=config.seed, verbose=0, tensorboard_log=None, **config.ppo)
+    return RecurrentPPO("MultiInputLstmPolicy", env, seed=config.seed, verbose=0, tensorboard_log=None, **config.ppo)
+
+
+def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
+    """Run every stage of ``config``; return the path of the best checkpoint's zip."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    torch.set_num_threads(1)
+    out.mkdir(parents=True, exist_ok=True)
+    logger = configure(str(out), ["csv", "tensorboard"])
+    eval_path = out / "eval.csv"
+    best = {"score": -np.inf}
+    best_zip = out / "best.zip"
+    card = config.card
+
+    class Evaluation(BaseCallback):
+        """Every ``eval_every`` steps: play the tournament's seats and seeds, log, keep the best."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = config.eval_every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval = self.num_timesteps + config.eval_every
+                run_evaluation(self.model, self.num_timesteps)
+            return True
+
+    def run_evaluation(model: Any, timesteps: int) -> None:
+        player = PPOPlayer(model=model, card=card, seed=config.seed)
+        rows = evaluate(config.game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed)
+        new_file = not eval_path.exists()
+        with eval_path.open("a", newline="") as handle:
+            writer = csv.writer(handle)
+            if new_file:
+                writer.writerow(["timesteps", "wall_s", "illegal_rate", *dataclasses.asdict(rows[0]).keys()])
+            for row in rows:
+                illegal = player.illegal_choices / max(player.decisions, 1)
+                writer.writerow([timesteps, round(time.perf_counter() - start, 1), round(illegal, 4), *dataclasses.asdict(row).values()])
+                logger.record(f"eval/{row.opponent}/win_rate", row.win_rate)
+                logger.record(f"eval/{row.opponent}/mean_points", row.mean_points)
+        logger.record("eval/illegal_rate", player.illegal_choices / max(player.decisions, 1))
+        logger.dump(timesteps)
+        target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
+        score = target.win_rate if config.game == "grid" else target.mean_points
+        if score > best["score"]:
+            best["score"] = score
+            model.save(str(best_zip))
+            card.save(best_zip.with_suffix(".json"))
+
+    start = time.perf_counter()
+    evaluation = Evaluation()
+    model = None
+    self_checkpoint: Path | None = None
+    for index, stage in enumerate(config.stages):
+        thunks = [env_factory(config, stage, self_checkpoint, rank) for rank in range(config.n_envs)]
+        vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
+        if model is None:
+            model = _model(config, vec_env)
+            model.set_logger(logger)
+        else:
+            model.set_env(vec_env)
+        model.learn(stage.timesteps, callback=evaluation, reset_num_timesteps=False, progress_bar=progress)
+        vec_env.close()
+        self_checkpoint = out / f"stage{index}.zip"
+        model.save(str(self_checkpoint))
+        card.save(self_checkpoint.with_suffix(".json"))
+    run_evaluation(model, model.num_timesteps)
+    print(f"trained {model.num_timesteps:,} timesteps in {time.perf_counter() - start:,.0f} s; best: {best_zip}")
+    return best_zip
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Train a PPO player for a Déjà Vu game from a config file.")
+    parser.add_argument("config", help="a config name in experiments/configs (grid, grab, grab-stack) or a path")
+    parser.add_argument("--out", type=Path, help="output folder (default runs/<config name>)")
+    parser.add_argument("--timesteps", type=int, help="total timesteps, replacing the config's (same proportions)")
+    parser.add_argument("--eval-games", type=int, help="games per opponent at each evaluation")
+    parser.add_argument("--n-envs", type=int, help="parallel envs (default from the config)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = parser.parse_args(argv)
+    path = Path(args.config)
+    if not path.exists():
+        path = CONFIGS / f"{args.config}.yaml"
+    if not path.exists():
+        raise ValueError(f"no config {args.config!r}; known: {sorted(p.stem for p in CONFIGS.glob('*.yaml'))}")
+    config = TrainConfig.load(path)
+    if args.timesteps:
+        config = config.scaled(args.timesteps)
+    if args.eval_games:
+        config = dataclasses.replace(config, eval_games=args.eval_games)
+    if args.n_envs:
+        config = dataclasses.replace(config, n_envs=args.n_envs)
+    train(config, args.out or Path("runs") / path.stem, progress=not args.no_progress)
+
+
+if __name__ == "__main__":
+    main()
