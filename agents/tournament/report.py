@@ -26,18 +26,21 @@ def describe(result: TournamentResult) -> str:
     if result.game == "grid":
         pairing = f"every pair, {result.games_per_table} games per pair with the seats swapped on each deal"
         h2h = "wins/draws/losses from each player's side; a draw (or truncation) is neither a win nor a loss"
-        points = "mean final score (cards + tokens / 2)"
+        points = "final score (cards + tokens / 2)"
+        wins = "games won"
     else:
         pairing = (
             f"every table of {result.table_size} distinct players, {result.games_per_table} games per table "
             "with the seats rotated on each deal"
         )
         h2h = "a head-to-head win means scoring more points than that opponent at the same table"
-        points = "mean total points per game; a shared top total is a win for each sharer"
+        points = "total points of the game"
+        wins = "games with the top total, a shared top total counting as a win for each sharer"
     lines = [
         f"{result.game}: {result.matches} games, seed {result.seed}; {pairing}.",
         f"Head-to-head: {h2h}; win_rate = wins / games with a Wilson 95% interval.",
-        f"Players: {points}, with a Student t 95% interval; rating = openskill Plackett-Luce mu (sigma).",
+        f"Players: wins = {wins}; mean points = {points}, with a Student t 95% interval;",
+        "rating = openskill Plackett-Luce mu ± sigma, updated game by game; sorted by mu - 3 sigma.",
     ]
     if result.truncated:
         lines.append(f"{result.truncated} games hit the turn limit (truncated, no winner).")
@@ -131,27 +134,31 @@ def write_outputs(result: TournamentResult, out_dir: str | Path, command: str | 
 
 def print_tables(result: TournamentResult) -> None:
     """Print both tables to the terminal (rich), with the conventions underneath."""
+    import sys
+
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    pairs = Table(title=f"{result.game}: head-to-head", title_justify="left")
-    for header in ("player", "opponent", "games", "wins", "draws", "losses", "win rate", "95% CI"):
-        pairs.add_column(header, justify="left" if header in ("player", "opponent") else "right")
+    # Piped output has no width to measure; rich would assume 80 columns and squash the tables.
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    pairs = Table(title=f"{result.game}: head-to-head", title_justify="left", box=box.SIMPLE_HEAD)
+    for header in ("player", "opponent", "games", "wins", "draws", "losses", "win rate [95% CI]"):
+        pairs.add_column(header, justify="left" if header in ("player", "opponent") else "right", no_wrap=True)
     for r in result.pairs:
         pairs.add_row(
             r.player, r.opponent, str(r.games), str(r.wins), str(r.draws), str(r.losses),
-            f"{r.win_rate:.3f}", f"[{r.ci_low:.3f}, {r.ci_high:.3f}]",
+            f"{r.win_rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
         )  # fmt: skip
-    players = Table(title=f"{result.game}: players (strongest first)", title_justify="left")
-    for header in ("player", "games", "wins", "shared", "draws", "losses", "win rate", "mean points", "95% CI"):
-        players.add_column(header, justify="left" if header == "player" else "right")
-    players.add_column("rating (sigma)", justify="right")
+    players = Table(title=f"{result.game}: players, strongest first", title_justify="left", box=box.SIMPLE_HEAD)
+    headers = ("player", "games", "wins", "shared", "draws", "losses", "win rate", "mean points [95% CI]", "rating")
+    for header in headers:
+        players.add_column(header, justify="left" if header == "player" else "right", no_wrap=True)
     for p in result.players:
         players.add_row(
             p.player, str(p.games), str(p.wins), str(p.shared_wins), str(p.draws), str(p.losses),
-            f"{p.win_rate:.3f}", f"{p.mean_points:.3f}", f"[{p.ci_low:.3f}, {p.ci_high:.3f}]",
-            f"{p.rating:.2f} ({p.rating_sigma:.2f})",
+            f"{p.win_rate:.3f}", f"{p.mean_points:.2f} [{p.ci_low:.2f}, {p.ci_high:.2f}]",
+            f"{p.rating:.1f} ± {p.rating_sigma:.1f}",
         )  # fmt: skip
     console.print(pairs)
     console.print(players)

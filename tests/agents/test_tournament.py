@@ -79,3 +79,36 @@ def test_outputs_are_written_and_agree_with_the_result(tmp_path) -> None:
     markdown = pairs_markdown(result, "python -m agents.tournament --game fake")
     assert "python -m agents.tournament --game fake" in markdown
     assert markdown.count("\n| ") == 7  # header + six ordered pairs
+
+
+def test_grid_seat_swapping_mirrors_identical_players(monkeypatch) -> None:
+    """The grid runner seeds players by seat, so two copies of one seeded player replay each deal mirrored."""
+    from agents import PLAYERS, PlayerEntry, RandomPlayer
+
+    monkeypatch.setitem(PLAYERS["grid"], "random-b", PlayerEntry(RandomPlayer))
+    result = run_tournament("grid", ["random", "random-b"], games=40, seed=5, workers=1)
+    row = result.pair("random", "random-b")
+    assert row.games == 40 and row.wins == row.losses
+    assert result.standing("random").mean_points == result.standing("random-b").mean_points
+
+
+def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
+    from agents.tournament.__main__ import main
+
+    argv = ["--game", "grab", "--players", "perfect,human-child,random", "--table-size", "2", "--games", "6",
+            "--workers", "1", "--no-progress", "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "grab: head-to-head" in out and "grab: players, strongest first" in out
+    assert "perfect" in out.split("strongest first")[1].split("\n")[4]  # first data row
+    header = (tmp_path / "players.md").read_text()
+    assert "python -m agents.tournament --game grab --players perfect,human-child,random" in header
+    with (tmp_path / "players.csv").open() as handle:
+        assert next(csv.reader(handle))[:6] == ["player", "games", "wins", "shared_wins", "draws", "losses"]
+
+
+def test_cli_reports_bad_arguments(capsys) -> None:
+    from agents.tournament.__main__ import main
+
+    assert main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"]) == 2
+    assert "unknown grab player 'nobody'" in capsys.readouterr().err

@@ -1,0 +1,58 @@
+"""Playing the grid game in the terminal against a registered player."""
+
+from __future__ import annotations
+
+from dejavu_env.grid.env import DejaVuGridEnv
+from dejavu_env.grid.observation import decode
+from dejavu_env.grid.rules import PHASE_REVEAL, REVEAL, STOP
+
+from agents.play.moves import GRID_HELP, describe_grid_moves, grid_move_name, parse_grid
+from agents.play.session import Prompt, Terminal
+from agents.registry import make_player
+
+
+def _why_not(env: DejaVuGridEnv, mask, action: int) -> str:
+    """Empty if ``action`` is legal, else what is wrong and what is legal instead."""
+    if mask[action]:
+        return ""
+    reason = env.state.illegal_reason(action).split(" is illegal: ", 1)[-1]
+    legal = [a for a in range(len(mask)) if mask[a]]
+    return f"you can't {grid_move_name(action)} now: {reason}.\n  Legal now: {describe_grid_moves(legal)}"
+
+
+def play_grid(opponent_name: str, seat: int, seed: int | None, terminal: Terminal) -> None:
+    """One game against ``opponent_name``, the person at ``seat``; raises ``Quit`` to leave early."""
+    opponent = make_player("grid", opponent_name)
+    env = DejaVuGridEnv(opponent=opponent, agent_seat=seat, render_mode="ansi")
+    observation, info = env.reset(seed=seed)
+    terminal.say(f"Grid game against {opponent_name}; you are seat {seat}. Type 'help' for the moves.\n")
+    while True:
+        if info["opponent_actions"]:
+            moves = ", ".join(grid_move_name(a) for a in info["opponent_actions"])
+            terminal.say(f"{opponent_name} played: {moves}")
+        terminal.say(env.render())
+        mask = observation["action_mask"]
+        legal = [a for a in range(len(mask)) if mask[a]]
+        prompt = Prompt(
+            text=f"your move ({describe_grid_moves(legal)})> ",
+            parse=parse_grid,
+            check=lambda action: _why_not(env, mask, action),
+            help_text=GRID_HELP,
+        )
+        action = prompt.ask(terminal)
+        observation, _, terminated, truncated, info = env.step(action)
+        phase = int(decode(observation["observation"], env.obs_mode)["phase"].argmax())
+        if REVEAL <= action < STOP and (phase != PHASE_REVEAL or terminated):
+            terminal.say(
+                "Mistake! The revealed cards go back face down, you give the opponent a token "
+                "(if you have one), and your turn is over."
+            )
+        if terminated or truncated:
+            break
+    if info["opponent_actions"]:
+        terminal.say(f"{opponent_name} played: {', '.join(grid_move_name(a) for a in info['opponent_actions'])}")
+    terminal.say(env.render())
+    mine, theirs = info["scores"]
+    verdict = {"agent": "You win!", "opponent": f"{opponent_name} wins.", "draw": "A draw.", None: "Turn limit reached."}
+    how = {"hunches": " (all 7 hunch tokens)", "end_card": "", "truncated": ""}.get(info["reason"], "")
+    terminal.say(f"{verdict[info['winner']]}{how} Scores: you {mine:g}, {opponent_name} {theirs:g}.")
