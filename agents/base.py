@@ -24,15 +24,19 @@ OBS_MODES = ("info_state", "observation")
 class Player(ABC):
     """A seeded player that acts from its own seat's observation and action mask.
 
-    Subclasses set ``obs_mode`` (the observation view they read) and implement
-    :meth:`act`; players with memory extend :meth:`reset` (calling ``super().reset(seed)``)
-    to clear it. ``name`` defaults to the class's ``default_name`` and is set to the
-    registry name by :func:`agents.make_player`.
+    Subclasses set ``obs_mode`` (the observation view they read: ``"info_state"`` or
+    ``"observation"``) and implement :meth:`act`; players with memory extend :meth:`reset`
+    (calling ``super().reset(seed)``) to clear it, and draw every random choice from
+    ``self.rng``. Grab players set ``reaction_time`` (mean seconds). ``name`` defaults to the
+    class's ``default_name`` and is set to the registry name by :func:`agents.make_player`.
     """
 
     default_name: ClassVar[str] = "player"
     obs_mode: str = "observation"
     reaction_time: float | None = None
+    reads_observation: ClassVar[bool] = True
+    """False for players that look only at the mask (``random``): any ``obs_mode`` suits them,
+    so they can join a pool of opponents that must share one view."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.name = self.default_name

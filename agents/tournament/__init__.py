@@ -70,6 +70,7 @@ __all__ = [
     "PairRow",
     "PlayerRow",
     "TournamentResult",
+    "get_game",
     "make_schedule",
     "make_tables",
     "play_schedule",

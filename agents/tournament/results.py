@@ -8,6 +8,10 @@ Conventions (the same for both games):
   a draw or a truncated game is a draw. Grab: standing is total points, so it reads "scored
   more than that opponent at the same table". ``win_rate = wins / games``: a draw counts as
   neither half nor whole, and ``ci_low``/``ci_high`` are the Wilson 95% interval of that rate.
+  The interval treats games as independent. They are not quite: each deal is replayed with
+  the seats rotated, which cancels the seat advantage (narrowing the true spread) but can also
+  repeat a deal's luck for a player (widening it); with thousands of deals either effect is
+  small next to the interval.
 - **Per player** (:class:`PlayerRow`): ``wins`` counts games in which the player is among the
   winners, a *shared* win (Grab: equal top totals) counting as a full win for each sharer;
   ``shared_wins`` says how many of them were shared. ``draws`` are games nobody won (Grid
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
@@ -76,8 +80,8 @@ class TournamentResult:
     seed: int
     pairs: list[PairRow]
     players: list[PlayerRow]
-    truncated: int = 0
-    matches: int = field(default=0)
+    truncated: int
+    matches: int
 
     def pair(self, player: str, opponent: str) -> PairRow:
         """The head-to-head row of ``player`` against ``opponent``."""

@@ -29,7 +29,8 @@ def _init_worker(game: Game) -> None:
 
 
 def _play(match: Match) -> Outcome:
-    assert _game is not None, "worker used before _init_worker"
+    if _game is None:
+        raise RuntimeError("a tournament worker was used before _init_worker gave it its game")
     seated = []
     for seat, name in enumerate(match.seats):
         player = _players.get((name, seat))

@@ -4,7 +4,7 @@
 - **Deals and seats**: game ``g`` of a table uses deal ``g // table_size`` and rotation
   ``g % table_size``; seat ``s`` gets member ``(s + rotation) % table_size``. So every deal
   is replayed with the seats rotated through all positions (grid: the same cards with the
-  seats swapped), which cancels the seat advantage and the luck of the deal.
+  seats swapped), which cancels the seat advantage and evens out the luck of the deal.
 - **Seeds**: a deal's game seed comes from ``SeedSequence([seed, table key, deal])`` only,
   where the table key is a CRC-32 of the sorted member names. A game's seed is therefore the
   same whatever the worker count, the order of ``--players``, or which other players are in

@@ -112,3 +112,10 @@ def test_cli_reports_bad_arguments(capsys) -> None:
 
     assert main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"]) == 2
     assert "unknown grab player 'nobody'" in capsys.readouterr().err
+
+
+def test_real_grab_tournament_is_independent_of_the_worker_count() -> None:
+    players = ["perfect", "human-casual", "human-child"]
+    serial = run_tournament("grab", players, games=6, seed=2, table_size=2, workers=1)
+    parallel = run_tournament("grab", players, games=6, seed=2, table_size=2, workers=2)
+    assert serial == parallel
