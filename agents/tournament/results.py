@@ -10,8 +10,7 @@ Conventions (the same for both games):
   neither half nor whole, and ``ci_low``/``ci_high`` are the Wilson 95% interval of that rate.
   The interval treats games as independent. They are not quite: each deal is replayed with
   the seats rotated, which cancels the seat advantage (narrowing the true spread) but can also
-  repeat a deal's luck for a player (widening it); with thousands of deals either effect is
-  small next to the interval.
+  repeat a deal's luck for a player (widening it), so the interval is approximate.
 - **Per player** (:class:`PlayerRow`): ``wins`` counts games in which the player is among the
   winners, a *shared* win (Grab: equal top totals) counting as a full win for each sharer;
   ``shared_wins`` says how many of them were shared. ``draws`` are games nobody won (Grid
