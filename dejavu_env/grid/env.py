@@ -129,10 +129,10 @@ class DejaVuGridEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        super().reset(seed=seed)
         options = check_options(options, ("deck", "agent_seat"))
         deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
         seat = check_choice("agent_seat", options.get("agent_seat", self.agent_seat), (0, 1, None))
+        super().reset(seed=seed)
         if seat is None:
             seat = int(self.np_random.integers(2))
         reset_player(self.opponent, int(self.np_random.integers(2**31 - 1)))

@@ -77,7 +77,7 @@ from math import prod
 
 import numpy as np
 
-from dejavu_env.grid.cards import BLUE, MAX_BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
 from dejavu_env.grid.rules import PHASE_AFTER, GridState
 
 OBS_MODES = ("info_state", "observation")
@@ -234,6 +234,7 @@ class Observer:
         self._reveal = 0
         self._tokens = (-1, -1)
         self._deck_pos = -1
+        self._order: list[int] | None = None
         self._end = -1
         self._last_turn = -1
         self._phase = -1
@@ -244,7 +245,9 @@ class Observer:
     def observe(self, state: GridState) -> np.ndarray:
         """Bring the vector up to date with ``state`` and return it (the observer's own array).
 
-        Callers that hand the vector out must copy it: the next call overwrites it.
+        Callers that hand the vector out must copy it: the next call overwrites it. The
+        observer compares the facts it last wrote with ``state``'s, so it stays right when it
+        is handed another state (a new game, a copy) even without :meth:`reset`.
         """
         vec = self.vector
         p = self.seat
@@ -291,12 +294,16 @@ class Observer:
             vec[self._i_tokens] = tokens[p]
             vec[self._i_tokens + 1] = tokens[o]
         deck_pos = state.deck_pos
-        if deck_pos != self._deck_pos:
+        if deck_pos != self._deck_pos or state.order is not self._order:
             self._deck_pos = deck_pos
+            self._order = state.order
             vec[self._i_deck] = N_CARDS - deck_pos
             self._deck_top[:] = _DECK_TOP_ROWS[state.deck_top_blue]
         taker = state.end_taker
-        end = (END_HIDDEN if deck_pos < N_CARDS else END_VISIBLE) if taker < 0 else END_MINE if taker == p else END_OPPONENTS
+        if taker < 0:
+            end = END_HIDDEN if deck_pos < N_CARDS else END_VISIBLE
+        else:
+            end = END_MINE if taker == p else END_OPPONENTS
         if end != self._end:
             if self._end >= 0:
                 vec[self._i_end + self._end] = 0

@@ -45,8 +45,8 @@ BONUS_COUNT = 4
 """Stopping at this count or more takes a token from the opponent."""
 DEFAULT_MAX_TURNS = 200
 """Turn limit (both seats' turns count) after which the environment and the match runner
-truncate a game. Why 200: a game that keeps revealing ends within a few dozen turns (the
-deck runs out), so 100 turns each only cuts play that has stopped making progress."""
+truncate a game. Why 200: players that keep revealing empty the deck and end the game in
+60-75 turns, so 100 turns each only cuts play that has stopped making progress."""
 
 PHASE_START, PHASE_REVEAL, PHASE_AFTER = 0, 1, 2
 """Turn start; a reveal in progress; after a finished action (a Look or a Stop)."""

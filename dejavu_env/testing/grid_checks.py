@@ -11,8 +11,20 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from dejavu_env.grid.cards import BLUE, CARDS, N_CARDS, N_SLOTS, card_id, parse_deck
-from dejavu_env.grid.rules import TOTAL_TOKENS, GridState, legal_ids, new_game
+from dejavu_env.grid.cards import BLUE, CARDS, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS, card_id, parse_deck
+from dejavu_env.grid.rules import (
+    END_TURN,
+    LOOK,
+    PHASE_REVEAL,
+    PHASE_START,
+    REVEAL,
+    STOP,
+    TAKE_END,
+    TOTAL_TOKENS,
+    GridState,
+    legal_ids,
+    new_game,
+)
 
 
 def check_invariants(state: GridState) -> None:
@@ -25,7 +37,8 @@ def check_invariants(state: GridState) -> None:
     places = [c for c in state.slots if c >= 0] + state.order[state.deck_pos :]
     for seat in (0, 1):
         pile = [c for c in range(N_CARDS) if state.piles[seat] >> c & 1]
-        assert len(pile) == state.pile_sizes[seat], f"pile {seat} holds {len(pile)} cards, size says {state.pile_sizes[seat]}"
+        size = state.pile_sizes[seat]
+        assert len(pile) == size, f"pile {seat} holds {len(pile)} cards, its size says {size}"
         places += pile
     assert sorted(places) == list(range(N_CARDS)), f"cards not accounted for exactly once: {sorted(places)}"
     occupied = sum(1 << s for s in range(N_SLOTS) if state.slots[s] >= 0)
@@ -48,25 +61,67 @@ def random_game(
     max_turns: int = 200,
     state: GridState | None = None,
     hook: Callable[[GridState], None] | None = None,
+    epsilon: float = 1.0,
 ) -> GridState:
-    """Play uniformly random legal actions until the game ends or ``max_turns`` turns ended.
+    """Play random legal actions (see :func:`random_states`) until the game ends or ``max_turns`` turns ended.
 
     ``hook(state)`` runs on the first state and after every action.
     """
     state = new_game(rng) if state is None else state
-    for _ in random_states(rng, state, max_turns=max_turns):
+    for _ in random_states(rng, state, max_turns=max_turns, epsilon=epsilon):
         if hook is not None:
             hook(state)
     return state
 
 
-def random_states(rng: np.random.Generator, state: GridState, *, max_turns: int = 200) -> Iterator[GridState]:
-    """Yield ``state`` before the first and after every random legal action (the same object)."""
+def random_states(
+    rng: np.random.Generator, state: GridState, *, max_turns: int = 200, epsilon: float = 1.0
+) -> Iterator[GridState]:
+    """Yield ``state`` before the first and after every action (the same object, changed in place).
+
+    Each action is uniform over the legal ones with probability ``epsilon``, else
+    :func:`skilled_action`. Why both: uniform play ends by hunches within a few turns, so
+    only skilled play reaches empty decks, the End card and the last turn.
+    """
     yield state
     while not state.terminal and state.turns < max_turns:
-        legal = legal_ids(state.legal)
-        state.apply(legal[int(rng.integers(len(legal)))])
+        if epsilon >= 1.0 or rng.random() < epsilon:
+            legal = legal_ids(state.legal)
+            state.apply(legal[int(rng.integers(len(legal)))])
+        else:
+            state.apply(skilled_action(state))
         yield state
+
+
+def skilled_action(state: GridState) -> int:
+    """A legal action of a simple memory player, using only what the player to move has seen.
+
+    Stop when allowed, take the End card when it shows, reveal cards known to hold a number
+    that shows three times, otherwise look at an unknown card, and never pay for extras.
+    """
+    legal = state.legal
+    if legal >> STOP & 1:
+        return STOP
+    if legal >> TAKE_END & 1:
+        return TAKE_END
+    known = state.known[state.player] & ~state.reveal
+    slots = [s for s in range(N_SLOTS) if known >> s & 1]
+    if state.phase == PHASE_REVEAL:
+        target = max(
+            (n for n in range(N_NUMBERS) if state.candidates >> n & 1),
+            key=lambda n: sum(SHOWS[state.slots[s]][n] for s in slots),
+        )
+        holding = [s for s in slots if SHOWS[state.slots[s]][target]]
+        options = holding or [a - REVEAL for a in legal_ids(legal) if a < STOP]
+        return REVEAL + options[0]
+    if state.phase == PHASE_START:
+        shows = [sum(SHOWS[state.slots[s]][n] for s in slots) for n in range(N_NUMBERS)]
+        best = max(range(N_NUMBERS), key=shows.__getitem__)
+        if shows[best] >= 3:
+            return REVEAL + next(s for s in slots if SHOWS[state.slots[s]][best])
+        unknown = [s for s in range(N_SLOTS) if state.occupied >> s & 1 and not known >> s & 1]
+        return LOOK + unknown[0] if unknown else legal_ids(legal)[0]
+    return END_TURN
 
 
 def resample_hidden(state: GridState, seat: int, rng: np.random.Generator) -> GridState:

@@ -11,6 +11,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from dejavu_env.grid.env import MAX_DEALS, DejaVuGridEnv
 from dejavu_env.grid.observation import decode, obs_size
+from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP
 from dejavu_env.testing.grid_checks import ScriptedPlayer, deck_starting_with
 
@@ -196,6 +197,24 @@ def test_same_seed_same_trajectory(mode, seat):
     assert same(a, b)
     c = rollout(gym.make("DejaVuGrid-v0", obs_mode=mode, agent_seat=seat), seed=12)
     assert not same(a, c)
+
+
+def test_random_opponent_plays_the_same_through_its_fast_path_and_as_a_player():
+    class AsPlayer:
+        """The same opponent, but seen by the env as an ordinary player (observations built)."""
+
+        def __init__(self):
+            self.inner = RandomOpponent()
+
+        def reset(self, seed=None):
+            self.inner.reset(seed)
+
+        def __call__(self, observation, mask):
+            return self.inner(observation, mask)
+
+    fast = rollout(gym.make("DejaVuGrid-v0", agent_seat=None), seed=4)
+    slow = rollout(gym.make("DejaVuGrid-v0", agent_seat=None, opponent=AsPlayer()), seed=4)
+    assert same(fast, slow)
 
 
 def test_random_seat_uses_both_seats():

@@ -127,3 +127,24 @@ def test_nothing_is_legal_after_the_end(action):
 def test_turns_count_finished_turns():
     state = play(state_with(*EXAMPLE), LOOK + 0, END_TURN, REVEAL + 3, REVEAL + 4, REVEAL + 5)
     assert state.turns == 2 and state.player == 0
+
+
+def test_a_mistake_without_tokens_gives_none():
+    # Unreachable in play (a player without tokens has lost); hand-set to pin the rule down.
+    state = state_with(*EXAMPLE)
+    state.tokens = [0, 6]
+    play_unchecked(state, REVEAL + 3, REVEAL + 4, REVEAL + 5)
+    assert state.tokens == [0, 6] and state.player == 1 and not state.terminal
+
+
+def test_a_count_four_stop_against_an_opponent_without_tokens_takes_none():
+    state = state_with(*EXAMPLE)
+    state.tokens = [6, 0]
+    play_unchecked(state, REVEAL + 0, REVEAL + 1, REVEAL + 2, STOP)
+    assert state.tokens == [6, 0] and state.pile_sizes == [3, 0] and not state.terminal
+
+
+def play_unchecked(state, *actions):
+    """Play without the invariant check, for hand-set token counts."""
+    for action in actions:
+        apply(state, action)

@@ -1,7 +1,17 @@
 """RULES.md "Reveal": candidates, counts, mistakes, stopping, keeping and refilling."""
 
 from dejavu_env.grid.cards import CARDS, card_id
-from dejavu_env.grid.rules import END_TURN, LOOK, PHASE_AFTER, PHASE_REVEAL, PHASE_START, REVEAL, STOP, apply, legal_actions
+from dejavu_env.grid.rules import (
+    END_TURN,
+    LOOK,
+    PHASE_AFTER,
+    PHASE_REVEAL,
+    PHASE_START,
+    REVEAL,
+    STOP,
+    apply,
+    legal_actions,
+)
 from dejavu_env.testing.grid_checks import check_invariants, empty_slots, exhaust_deck, state_with
 
 # A grid where slot k holds the k-th pair and the deck starts with the next ones.
