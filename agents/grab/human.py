@@ -104,8 +104,8 @@ PRESETS: dict[str, HumanParams] = {
         reaction_time=0.5,
     ),
 }  # fmt: skip
-"""Measured with the canonical deck, playing alone against passive opponents (150 games of
-3 rounds; a flawless memory scores about 91 points): ``child`` about 26 points and eliminated
+"""Measured with the canonical deck against one passive opponent (150 games of 3 rounds;
+a flawless memory scores about 91 points): ``child`` about 26 points and eliminated
 in about a quarter of its rounds, ``casual`` about 48 points and one round in eight,
 ``expert`` about 70 points and almost never eliminated."""
 
