@@ -14,7 +14,7 @@ from gymnasium import spaces
 
 from dejavu_env.core.players import PlayerFn, checked_action, player_obs_mode, reset_player
 from dejavu_env.core.validation import check_choice, check_int, check_options
-from dejavu_env.grid.cards import parse_deck
+from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import OBS_MODES, Observer, decode, obs_high, obs_size
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
@@ -120,6 +120,7 @@ class DejaVuGridEnv(gym.Env):
             }
         )
         self._observers: dict[tuple[int, str], Observer] = {}
+        self._observer = self._opponent_observer = Observer(0, obs_mode)  # replaced at every reset
         self._state: GridState | None = None
         self._seat = 0
         self._done = False
@@ -141,7 +142,7 @@ class DejaVuGridEnv(gym.Env):
         if self._fast_opponent is None:
             self._opponent_observer = self._observer_for(1 - seat, self._opponent_obs_mode)
         for _ in range(MAX_DEALS):
-            self._state = GridState(deck if deck is not None else self.np_random.permutation(32).tolist())
+            self._state = GridState(deck if deck is not None else self.np_random.permutation(N_CARDS).tolist())
             if self._fast_opponent is None:
                 self._opponent_observer.reset()
             self._opponent_actions = []
