@@ -110,7 +110,8 @@ class DejaVuGridEnv(gym.Env):
         elif not callable(opponent):
             raise ValueError(f"opponent must be callable as opponent(observation, action_mask), got {opponent!r}")
         self.opponent = opponent
-        self._fast_opponent = opponent if isinstance(opponent, RandomOpponent) else None
+        # Exactly RandomOpponent (not a subclass, which may read observations): skip building them.
+        self._fast_opponent = opponent if type(opponent) is RandomOpponent else None
         self._opponent_obs_mode = player_obs_mode(opponent, obs_mode)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = spaces.Dict(

@@ -62,7 +62,7 @@ def play_game(
     state = new_game(np.random.default_rng(deal_seed), deck)
     for player, player_seed in zip(players, player_seeds):
         reset_player(player, int(player_seed.generate_state(1)[0]))
-    fast = [player if isinstance(player, RandomOpponent) else None for player in players]
+    fast = [player if type(player) is RandomOpponent else None for player in players]
     observers = [
         None if fast[seat] is not None else Observer(seat, player_obs_mode(players[seat], obs_mode)) for seat in (0, 1)
     ]
