@@ -198,7 +198,7 @@ class Observer:
         self._legal = 0
         self._holdings = [0] * MAX_PLAYERS
         self._eliminated = [False] * MAX_PLAYERS
-        self._rounds_done = -1
+        self._points: list[int] = []
         self._round = -1
         self._position = -1
         self._seen_once = 0
@@ -212,6 +212,7 @@ class Observer:
             self._card_rows = card_rows(state.deck)
             self._newest = -1
         if state.n_players != self._seated:
+            self.reset()  # a new table size: rows past it must be cleared, so start afresh
             self._seated = state.n_players
             v[SEATED : SEATED + MAX_PLAYERS] = np.arange(MAX_PLAYERS) < state.n_players
         if state.newest != self._newest:
@@ -233,8 +234,8 @@ class Observer:
             if out != self._eliminated[j]:
                 v[ELIMINATED + j] = out
                 self._eliminated[j] = out
-        if len(state.round_points) != self._rounds_done:
-            self._rounds_done = len(state.round_points)
+        if state.points != self._points:
+            self._points = list(state.points)
             for j in range(n):
                 v[POINTS + j] = state.points[(seat + j) % n]
         if state.round != self._round:

@@ -24,7 +24,8 @@ TAKEN: Color = (44, 52, 48)
 
 WIDTH = 900
 TILE_W, TILE_H = 62, 30
-SMALL_W, SMALL_H = 40, 22
+SMALL_W, SMALL_H = 50, 22
+SHOWN_HELD = 12
 
 
 def _seats(state: GrabState, seat: int) -> list[int]:
@@ -108,7 +109,7 @@ def render_rgb(state: GrabState, seat: int = 0) -> np.ndarray:
         else:
             fill_rect(canvas, x, y, TILE_W + 34, TILE_H, TAKEN)
             draw_text(canvas, x + 4, y + 4, state.deck.labels[k], DIM, 2)
-            draw_text(canvas, x + 4, y + 17, f"P{holder[k]}" if k in holder else "", state.deck.colors[k], 2)
+            draw_text(canvas, x + 4, y + 17, f"P{holder[k]}" if k in holder else "", INK, 2)
 
     # The players.
     for row, p in enumerate(_seats(state, seat)):
@@ -121,9 +122,9 @@ def render_rgb(state: GrabState, seat: int = 0) -> np.ndarray:
         if out:
             draw_text(canvas, 184, y + 8, "OUT", OUT, 2)
         held = _objects(state.holdings[p])
-        for i, k in enumerate(held[:14]):
-            _tile(canvas, 222 + i * (SMALL_W + 4), y + 4, SMALL_W, SMALL_H, state, k, 1)
-        if len(held) > 14:
-            draw_text(canvas, 222 + 14 * (SMALL_W + 4), y + 8, f"+{len(held) - 14}", INK, 2)
+        for i, k in enumerate(held[:SHOWN_HELD]):
+            _tile(canvas, 222 + i * (SMALL_W + 4), y + 4, SMALL_W, SMALL_H, state, k, 2)
+        if len(held) > SHOWN_HELD:
+            draw_text(canvas, 222 + SHOWN_HELD * (SMALL_W + 4), y + 8, f"+{len(held) - SHOWN_HELD}", INK, 2)
     return canvas
 
