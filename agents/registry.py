@@ -38,6 +38,13 @@ class PlayerEntry:
 PLAYERS: dict[str, dict[str, PlayerEntry]] = {
     "grid": {
         "random": PlayerEntry("agents.random_player:RandomPlayer", summary="uniform over legal actions"),
+        "greedy": PlayerEntry(
+            "agents.grid.greedy:GreedyGridPlayer", summary="perfect memory; reveals known triples, else looks"
+        ),
+        "counting": PlayerEntry(
+            "agents.grid.counting:CountingGridPlayer",
+            summary="perfect memory; expected value over hidden faces, tokens and End card timing",
+        ),
     },
     "grab": {
         "random": PlayerEntry("agents.random_player:RandomPlayer", summary="uniform over legal actions"),
