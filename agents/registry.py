@@ -45,6 +45,9 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             "agents.grid.counting:CountingGridPlayer",
             summary="perfect memory; expected value over hidden faces, tokens and End card timing",
         ),
+        "forgetful": PlayerEntry(
+            "agents.grid.forgetful:ForgetfulGridPlayer", summary="counting on a fading, limited memory of the current view"
+        ),
     },
     "grab": {
         "random": PlayerEntry("agents.random_player:RandomPlayer", summary="uniform over legal actions"),
