@@ -95,7 +95,8 @@ class Beliefs:
     """Per slot: the card if known or deduced (``card``), else the mask of cards it may be (``cand``).
 
     Deduction repeats because placing one card can leave another blue number with a single
-    candidate.
+    candidate. Facts that contradict each other (a memory gone wrong) leave a slot with no
+    candidate; it then may be any card of its blue number.
     """
 
     __slots__ = ("card", "cand", "unknown")
@@ -113,7 +114,7 @@ class Beliefs:
         while changed:
             changed = False
             for s in unknown:
-                options = pool & BLUE_CARDS[view.blue[s]]
+                options = pool & BLUE_CARDS[view.blue[s]] or BLUE_CARDS[view.blue[s]]
                 cand[s] = options
                 if options.bit_count() == 1:
                     card[s] = options.bit_length() - 1
