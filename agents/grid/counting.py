@@ -79,6 +79,7 @@ class CountingParams:
     low_token_penalty: tuple[float, ...] = (6.0, 3.0, 1.0)
     loss_value: float = 40.0
     end_margin: float = 0.0
+    end_margin_per_card: float = 0.5
 
     def token_values(self) -> tuple[float, ...]:
         """Value of holding ``t`` tokens, ``t = 0..7`` (differences are what a move costs or earns)."""
@@ -376,7 +377,10 @@ class CountingGridPlayer(Player):
         threat = self._judge_threat(view, beliefs)
         if mask[TAKE_END]:
             me, opp = self._scores(view)
-            if me + 1 - (opp + threat.largest) > self.params.end_margin:
+            margin = self.params.end_margin + min(
+                self.params.end_margin_per_card * view.occupied.bit_count(), _largest_possible_set(beliefs)
+            )
+            if me + 1 - (opp + threat.largest) > margin:
                 return TAKE_END
         looks = [s for s in range(N_SLOTS) if mask[LOOK + s]]
         if not looks:
@@ -513,3 +517,25 @@ class CountingGridPlayer(Player):
 def _utility(lead: float) -> float:
     """Last-turn utility of a final lead: 1 for a win, 0 for a loss, the margin breaking ties."""
     return (1.0 if lead > 0 else 0.0) + _TIE * lead
+
+
+def _largest_possible_set(beliefs: Beliefs) -> int:
+    """The most cards any reveal could still keep: for each number that can show three
+    times on the grid, the cards that may show it (0 when no set is possible any more)."""
+    largest = 0
+    for n in _NUMBERS:
+        cards = shows = 0
+        for s in range(N_SLOTS):
+            c = beliefs.card[s]
+            if c >= 0:
+                most = SHOWS[c][n]
+            elif beliefs.cand[s] & HAS[n]:
+                most = 2 if beliefs.cand[s] & DOUBLES[n] else 1
+            else:
+                continue
+            if most:
+                cards += 1
+                shows += most
+        if shows >= STOP_COUNT:
+            largest = max(largest, cards)
+    return largest
