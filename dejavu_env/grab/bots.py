@@ -49,14 +49,14 @@ class MemoryBot:
     def reset(self, seed: int | None = None) -> None:
         """Forget everything and reseed (the env calls this at each of its resets).
 
-        The game's luck is drawn at once: for each round, sighting (first, second) and
-        object, whether that sighting sticks. Only objects whose two sightings both stick
-        are ever remembered twice, so per round the bot keeps just that set (``_luck``).
+        The game's luck is drawn at once. The bot acts on an object only once both of its
+        sightings stuck, which happens with probability ``recall ** 2``, independently per
+        round and object; so one draw per (round, object) says which objects it will
+        recognise at their second sighting (``_luck``, a bitmask per round).
         """
         self._rng = np.random.default_rng(seed)
-        sightings = N_ROUNDS * N_OBJECTS
-        sticks = self._rng.random(2 * sightings) < self.recall  # first sightings, then second ones
-        luck = array_to_bits(sticks[:sightings] & sticks[sightings:])
+        remembered_twice = self._rng.random(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
+        luck = array_to_bits(remembered_twice)
         self._luck = tuple(luck >> (N_OBJECTS * r) & ALL_OBJECTS for r in range(N_ROUNDS))
         self._round = -1
         self._looked = self._sure = self._ready = 0
@@ -69,15 +69,21 @@ class MemoryBot:
             self._sure = self._luck[round_index]
         if flipped:
             looked = self._looked
-            self._ready |= flipped & looked & self._sure
             self._looked = looked | flipped
-        target = self._ready & middle
-        if not target:
+            recognised = flipped & looked & self._sure
+            if recognised:
+                self._ready |= recognised
+        ready = self._ready
+        if not ready:
             return 0
-        fresh = target & flipped
+        ready &= middle  # objects taken by others never come back this round
+        self._ready = ready
+        if not ready:
+            return 0
+        fresh = ready & flipped
         if fresh:
-            target = fresh
-        return (target & -target).bit_length()
+            ready = fresh
+        return (ready & -ready).bit_length()
 
     def __call__(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
         """The standard player call: reads the public pieces it needs from its seat's vector."""

@@ -21,7 +21,6 @@ from dejavu_env.grab.rules import (
     MIN_PLAYERS,
     N_ACTIONS,
     GrabState,
-    apply_checked_tick,
     legal_actions,
     new_game,
     validate_orders,
@@ -131,7 +130,6 @@ class DejaVuGrabEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(N_ACTIONS)
         self._seats = Seats([None, *self.opponents], self.obs_mode)
         self._observer = Observer(0, self.obs_mode)
-        self._actions = [0] * self.n_players
         self._state: GrabState | None = None
 
     @property
@@ -165,13 +163,8 @@ class DejaVuGrabEnv(gym.Env):
         if state.game_over:
             raise RuntimeError("the game is over; call reset() to start a new one")
         action, illegal = self._checked(state, action)
-        actions = self._actions
-        actions[0] = action
         rounds_done = len(state.round_points)
-        self._seats.choose(state, actions)
-        apply_checked_tick(state, actions, self.np_random)
-        if not state.in_round[0]:
-            self._seats.play_while_out(state, 0, self.np_random)
+        self._seats.play(state, self.np_random, 0, action)
         reward = 0.0
         if self.reward_kind == "points":
             for scores in state.round_points[rounds_done:]:

@@ -63,7 +63,7 @@ def play_game(
     for player, player_seed in zip(players, rng.integers(0, 2**31, size=len(players)).tolist()):
         reset_player(player, player_seed)
     state = new_game(len(players), rng, deck=deck, reaction_times=means)
-    seats.play_while_out(state, -1, rng)
+    seats.play(state, rng)
     eliminations = tuple(sum(flags[p] for flags in state.round_eliminated) for p in range(len(players)))
     return GrabGameResult(
         points=tuple(state.points),

@@ -137,6 +137,8 @@ def _bit_table(width: int) -> np.ndarray:
 
 _CHUNK = 12
 _TABLE = _bit_table(_CHUNK)
+_FEW = 6
+_ALL = (1 << N_OBJECTS) - 1
 
 
 def bits_to_array(bits: int, out: np.ndarray) -> None:
@@ -158,11 +160,23 @@ def card_rows(deck: GrabDeck) -> np.ndarray:
 
 
 def _write_bits(out: np.ndarray, offset: int, old: int, new: int) -> None:
-    """Rewrite ``out[offset:offset+36]`` from ``old`` to ``new``, touching only the changed bits."""
+    """Rewrite ``out[offset:offset+36]`` from ``old`` to ``new``, touching as few entries as it can.
+
+    A tick changes a bit or two (one write each); a new round empties or refills whole
+    pieces (one slice fill, then the few exceptions).
+    """
     diff = old ^ new
-    if diff.bit_count() > 6:
-        bits_to_array(new, out[offset : offset + N_OBJECTS])
-        return
+    if diff.bit_count() > _FEW:
+        ones = new.bit_count()
+        if ones <= _FEW:
+            out[offset : offset + N_OBJECTS] = 0
+            diff = new
+        elif ones >= N_OBJECTS - _FEW:
+            out[offset : offset + N_OBJECTS] = 1
+            diff = ~new & _ALL
+        else:
+            bits_to_array(new, out[offset : offset + N_OBJECTS])
+            return
     while diff:
         low = diff & -diff
         out[offset + low.bit_length() - 1] = 1 if new & low else 0
@@ -194,10 +208,11 @@ class Observer:
         self.mask[0] = 1
         self._seated = 0
         self._newest = -1
+        self._new_card = False
         self._middle = 0
         self._legal = 0
-        self._holdings = [0] * MAX_PLAYERS
-        self._eliminated = [False] * MAX_PLAYERS
+        self._holdings: list[int] = []  # per player (not egocentric), as last written
+        self._in_round: list[bool] = []
         self._points: list[int] = []
         self._round = -1
         self._position = -1
@@ -214,26 +229,29 @@ class Observer:
         if state.n_players != self._seated:
             self.reset()  # a new table size: rows past it must be cleared, so start afresh
             self._seated = state.n_players
+            self._holdings = [0] * state.n_players
+            self._in_round = [True] * state.n_players
             v[SEATED : SEATED + MAX_PLAYERS] = np.arange(MAX_PLAYERS) < state.n_players
         if state.newest != self._newest:
             self._newest = state.newest
             v[NEWEST : NEWEST + N_OBJECTS] = self._card_rows[state.newest]
-        v[NEW_CARD] = state.new_card
+        if state.new_card != self._new_card:
+            self._new_card = state.new_card
+            v[NEW_CARD] = state.new_card
         if state.middle != self._middle:
             _write_bits(v, MIDDLE, self._middle, state.middle)
             self._middle = state.middle
         n, seat = state.n_players, self.seat
         holdings, in_round = state.holdings, state.in_round
-        for j in range(n):
-            p = seat + j - n if seat + j >= n else seat + j
-            held = holdings[p]
-            if held != self._holdings[j]:
-                _write_bits(v, HOLDINGS + N_OBJECTS * j, self._holdings[j], held)
-                self._holdings[j] = held
-            out = not in_round[p]
-            if out != self._eliminated[j]:
-                v[ELIMINATED + j] = out
-                self._eliminated[j] = out
+        if holdings != self._holdings or in_round != self._in_round:  # list compares run at C speed
+            for j in range(n):
+                p = seat + j - n if seat + j >= n else seat + j
+                if holdings[p] != self._holdings[p]:
+                    _write_bits(v, HOLDINGS + N_OBJECTS * j, self._holdings[p], holdings[p])
+                if in_round[p] != self._in_round[p]:
+                    v[ELIMINATED + j] = not in_round[p]
+            self._holdings = list(holdings)
+            self._in_round = list(in_round)
         if state.points != self._points:
             self._points = list(state.points)
             for j in range(n):
@@ -257,6 +275,9 @@ class Observer:
         once, twice = state.seen_once, state.seen_twice
         changed = (once ^ self._seen_once) | (twice ^ self._seen_twice)
         v = self.vector
+        if changed.bit_count() > _FEW:  # a new round: start from zeros
+            v[SEEN : SEEN + N_OBJECTS] = 0
+            changed = once
         while changed:
             low = changed & -changed
             v[SEEN + low.bit_length() - 1] = (1 if once & low else 0) + (1 if twice & low else 0)

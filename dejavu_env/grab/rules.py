@@ -15,9 +15,10 @@ draws a reaction time from a lognormal distribution with the player's own mean (
 and the common coefficient of variation ``reaction_spread`` (``REACTION_SPREAD`` = 0.25 by
 default, so a 0.6 s player is usually within 0.45-0.75 s); the shortest time wins. Exact
 ties (certain when ``reaction_spread`` is 0 and the means are equal) are broken uniformly at
-random. Draws are made only for contested objects, in increasing object order (standard
-normals, taken from a batch the state refills from the generator), so a game is
-reproducible from its seed.
+random. With equal means the fastest is simply a uniformly random contender (the same
+distribution). Draws are made only for contested objects, in increasing object order
+(taken from batches the state refills from the generator), so a game is reproducible
+from its seed.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ PASS = 0
 MAX_GRAB_ONLY_TICKS = 36
 DEFAULT_REACTION_TIME = 0.6
 REACTION_SPREAD = 0.25
-NORMALS_BATCH = 64
+RANDOM_BATCH = 64
 ALL_OBJECTS = (1 << N_OBJECTS) - 1
 # The bit protocol: ``act_bits(round, flipped, middle) -> action id`` (see ``play_bit_ticks``).
 BitPlayer = Callable[[int, int, int], int]
@@ -85,7 +86,9 @@ class GrabState:
     game_over: bool = False
     log_means: tuple[float, ...] = ()
     sigma: float = 0.0
+    equal_means: bool = True
     normals: list[float] = field(default_factory=list)
+    uniforms: list[float] = field(default_factory=list)
 
     @property
     def cards_left(self) -> int:
@@ -185,6 +188,7 @@ def new_game(
         points=[0] * n_players,
         log_means=tuple(math.log(m) - sigma * sigma / 2 for m in means),
         sigma=sigma,
+        equal_means=len(set(means)) == 1,
     )
     _start_round(state, rng)
     return state
@@ -253,33 +257,66 @@ def check_bit_action(seat: int, action: Any, middle: int) -> int:
 
 
 def play_bit_ticks(
-    state: GrabState, players: Sequence[tuple[int, BitPlayer]], rng: np.random.Generator, *, while_out: int = -1
+    state: GrabState,
+    players: Sequence[tuple[int, BitPlayer]],
+    rng: np.random.Generator,
+    *,
+    outside: int = -1,
+    outside_action: int = PASS,
 ) -> None:
-    """Play ticks in which every chooser is a bit-protocol player, until the game ends.
+    """Play ticks in which every chooser but one outside seat is a bit-protocol player.
 
-    ``players`` pairs seats with ``act_bits(round, flipped, middle) -> action`` callables
-    (public facts only: the round index, the objects of the card flipped this tick or 0,
-    the middle). Every other seat passes, so with ``while_out=seat`` the loop stops as soon
-    as that seat is back in the round (the env's agent after an elimination). This is
+    ``players`` pairs seats (in increasing order) with ``act_bits(round, flipped, middle)
+    -> action`` callables, given public facts only: the round index, the objects of the
+    card flipped this tick (0 in grab-only ticks) and the middle. Seat ``outside`` (the
+    env's agent) plays ``outside_action``, already checked, in the first tick and passes
+    after it; the loop returns once that seat is in the round again (at once, unless the
+    tick eliminated it) or the game is over. ``outside=-1`` plays the whole game. This is
     ``apply_checked_tick`` with the asking inlined: the env spends most of its ticks here.
     """
     actions = [PASS] * state.n_players
-    while not state.game_over and (while_out < 0 or not state.in_round[while_out]):
+    pending = outside_action if outside >= 0 else PASS
+    while not state.game_over:
         in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
-        grabbed = False
+        if pending:
+            first, first_action = outside, pending
+            actions[outside] = pending
+        else:
+            first = first_action = -1
+        racers: list[int] | None = None  # seats grabbing this tick, once there are two
+        one_object = True
         for seat, act_bits in players:
             if in_round[seat]:
                 action = act_bits(round_index, flipped, middle)
                 if action:
                     if type(action) is not int or action < 0 or not middle >> (action - 1) & 1:
                         action = check_bit_action(seat, action, middle)
-                    grabbed = True
+                    if first < 0:
+                        first, first_action = seat, action
+                    elif racers is None:
+                        racers = [first, seat]
+                        one_object = action == first_action
+                    else:
+                        racers.append(seat)
+                        one_object = one_object and action == first_action
                 actions[seat] = action
             else:
                 actions[seat] = PASS
-        if grabbed:
+        if racers is not None and not one_object:
             _resolve_grabs(state, actions, rng)
-        _advance(state, grabbed, rng)
+        elif first >= 0:  # one object: its only grabber, or the fastest of those racing for it
+            winner = first if racers is None else _fastest(state, racers, rng)
+            bit = 1 << (first_action - 1)
+            state.middle = middle & ~bit
+            state.holdings[winner] |= bit
+        if state.position < N_CARDS:  # the common case of _advance, without the call
+            _flip(state, rng)
+        else:
+            _advance(state, first >= 0, rng)
+        if pending:
+            actions[outside] = pending = PASS
+        if outside >= 0 and state.in_round[outside]:
+            return
 
 
 def _advance(state: GrabState, grabbed: bool, rng: np.random.Generator) -> None:
@@ -313,7 +350,7 @@ def _resolve_grabs(state: GrabState, actions: list[int], rng: np.random.Generato
         state.middle &= ~bit
         state.holdings[first] |= bit
         return
-    for action in sorted(claims):
+    for action in sorted(claims) if len(claims) > 1 else claims:
         players = claims[action]
         winner = players[0] if len(players) == 1 else _fastest(state, players, rng)
         bit = 1 << (action - 1)
@@ -325,14 +362,22 @@ def _fastest(state: GrabState, players: list[int], rng: np.random.Generator) -> 
     """The contender with the shortest reaction time this tick (ties broken at random).
 
     A time is ``exp(log_mean + sigma * z)`` with ``z`` standard normal: comparing the
-    exponents picks the same winner without computing the exponential. The normals come
-    from ``state.normals``, refilled from ``rng`` ``NORMALS_BATCH`` at a time, because one
-    numpy call per contested tick would cost more than the rest of the tick.
+    exponents picks the same winner without computing the exponential. When all players
+    share one mean (the default) the times are independent and identically distributed,
+    so the fastest is a uniformly random contender: one uniform draw gives the same
+    distribution for less. Draws come from batches (``state.normals``, ``state.uniforms``)
+    refilled from ``rng`` ``RANDOM_BATCH`` at a time, because a numpy call per contested
+    tick would cost more than the rest of the tick.
     """
+    if state.equal_means:
+        uniforms = state.uniforms
+        if not uniforms:
+            uniforms.extend(rng.random(RANDOM_BATCH).tolist())
+        return players[int(uniforms.pop() * len(players))]
     if state.sigma > 0:
         normals = state.normals
         if len(normals) < len(players):
-            normals.extend(rng.standard_normal(NORMALS_BATCH).tolist())
+            normals.extend(rng.standard_normal(RANDOM_BATCH).tolist())
         sigma, log_means = state.sigma, state.log_means
         best, tied = math.inf, players
         for p in players:

@@ -63,16 +63,23 @@ class Seats:
             mask = observer.mask.copy()
             actions[seat] = checked_action(player, {"observation": observer.vector.copy(), "action_mask": mask}, mask)
 
-    def play_while_out(self, state: GrabState, seat: int, rng: np.random.Generator) -> None:
-        """Play ticks for the seated players while ``seat`` (which passes) is out of the round.
+    def play(self, state: GrabState, rng: np.random.Generator, outside: int = -1, outside_action: int = 0) -> None:
+        """Play ticks: seat ``outside`` (no player here) plays ``outside_action`` in the first one
+        and passes after; stop once it is in the round again, or at the game's end.
 
-        ``seat=-1`` plays the rest of the game. When every player speaks the bit protocol,
-        the engine's ``play_bit_ticks`` loop does it without building observations.
+        ``outside=-1`` plays the whole game. When every player speaks the bit protocol, the
+        engine's ``play_bit_ticks`` loop does it without building observations.
         """
         if not self._slow:
-            play_bit_ticks(state, self._fast, rng, while_out=seat)
+            play_bit_ticks(state, self._fast, rng, outside=outside, outside_action=outside_action)
             return
         actions = [0] * len(self.players)
-        while not state.game_over and (seat < 0 or not state.in_round[seat]):
+        if outside >= 0:
+            actions[outside] = outside_action
+        while not state.game_over:
             self.choose(state, actions)
             apply_checked_tick(state, actions, rng)
+            if outside >= 0:
+                actions[outside] = 0
+                if state.in_round[outside]:
+                    return

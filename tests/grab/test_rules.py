@@ -57,6 +57,7 @@ def snapshot(state: GrabState) -> tuple:
         state.round, list(state.order), state.position, state.newest, state.new_card, state.flipped,
         state.middle, list(state.holdings), list(state.in_round), state.seen_once, state.seen_twice,
         state.grab_only_ticks, list(state.points), list(state.round_points), state.game_over, list(state.normals),
+        list(state.uniforms),
     )
 
 
