@@ -1,3 +1,27 @@
-"""Heuristic players of the grid game, from weakest to strongest: ``greedy``, ``counting``,
-and ``forgetful`` (``counting`` with a human-like fading memory). ``random`` lives in
-:mod:`agents.random_player`. See ``docs/agents-grid.md``."""
+"""Heuristic players of the grid game, weakest to strongest (``random`` is in
+:mod:`agents.random_player`); ``docs/agents-grid.md`` compares them.
+
+- :class:`GreedyGridPlayer` (``greedy``): perfect memory, reveals only known triples.
+- :class:`ForgetfulGridPlayer` (``forgetful``): ``counting`` on a fading, limited memory
+  of the current view (:class:`MemoryParams`).
+- :class:`CountingGridPlayer` (``counting``): expected value over the hidden faces, with
+  token and End-card timing (:class:`CountingParams`).
+
+:func:`~agents.grid.knowledge.read_view` turns an observation vector into the
+:class:`~agents.grid.knowledge.GridView` facts they all decide from.
+"""
+
+from agents.grid.counting import CountingGridPlayer, CountingParams
+from agents.grid.forgetful import ForgetfulGridPlayer, MemoryParams
+from agents.grid.greedy import GreedyGridPlayer
+from agents.grid.knowledge import GridView, read_view
+
+__all__ = [
+    "CountingGridPlayer",
+    "CountingParams",
+    "ForgetfulGridPlayer",
+    "GreedyGridPlayer",
+    "GridView",
+    "MemoryParams",
+    "read_view",
+]

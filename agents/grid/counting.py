@@ -21,17 +21,23 @@ among the cards it knows (which slots it looked at is public); taking a threaten
 also denies it to the opponent.
 
 **Tokens.** Tokens are valued by :meth:`CountingParams.token_values`: half a point each
-side, a penalty for being down to one token (the opponent then wins with any count-4 stop,
-and every mistake or payment would hand over the seventh) and the game for none. So it
-never pays, and never risks a mistake, with its last token, and it always takes a count-4
-stop that wins by hunches. An extra action is bought when doing the plan now instead of
-next turn (an ordinary turn saved, the threat avoided) is worth more than the token.
+side, penalties for running low (with one token left the opponent wins with any count-4
+stop, and every mistake or payment would hand over the seventh; two and three tokens are
+steps towards that) mirrored as bonuses when the opponent runs low, and the game for none.
+So it never pays, and never risks a mistake, with its last token, and it always takes a
+count-4 stop that wins by hunches. An extra action is bought when doing the plan now
+instead of next turn (an ordinary turn saved, the threat avoided) is worth more than the
+token.
 
 **End card.** It takes the End card when its score plus one beats the opponent's score
-plus what the opponent can still take in its last turn (the largest set among the cards
-it knows) by ``end_margin``; otherwise it keeps playing. In its own last turn only the
-final tally counts, so plans are valued by whether they win, and it pays tokens for extra
-reveals while behind.
+plus the largest threatened set by a margin: ``end_margin_per_card`` per card on the grid
+(what a last turn with extra actions and gambles can add), capped by the largest set still
+possible at all, so that a dead grid is ended at once. Otherwise it keeps playing. In its
+own last turn only the final tally counts, so plans are valued by whether they win, and it
+pays tokens for extra reveals while behind.
+
+The knobs (:class:`CountingParams`) were tuned by self-play against earlier versions; see
+``docs/agents-grid.md``.
 """
 
 from __future__ import annotations
@@ -44,9 +50,20 @@ from agents.base import Player
 from agents.grid.knowledge import ALL_CARDS, BLUE_CARDS, CARD_NUMBERS, DOUBLES, HAS, GridView, read_view
 from dejavu_env.grid.cards import N_NUMBERS, N_SLOTS, SHOWS
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS
-from dejavu_env.grid.rules import BONUS_COUNT, END_TURN, LOOK, REVEAL, STOP, STOP_COUNT, TAKE_END, TOTAL_TOKENS
+from dejavu_env.grid.rules import (
+    BONUS_COUNT,
+    END_TURN,
+    LOOK,
+    PHASE_AFTER,
+    PHASE_REVEAL,
+    PHASE_START,
+    REVEAL,
+    STOP,
+    STOP_COUNT,
+    TAKE_END,
+    TOTAL_TOKENS,
+)
 
-PHASE_START, PHASE_REVEAL, PHASE_AFTER = 0, 1, 2
 _NUMBERS = tuple(range(N_NUMBERS))
 THREAT_SHOWS = STOP_COUNT - 0.5
 """Expected shows of a number on the opponent's known cards from which it counts as a threat."""
@@ -61,13 +78,16 @@ class CountingParams:
     ``turn_value``: what an ordinary turn is worth (the baseline a Look must beat).
     ``keep_safe`` / ``keep_threatened``: the share of a plan's value still there next turn
     when the opponent does not / does know a set among its cards.
-    ``denial``: value per card of taking a set the opponent threatens to take.
+    ``denial``: the share of a threatened set's value (to the opponent) credited to a
+    plan that keeps one of its cards.
     ``leak_card``: cost per card shown to the opponent by a mistake below a count of 3;
     ``leak_set``: per card when the shown cards already made a set it can take.
-    ``low_token_penalty``: the cost of holding one token (opponent one step from seven).
+    ``low_token_penalty``: the extra cost of holding 1, 2, 3 tokens (and the extra gain
+    of the opponent holding that few).
     ``loss_value``: the cost of losing at once (holding no token), and the gain of winning.
-    ``end_margin``: how far ahead, after the opponent's estimated last turn, taking the
-    End card must leave it.
+    ``end_margin`` + ``end_margin_per_card`` x (cards on the grid, capped by the largest
+    set still possible): how far ahead, after the largest threatened set, taking the End
+    card must leave it.
     """
 
     turn_value: float = 0.4
@@ -359,9 +379,10 @@ class CountingGridPlayer(Player):
         return me, opp
 
     def _judge_threat(self, view: GridView, beliefs: Beliefs) -> Threat:
+        """The opponent's threat; it knows the slots it saw and those it can deduce from them."""
         tv = self._token_values
         t = view.tokens_me
-        return Threat.judge(view.opp_known, beliefs, tv[t] - tv[t - 1] if t else 0.0)
+        return Threat.judge(_opponent_knows(view), beliefs, tv[t] - tv[t - 1] if t else 0.0)
 
     def _now_value(self, plan: Plan, threat: Threat) -> float:
         """A plan done now: its value, plus denying the opponent the threatened cards it keeps."""
@@ -407,7 +428,7 @@ class CountingGridPlayer(Player):
 
     def _after_action(self, view: GridView, beliefs: Beliefs, mask: list[int]) -> int:
         t = view.tokens_me
-        if t <= 1 or not mask[END_TURN] or not any(mask[REVEAL : REVEAL + N_SLOTS]):
+        if t <= 1 or not any(mask[REVEAL : REVEAL + N_SLOTS]):
             return END_TURN
         tv = self._token_values
         cost = tv[t] - tv[t - 1]
@@ -539,3 +560,13 @@ def _largest_possible_set(beliefs: Beliefs) -> int:
         if shows >= STOP_COUNT:
             largest = max(largest, cards)
     return largest
+
+
+def _opponent_knows(view: GridView) -> int:
+    """Slots whose face the opponent knows: those it saw, and those it can deduce at least
+    from the faces we know it saw (its own unseen-by-us looks can only add to them)."""
+    seen = view.opp_known
+    card = [c if seen >> s & 1 else -1 for s, c in enumerate(view.card)]
+    public = Beliefs(GridView(**{**{f: getattr(view, f) for f in GridView.__slots__}, "card": card}))
+    deduced = sum(1 << s for s, c in enumerate(public.card) if c >= 0)
+    return seen | deduced

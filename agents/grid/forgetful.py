@@ -37,8 +37,7 @@ import numpy as np
 from agents.grid.counting import CountingGridPlayer, CountingParams
 from agents.grid.knowledge import GridView, cards_of, read_view
 from dejavu_env.grid.cards import BLUE, N_SLOTS
-
-PHASE_START = 0
+from dejavu_env.grid.rules import PHASE_START
 
 
 @dataclass(frozen=True)

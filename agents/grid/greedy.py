@@ -22,9 +22,7 @@ import numpy as np
 from agents.base import Player
 from agents.grid.knowledge import GridView, read_view
 from dejavu_env.grid.cards import N_NUMBERS, N_SLOTS, SHOWS
-from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, STOP_COUNT, TAKE_END
-
-PHASE_START, PHASE_REVEAL = 0, 1
+from dejavu_env.grid.rules import END_TURN, LOOK, PHASE_REVEAL, PHASE_START, REVEAL, STOP, STOP_COUNT, TAKE_END
 
 
 class GreedyGridPlayer(Player):

@@ -20,7 +20,7 @@ from math import prod
 import numpy as np
 
 from dejavu_env.grid.cards import BLUE, CARDS, MAX_BLUE, MIN_BLUE, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
-from dejavu_env.grid.observation import END_VISIBLE, layout, obs_size
+from dejavu_env.grid.observation import layout, obs_size
 
 ALL_CARDS = (1 << N_CARDS) - 1
 BLUE_CARDS: tuple[int, ...] = tuple(
@@ -81,11 +81,6 @@ class GridView:
     def occupied(self) -> int:
         """Slot mask of the cards on the grid."""
         return sum(1 << s for s in range(N_SLOTS) if self.blue[s])
-
-    @property
-    def end_visible(self) -> bool:
-        """The End card can be taken (at a turn start)."""
-        return self.end_card == END_VISIBLE
 
 
 def _reader(obs_mode: str) -> np.ndarray:
