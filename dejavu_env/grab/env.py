@@ -215,11 +215,16 @@ class DejaVuGrabEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions as bool (what sb3-contrib's MaskablePPO asks for)."""
+        if self._state is None:
+            raise RuntimeError("call reset() before action_masks()")
         return self._observer.mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None or self._state is None:
+        """The table from the agent's seat: text for ``"ansi"``, a picture for ``"rgb_array"``."""
+        if self.render_mode is None:
             return None
+        if self._state is None:
+            raise RuntimeError("call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self._state, 0)
         return render_rgb(self._state, 0)

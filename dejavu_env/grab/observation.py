@@ -227,6 +227,8 @@ class Observer:
             self._card_rows = card_rows(state.deck)
             self._newest = -1
         if state.n_players != self._seated:
+            if not 0 <= self.seat < state.n_players:
+                raise ValueError(f"seat {self.seat} is not at a table of {state.n_players} players")
             self.reset()  # a new table size: rows past it must be cleared, so start afresh
             self._seated = state.n_players
             self._holdings = [0] * state.n_players

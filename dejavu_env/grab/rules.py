@@ -38,6 +38,8 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 N_ACTIONS = 1 + N_OBJECTS
 PASS = 0
+# RULES.md's cap on a round's grab-only ticks. It never binds in legal play (each tick in
+# which anyone grabs takes an object, so the middle is empty by then); kept as stated.
 MAX_GRAB_ONLY_TICKS = 36
 DEFAULT_REACTION_TIME = 0.6
 REACTION_SPREAD = 0.25

@@ -191,9 +191,11 @@ def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates(
         env.step(0)
 
 
-def test_step_before_reset_raises():
-    with pytest.raises(RuntimeError, match="reset"):
-        DejaVuGrabEnv().step(0)
+def test_step_masks_and_render_before_reset_raise():
+    env = DejaVuGrabEnv(render_mode="ansi")
+    for call in (lambda: env.step(0), env.action_masks, env.render):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
 
 
 # --- Illegal actions ---------------------------------------------------------------------------
@@ -323,7 +325,10 @@ def test_the_faster_agent_wins_races_against_bots():
         total = 0
         for seed in range(3):
             env = DejaVuGrabEnv(
-                n_players=2, opponents=[MemoryBot(recall=1.0)], reaction_times=[reaction_time, 0.6], obs_mode="info_state"
+                n_players=2,
+                opponents=[MemoryBot(recall=1.0)],
+                reaction_times=[reaction_time, 0.6],
+                obs_mode="info_state",
             )
             observation, info = env.reset(seed=seed)
             while True:

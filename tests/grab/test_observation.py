@@ -78,6 +78,12 @@ def test_decode_rejects_wrong_sizes_and_modes(vector, mode, message):
         decode(vector, mode)
 
 
+def test_a_seat_not_at_the_table_is_refused():
+    state, _ = game(n_players=3)
+    with pytest.raises(ValueError, match="seat 3 is not at a table of 3 players"):
+        observe(state, 3)
+
+
 def test_bit_helpers_round_trip():
     out = np.zeros(36, np.float32)
     for bits in (0, 1, 1 << 35, 0b1011 << 11, (1 << 36) - 1):
