@@ -8,7 +8,7 @@ loaded, so ``import agents`` stays light.
 
 Masked models (MaskablePPO) receive the legal-action mask. RecurrentPPO has no masking: it
 was trained with ``illegal_action="pass"``, and as a player an illegal choice falls back to
-action 0 (pass), which is always legal in Grab; the number of fallbacks is counted in
+action 0 (pass), which is always legal in Grab (elsewhere, to the first legal action); the number of fallbacks is counted in
 ``illegal_choices`` so evaluations can report it.
 """
 
@@ -125,7 +125,8 @@ class PPOPlayer(Player):
         action = int(action)
         if not action_mask[action]:
             self.illegal_choices += 1
-            action = self.card.fallback_action
+            fallback = self.card.fallback_action
+            action = fallback if action_mask[fallback] else int(np.flatnonzero(action_mask)[0])
         return action
 
 
