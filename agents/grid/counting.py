@@ -65,7 +65,7 @@ from dejavu_env.grid.rules import (
 )
 
 _NUMBERS = tuple(range(N_NUMBERS))
-THREAT_SHOWS = STOP_COUNT - 0.5
+THREAT_SHOWS = float(STOP_COUNT)
 """Expected shows of a number on the opponent's known cards from which it counts as a threat."""
 _TIE = 1e-3
 """Weight of the score difference in last-turn utilities, which are mainly win or lose."""
