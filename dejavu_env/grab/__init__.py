@@ -22,6 +22,7 @@ from dejavu_env.grab.cards import (
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.match import GrabGameResult, play_game
 from dejavu_env.grab.observation import OBS_MODES, OBS_SIZES, Observer, decode, observation_space, observe, piece_names
+from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
     MAX_GRAB_ONLY_TICKS,
@@ -72,5 +73,7 @@ __all__ = [
     "observe",
     "piece_names",
     "play_game",
+    "render_ansi",
+    "render_rgb",
     "validate_cards",
 ]

@@ -152,9 +152,7 @@ class DejaVuGrabEnv(gym.Env):
         self._state = new_game(
             self.n_players, self.np_random, deck=deck, reaction_times=self.reaction_times, orders=orders
         )
-        self._seats.reset()
-        self._observer.reset()
-        return self._emit(False)
+        return self._emit(False)  # observers rewrite only what differs from the last game's view
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         state = self._state

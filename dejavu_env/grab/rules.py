@@ -61,8 +61,9 @@ class GrabState:
     ``round_points``, ``cards_left`` and ``flipping_over``; ``seen_once``/``seen_twice``
     follow from the public history (perfect recall). Hidden: ``order`` (this round's
     shuffle: ``order[:3]`` set aside, ``order[3:]`` flipped in turn), ``preset_orders``,
-    and so the aside cards and every card not on top. Only ``observation.Observer`` turns a
-    state into what a player may see.
+    and so the aside cards and every card not on top; ``normals``/``uniforms`` hold future
+    random draws for races. Only ``observation.Observer`` turns a state into what a player
+    may see.
     """
 
     deck: GrabDeck
@@ -171,6 +172,8 @@ def new_game(
     if not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
         raise ValueError(f"n_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {n_players}")
     n_players = int(n_players)
+    if deck is not None and not isinstance(deck, GrabDeck):
+        raise ValueError(f"deck must be a GrabDeck (see make_deck), got {type(deck).__name__}")
     means = (
         (DEFAULT_REACTION_TIME,) * n_players
         if reaction_times is None

@@ -37,11 +37,6 @@ class Seats:
             else:
                 self._slow.append((seat, player, Observer(seat, player_obs_mode(player, obs_mode))))
 
-    def reset(self) -> None:
-        """Forget the previous game's observations (call when a new game starts)."""
-        for _, _, observer in self._slow:
-            observer.reset()
-
     def choose(self, state: GrabState, actions: list[int]) -> None:
         """Write each seated player's checked action into ``actions`` (pass for those out of the round)."""
         in_round = state.in_round

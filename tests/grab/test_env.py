@@ -13,7 +13,7 @@ import pytest
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.grab.bots import MemoryBot
 from dejavu_env.grab.env import DejaVuGrabEnv
-from dejavu_env.grab.observation import OBS_SIZES, decode
+from dejavu_env.grab.observation import OBS_SIZES, decode, observe
 from dejavu_env.grab.rules import DEFAULT_REACTION_TIME
 from dejavu_env.testing.grab_checks import RING_CARDS, scripted_order
 
@@ -434,6 +434,20 @@ def test_a_copied_env_continues_exactly_like_the_original(clone):
         info = a[4]
         if a[2]:
             break
+
+
+def test_observations_match_a_fresh_build_across_resets_and_decks():
+    env = DejaVuGrabEnv(n_players=3, obs_mode="info_state")
+    rng = np.random.default_rng(0)
+    for seed, options in [(0, None), (1, SCRIPT), (2, SCRIPT), (3, None)]:
+        observation, info = env.reset(seed=seed, options=options)
+        for _ in range(40):
+            fresh = observe(env.state, 0, "info_state")
+            assert np.array_equal(observation["observation"], fresh["observation"])
+            assert np.array_equal(observation["action_mask"], fresh["action_mask"])
+            observation, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated:
+                break
 
 
 def test_returned_arrays_are_fresh_copies():

@@ -384,12 +384,13 @@ def test_a_later_illegal_action_leaves_earlier_legal_grabs_unapplied():
         ({"orders": [list(range(36))] * 2 + [[0] * 36]}, r"orders\[2\] must be a permutation"),
         ({"orders": [list(range(36))] * 2 + [[0.5] * 36]}, r"orders\[2\] must hold integer"),
         ({"orders": "abc"}, "orders must be"),
+        ({"deck": [[0, 1]] * 36}, "deck must be a GrabDeck"),
     ],
 )
 def test_bad_game_settings_raise_value_error(kwargs, message):
-    settings = {"n_players": 3, "orders": [list(range(36))] * 3} | kwargs
+    settings = {"n_players": 3, "orders": [list(range(36))] * 3, "deck": DECK} | kwargs
     with pytest.raises(ValueError, match=message):
-        new_game(settings.pop("n_players"), np.random.default_rng(0), deck=DECK, **settings)
+        new_game(settings.pop("n_players"), np.random.default_rng(0), **settings)
 
 
 def test_objects_are_conserved_through_a_game_of_eager_grabbers():
