@@ -137,6 +137,20 @@ def test_when_the_agent_is_eliminated_the_round_is_played_out_and_the_next_round
     assert [len(opponent.seen) for opponent in env.opponents] == [33, 33]
 
 
+def test_games_differing_only_in_hidden_cards_give_the_agent_identical_observations():
+    orders_a = [scripted_order((33, 34, 35), flips=(0, 1, 2, 3, 10))] * 3
+    orders_b = [scripted_order((0, 1, 2), flips=(20, 21, 22, 23, 10))] * 3
+    views = []
+    for orders in (orders_a, orders_b):
+        env = scripted_env()
+        env.reset(seed=0, options={"cards": SCRIPT["cards"], "orders": orders})
+        for action in (1 + 12, 0, 0, 0):  # object 12 (cards 11, 12) is flipped in neither game
+            observation, *_ = env.step(action)
+        views.append(observation)
+    assert np.array_equal(views[0]["observation"], views[1]["observation"])
+    assert np.array_equal(views[0]["action_mask"], views[1]["action_mask"])
+
+
 def test_points_reward_is_paid_on_the_step_that_ends_each_round():
     env = scripted_env()
     env.reset(seed=0, options=SCRIPT)
