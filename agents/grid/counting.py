@@ -42,7 +42,8 @@ The knobs (:class:`CountingParams`) were tuned by self-play against earlier vers
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -332,7 +333,10 @@ class CountingGridPlayer(Player):
     default_name = "counting"
     obs_mode = "info_state"
 
-    def __init__(self, seed: int | None = None, params: CountingParams | None = None, **overrides: float) -> None:
+    def __init__(self, seed: int | None = None, params: CountingParams | None = None, **overrides: Any) -> None:
+        unknown = sorted(set(overrides) - {f.name for f in fields(CountingParams)})
+        if unknown:
+            raise ValueError(f"unknown counting parameters {unknown}; known: {[f.name for f in fields(CountingParams)]}")
         self.params = replace(params or CountingParams(), **overrides)
         self._token_values = self.params.token_values()
         super().__init__(seed)

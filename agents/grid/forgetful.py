@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -186,7 +187,7 @@ class ForgetfulGridPlayer(CountingGridPlayer):
         memory: MemoryParams | None = None,
         decay: float | None = None,
         capacity: int | None = None,
-        **overrides: float,
+        **overrides: Any,
     ) -> None:
         base = memory or MemoryParams()
         self.memory_params = MemoryParams(

@@ -292,6 +292,14 @@ def test_counting_takes_the_end_card_when_ahead_and_plays_on_when_behind() -> No
     assert ask(CountingGridPlayer(seed=0), exhaust_deck(state_with(*pairs), seat=1)) != TAKE_END
 
 
+def test_counting_rejects_unknown_parameters() -> None:
+    assert CountingGridPlayer(turn_value=0.3).params.turn_value == 0.3
+    with pytest.raises(ValueError, match="turn_valeu"):
+        CountingGridPlayer(turn_valeu=0.3)
+    with pytest.raises(ValueError, match="decay"):
+        make_player("grid", "forgetful", decay=-1.0)
+
+
 def test_counting_beats_greedy_and_random() -> None:
     counting, greedy, rand = (make_player("grid", n) for n in ("counting", "greedy", "random"))
     for opponent in (greedy, rand):
