@@ -336,7 +336,8 @@ class CountingGridPlayer(Player):
     def __init__(self, seed: int | None = None, params: CountingParams | None = None, **overrides: Any) -> None:
         unknown = sorted(set(overrides) - {f.name for f in fields(CountingParams)})
         if unknown:
-            raise ValueError(f"unknown counting parameters {unknown}; known: {[f.name for f in fields(CountingParams)]}")
+            known = [f.name for f in fields(CountingParams)]
+            raise ValueError(f"unknown counting parameters {unknown}; known: {known}")
         self.params = replace(params or CountingParams(), **overrides)
         self._token_values = self.params.token_values()
         super().__init__(seed)
