@@ -30,7 +30,7 @@ pushes out the one seen longest ago (faces visible right now are always known). 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -100,20 +100,10 @@ class GridMemory:
         self.blue = seen.blue[:]
         card = [self.cards[s] if s in self.faces else -1 for s in range(N_SLOTS)]
         opp_known = sum(1 << s for s in self.marks)
-        return GridView(
-            blue=seen.blue,
+        return replace(
+            seen,
             card=card,
             opp_known=opp_known,
-            face_up=seen.face_up,
-            tokens_me=seen.tokens_me,
-            tokens_opp=seen.tokens_opp,
-            deck_size=seen.deck_size,
-            deck_top_blue=seen.deck_top_blue,
-            end_card=seen.end_card,
-            last_turn=seen.last_turn,
-            phase=seen.phase,
-            candidates=seen.candidates,
-            count=seen.count,
             pile_me=self.pile_me,
             pile_opp=self.pile_opp,
             pile_sizes=(self.pile_me.bit_count(), self.pile_opp.bit_count()),
