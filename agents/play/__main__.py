@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m agents.play", description="Play Déjà Vu against the computer.")
     games = parser.add_subparsers(dest="game", required=True, metavar="{grid,grab}")
     grid = games.add_parser("grid", help="the grid game with hunch tokens, against one player")
-    grid.add_argument("--opponent", default="random", help=f"one of: {', '.join(available_players('grid'))}")
+    grid.add_argument("--opponent", default="counting", help=f"one of: {', '.join(available_players('grid'))}")
     grid.add_argument("--seat", type=int, choices=(0, 1), default=0, help="0 starts (3 tokens), 1 has 4 tokens")
     grid.add_argument("--seed", type=int, help="deal and opponent seed (default: a fresh game each time)")
     grab = games.add_parser("grab", help="the real-time grab game, against 1 to 5 players")
