@@ -171,4 +171,4 @@ def test_play_runs_from_the_shell_with_real_stdin() -> None:
         [sys.executable, "-m", "agents.play", "grid", "--seed", "4"],
         input="look 2\nend\nquit\n", capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    assert "random played:" in done.stdout and done.stdout.rstrip().endswith("Bye.")
+    assert "counting played:" in done.stdout and done.stdout.rstrip().endswith("Bye.")
