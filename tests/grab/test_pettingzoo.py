@@ -1,0 +1,314 @@
+"""The PettingZoo parallel front end of the grab game: API conformance, seeding, eliminations, engine consistency."""
+
+import copy
+import dataclasses
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import data_equivalence
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
+from pettingzoo.utils.wrappers import BaseParallelWrapper, BaseWrapper
+
+from dejavu_env.core.players import reset_player
+from dejavu_env.grab.bots import MemoryBot
+from dejavu_env.grab.observation import decode, observation_space
+from dejavu_env.grab.pettingzoo import DejaVuGrabParallelEnv, env, parallel_env
+from dejavu_env.grab.rules import N_ACTIONS, new_game
+from dejavu_env.grab.seats import Seats
+from dejavu_env.testing.grab_checks import RING_CARDS, scripted_order
+
+MODES = ("observation", "info_state")
+PASS_ONLY = np.eye(N_ACTIONS, dtype=np.int8)[0]
+
+
+class AcceptProbe(BaseParallelWrapper):
+    """Drops only the API tests' ``{"options": 1}`` probe, which our strict options reject by design."""
+
+    def reset(self, seed=None, options=None):
+        return super().reset(seed=seed, options=None if options == {"options": 1} else options)
+
+
+class AcceptProbeAEC(BaseWrapper):
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed, options=None if options == {"options": 1} else options)
+
+
+class RandomGrabber:
+    """Grabs a random object from the middle with probability ``p`` and logs every observation it gets."""
+
+    def __init__(self, p=0.15):
+        self.p = p
+        self.reset(0)
+
+    def reset(self, seed=None):
+        self._rng = np.random.default_rng(seed)
+        self.log = []
+
+    def __call__(self, observation, action_mask):
+        self.log.append((observation["observation"].copy(), action_mask.copy()))
+        legal = np.flatnonzero(action_mask)
+        if len(legal) > 1 and self._rng.random() < self.p:
+            return int(self._rng.choice(legal[1:]))
+        return 0
+
+
+def masked_random(obs, rng):
+    return {agent: int(rng.choice(np.flatnonzero(o["action_mask"]))) for agent, o in obs.items()}
+
+
+def ring_orders(*flips):
+    """Round 0 flips ``flips`` first; cards 0..2 are set aside every round (RING deck: card c shows c and c+1)."""
+    return [scripted_order((0, 1, 2), flips), scripted_order((0, 1, 2)), scripted_order((0, 1, 2))]
+
+
+def pass_all(penv):
+    return dict.fromkeys(penv.agents, 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n_players", [2, 6])
+def test_pettingzoo_parallel_api_test(mode, n_players):
+    for _ in range(3):
+        parallel_api_test(AcceptProbe(parallel_env(n_players=n_players, obs_mode=mode)), num_cycles=1000)
+
+
+def test_api_test_probe_option_is_rejected_by_name():
+    with pytest.raises(ValueError, match="unknown reset option.*'options'"):
+        parallel_env().reset(seed=0, options={"options": 1})
+
+
+# api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games.
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.parametrize("mode", MODES)
+def test_aec_conversion_passes_api_test(mode):
+    api_test(AcceptProbeAEC(env(n_players=3, obs_mode=mode)), num_cycles=500)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pettingzoo_parallel_seed_test(mode):
+    # The seed test samples actions without masks: illegal grabs must count as passes.
+    parallel_seed_test(lambda: parallel_env(obs_mode=mode, illegal_action="pass"))
+
+
+def trajectory(penv, seed, options=None):
+    obs, infos = penv.reset(seed=seed, options=options)
+    rng = np.random.default_rng(0)
+    steps = [(obs, infos)]
+    while penv.agents:
+        steps.append(penv.step(masked_random(obs, rng)))
+        obs = steps[-1][0]
+    return steps
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_same_seed_replays_the_game_and_seeds_differ(mode):
+    penv = parallel_env(n_players=3, obs_mode=mode, reaction_times=(0.5, 0.6, 0.7))
+    first = trajectory(penv, 5)
+    other = trajectory(penv, 6)
+    assert data_equivalence(trajectory(penv, 5), first)
+    assert data_equivalence(trajectory(parallel_env(n_players=3, obs_mode=mode, reaction_times=(0.5, 0.6, 0.7)), 5),
+                            first)
+    assert not data_equivalence(other[:3], first[:3])
+
+
+@pytest.mark.parametrize("n_players", [2, 4])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, seed):
+    """The env driven by players gives the game ``play_game``'s engine (``Seats``) plays with them.
+
+    The same seed, the same players (bit-protocol ``MemoryBot``s and observation-reading
+    grabbers, which log what they see): the same observations, round points and totals.
+    """
+
+    def table():
+        players = [RandomGrabber() if seat % 2 == 0 else MemoryBot(recall=0.7) for seat in range(n_players)]
+        for seat, player in enumerate(players):
+            reset_player(player, 100 + seat)
+        return players
+
+    reference_players = table()
+    rng = np.random.default_rng(seed)
+    reference = new_game(n_players, rng)
+    Seats(reference_players, "observation").play(reference, rng)
+
+    players = table()
+    penv = parallel_env(n_players=n_players)
+    obs, infos = penv.reset(seed=seed)
+    totals = dict.fromkeys(penv.agents, 0.0)
+    while penv.agents:
+        actions = {
+            agent: 0 if infos[agent]["eliminated"] else player(obs[agent], obs[agent]["action_mask"])
+            for agent, player in zip(penv.possible_agents, players)
+        }
+        rounds_done = len(penv.game_state.round_points)
+        obs, rewards, terminations, truncations, infos = penv.step(actions)
+        ended = penv.game_state.round_points[rounds_done:]
+        assert [rewards[agent] for agent in penv.possible_agents] == (list(ended[0]) if ended else [0] * n_players)
+        for agent, reward in rewards.items():
+            totals[agent] += reward
+    state = penv.game_state
+    assert state.points == reference.points
+    assert state.round_points == reference.round_points
+    assert [totals[agent] for agent in penv.possible_agents] == reference.points
+    for player, reference_player in zip(players, reference_players):
+        if isinstance(player, RandomGrabber):
+            assert len(player.log) == len(reference_player.log) > 0
+            for (vector, mask), (ref_vector, ref_mask) in zip(player.log, reference_player.log):
+                np.testing.assert_array_equal(vector, ref_vector)
+                np.testing.assert_array_equal(mask, ref_mask)
+    assert infos["player_0"]["winners"] == [f"player_{p}" for p in reference.winners()]
+
+
+def test_eliminated_players_stay_agents_with_pass_only_masks_and_come_back():
+    penv = parallel_env(n_players=3)
+    obs, infos = penv.reset(seed=0, options={"cards": RING_CARDS, "orders": ring_orders(10, 11)})
+    np.testing.assert_array_equal(decode(obs["player_1"]["observation"])["newest_card"].nonzero()[0], [10, 11])
+    # player_1 grabs object 11 after one sighting; card 11 (objects 11 and 12) is flipped next.
+    obs, rewards, terminations, _, infos = penv.step({"player_0": 0, "player_1": 12, "player_2": 0})
+    assert infos["player_1"]["eliminated"] and not infos["player_0"]["eliminated"]
+    assert penv.agents == ["player_0", "player_1", "player_2"] and not any(terminations.values())
+    np.testing.assert_array_equal(obs["player_1"]["action_mask"], PASS_ONLY)
+    assert obs["player_0"]["action_mask"][1:].sum() == 35
+    assert decode(obs["player_0"]["observation"])["eliminated"][1] == 1  # the seat after player_0
+    before = copy.deepcopy(penv.game_state)
+    with pytest.raises(ValueError, match="player 1 cannot play action 5; legal: \\[0\\]"):
+        penv.step({"player_0": 0, "player_1": 5, "player_2": 0})
+    assert _same_state(penv.game_state, before)
+    # Finish the round by passing: nobody holds anything but player_1, who scores 0.
+    while penv.game_state.round == 0:
+        obs, rewards, terminations, _, infos = penv.step(pass_all(penv))
+    assert rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}
+    assert not infos["player_1"]["eliminated"] and infos["player_1"]["round"] == 1
+    assert obs["player_1"]["action_mask"].all()
+
+
+def test_round_points_are_paid_on_the_step_that_ends_the_round():
+    penv = parallel_env(n_players=2)
+    penv.reset(seed=0, options={"cards": RING_CARDS, "orders": ring_orders(19, 20)})
+    penv.step(pass_all(penv))  # card 19 shows object 20 once
+    penv.step({"player_0": 21, "player_1": 0})  # card 20 shows it again: player_0 takes it
+    assert penv.game_state.holdings[0] == 1 << 20
+    paid = []
+    while penv.game_state.round == 0:
+        _, rewards, _, _, infos = penv.step(pass_all(penv))
+        paid.append(rewards)
+    assert paid[-1] == {"player_0": 1.0, "player_1": 0.0}
+    assert all(not any(r.values()) for r in paid[:-1])
+    assert infos["player_0"]["points"] == 1
+
+
+def test_win_rewards_at_the_end():
+    penv = parallel_env(n_players=3, reward="win")
+    obs, _ = penv.reset(seed=3)
+    rng = np.random.default_rng(3)
+    while penv.agents:
+        obs, rewards, terminations, _, infos = penv.step(masked_random(obs, rng))
+        if not all(terminations.values()):
+            assert not any(rewards.values())
+    winners = penv.game_state.winners()
+    for seat, agent in enumerate(penv.possible_agents):
+        expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+        assert rewards[agent] == expected
+        assert infos[agent]["round_points"] == [points[seat] for points in penv.game_state.round_points]
+
+
+def test_faster_reaction_times_win_the_races():
+    for seed in range(10):
+        penv = parallel_env(n_players=2, reaction_times=(0.05, 5.0))
+        obs, _ = penv.reset(seed=seed)
+        target = 1 + int(decode(obs["player_0"]["observation"])["newest_card"].argmax())
+        penv.step({"player_0": target, "player_1": target})
+        assert penv.game_state.holdings[0] == 1 << (target - 1) and penv.game_state.holdings[1] == 0
+
+
+def test_bad_actions_raise_and_change_nothing():
+    penv = parallel_env(n_players=3)
+    obs, _ = penv.reset(seed=4)
+    taken = 1 + int(decode(obs["player_0"]["observation"])["newest_card"].argmax())
+    penv.step({"player_0": 0, "player_1": taken, "player_2": 0})
+    before = copy.deepcopy(penv.game_state)
+    bad_actions = [
+        ({"player_0": N_ACTIONS, "player_1": 0, "player_2": 0}, "player 0 cannot play action 37"),
+        ({"player_0": -1, "player_1": 0, "player_2": 0}, "player 0 cannot play action -1"),
+        ({"player_0": 0, "player_1": "3", "player_2": 0}, "player 1's action must be an integer"),
+        ({"player_0": 0, "player_1": 0}, "no action for player_2"),
+        ({"player_0": 0, "player_1": 0, "player_2": 0, "player_3": 0}, "unknown agents \\['player_3'\\]"),
+        ([0, 0, 0], "must be a dict"),
+        ({"player_0": taken, "player_1": 0, "player_2": 0}, f"player 0 cannot play action {taken}"),
+    ]
+    for actions, message in bad_actions:
+        with pytest.raises(ValueError, match=message):
+            penv.step(actions)
+        assert _same_state(penv.game_state, before)
+    penv.step({agent: np.int64(0) for agent in penv.agents})  # numpy integers are fine
+
+
+def test_illegal_pass_mode_turns_illegal_grabs_into_passes():
+    penv = parallel_env(n_players=2, illegal_action="pass")
+    penv.reset(seed=0, options={"cards": RING_CARDS, "orders": ring_orders(10, 11)})
+    penv.step({"player_0": 0, "player_1": 12})  # player_1 is eliminated by card 11
+    _, _, _, _, infos = penv.step({"player_0": 0, "player_1": 5})
+    assert infos["player_1"]["illegal_action"] and not infos["player_0"]["illegal_action"]
+    assert penv.game_state.holdings[1] == 1 << 11
+    with pytest.raises(ValueError, match="cannot play action 37"):
+        penv.step({"player_0": 0, "player_1": N_ACTIONS})
+
+
+def test_options_and_their_errors():
+    penv = parallel_env(n_players=2)
+    penv.reset(seed=0, options={"cards": RING_CARDS, "orders": ring_orders(7)})
+    assert penv.game_state.newest == 7 and penv.game_state.aside == (0, 1, 2)
+    before = copy.deepcopy(penv.game_state)
+    for options, message in [({"orders": ring_orders()[:2]}, "3 permutations"),
+                             ({"cards": RING_CARDS[:-1]}, "36 cards"),
+                             ({"deck": RING_CARDS}, "unknown reset option")]:
+        with pytest.raises(ValueError, match=message):
+            penv.reset(seed=1, options=options)
+        assert _same_state(penv.game_state, before)
+
+
+def test_constructor_checks_and_call_order():
+    for kwargs, message in [({"n_players": 7}, "n_players"), ({"n_players": 1}, "n_players"),
+                            ({"obs_mode": "pixels"}, "obs_mode"), ({"reward": "score"}, "reward"),
+                            ({"illegal_action": "lose"}, "illegal_action"), ({"render_mode": "human"}, "render_mode"),
+                            ({"render_seat": 4}, "render_seat"), ({"reaction_times": (0.5, 0.5)}, "4 values")]:
+        with pytest.raises(ValueError, match=message):
+            DejaVuGrabParallelEnv(**kwargs)
+    penv = parallel_env(n_players=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        penv.step({"player_0": 0, "player_1": 0})
+    assert penv.observation_space("player_1") == observation_space("observation")
+    assert penv.observation_space("player_0") is not penv.observation_space("player_1")
+    with pytest.raises(ValueError, match="player_2"):
+        penv.action_space("player_2")
+    trajectory(penv, 0)
+    with pytest.raises(RuntimeError, match="game is over"):
+        penv.step({"player_0": 0, "player_1": 0})
+
+
+@pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
+def test_render_from_the_chosen_seat(mode):
+    penv = parallel_env(n_players=3, render_mode=mode, render_seat=2)
+    obs, _ = penv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        frame = penv.render()
+        if mode == "ansi":
+            assert isinstance(frame, str) and "P2 (you)" in frame.splitlines()[3]
+        else:
+            assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+        obs, *_ = penv.step(masked_random(obs, rng))
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert parallel_env().render() is None
+
+
+def test_importing_the_package_does_not_import_pettingzoo():
+    code = "import sys, dejavu_env, dejavu_env.grab, dejavu_env.grab.env; assert 'pettingzoo' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _same_state(a, b):
+    return all(data_equivalence(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
