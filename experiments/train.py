@@ -8,6 +8,11 @@ TensorBoard and CSV learning curves, periodic evaluations through the tournament
 and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its model card.
 ``--timesteps N`` replaces the stages' lengths by a total of N split in the same
 proportions: the smoke tests and the notebook train for a few hundred steps that way.
+
+An optional ``pretrain:`` section (see ``experiments.pretrain.PretrainConfig``) clones a
+teacher's play into the policy before the first stage (behaviour cloning, Grab only), so
+PPO fine-tunes a policy that already scores instead of searching a flat return; its
+curve goes to ``pretrain.csv`` and the cloned policy is evaluated at timestep 0.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from agents.ppo import ModelCard, PPOPlayer
 from dejavu_env.wrappers import StackObservations
 from experiments.evaluate import evaluate
 from experiments.opponents import build_mixture
+from experiments.pretrain import PretrainConfig, pretrain
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
 
@@ -59,6 +65,7 @@ class TrainConfig:
     eval_games: int = 200
     eval_opponents: list[str] = field(default_factory=list)
     best_against: str = ""
+    pretrain: PretrainConfig | None = None
 
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
@@ -70,13 +77,26 @@ class TrainConfig:
             raise ValueError(f"{path}: unknown config keys {unknown}")
         if raw["algo"] not in ("maskable_ppo", "recurrent_ppo"):
             raise ValueError(f"{path}: algo must be maskable_ppo or recurrent_ppo, got {raw['algo']!r}")
+        if raw.get("pretrain") is not None:
+            raw["pretrain"] = PretrainConfig.from_dict(raw["pretrain"])
         return cls(stages=stages, **raw)
 
     def scaled(self, total: int) -> TrainConfig:
-        """The same curriculum with ``total`` timesteps split in the stages' proportions."""
+        """The same curriculum with ``total`` timesteps split in the stages' proportions.
+
+        The warm start's games shrink in the same proportion (at least 2), so a short run is
+        short throughout.
+        """
         length = sum(s.timesteps for s in self.stages)
         stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
-        return dataclasses.replace(self, stages=stages, eval_every=min(self.eval_every, max(total // 2, 1)))
+        pre = self.pretrain
+        if pre is not None:
+            pre = dataclasses.replace(
+                pre,
+                episodes=max(2, pre.episodes * total // length),
+                dagger_episodes=max(2, pre.games_per_round * total // length),
+            )
+        return dataclasses.replace(self, stages=stages, eval_every=min(self.eval_every, max(total // 2, 1)), pretrain=pre)
 
     @property
     def card(self) -> ModelCard:
@@ -103,6 +123,15 @@ def env_factory(config: TrainConfig, stage: Stage, self_checkpoint: Path | None,
         return env
 
     return make
+
+
+def warm_start(config: TrainConfig, model: Any, out: Path, progress: bool) -> None:
+    """Behaviour cloning before the first stage, at a table of the first stage's opponents
+    unless ``pretrain.opponents`` names others; the curve goes to ``out/pretrain.csv``."""
+    pre = config.pretrain
+    stage = Stage(0, dict(pre.opponents or config.stages[0].opponents))
+    make_env = env_factory(dataclasses.replace(config, stack=1), stage, None, config.n_envs)
+    pretrain(model, config.card, pre, make_env, out / "pretrain.csv", progress=progress)
 
 
 def _model(config: TrainConfig, env: Any) -> Any:
@@ -173,6 +202,9 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
         if model is None:
             model = _model(config, vec_env)
             model.set_logger(logger)
+            if config.pretrain is not None:
+                warm_start(config, model, out, progress)
+                run_evaluation(model, 0)
         else:
             model.set_env(vec_env)
         model.learn(stage.timesteps, callback=evaluation, reset_num_timesteps=False, progress_bar=progress)
