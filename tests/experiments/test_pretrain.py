@@ -197,6 +197,28 @@ def test_pretrain_section_is_validated_scaled_and_run_before_the_first_stage(tmp
 
 def test_pretrain_refuses_other_games(tmp_path: Path) -> None:
     config = _config("grab")
-    card = dataclasses.replace(config.card, game="grid")
-    with pytest.raises(ValueError, match="grab"):
+    card = dataclasses.replace(config.card, game="chess")
+    with pytest.raises(ValueError, match="chess"):
         pretrain(None, card, PretrainConfig(), _make_env(config), tmp_path / "p.csv")
+
+
+def test_checkpoints_leave_out_the_optimizer_moments_but_training_keeps_them(tmp_path: Path) -> None:
+    import torch
+    from sb3_contrib import RecurrentPPO
+
+    from experiments.train import save_checkpoint
+
+    config = _config("grab")
+    model = _model(config)
+    for parameter in model.policy.parameters():
+        parameter.grad = torch.ones_like(parameter)
+    model.policy.optimizer.step()
+    before = {k: v["exp_avg"].clone() for k, v in model.policy.optimizer.state_dict()["state"].items()}
+    save_checkpoint(model, config.card, tmp_path / "m.zip")
+    after = model.policy.optimizer.state_dict()["state"]
+    assert before and all(torch.equal(before[k], after[k]["exp_avg"]) for k in before)
+    loaded = RecurrentPPO.load(tmp_path / "m.zip")
+    assert not loaded.policy.optimizer.state
+    for a, b in zip(loaded.policy.parameters(), model.policy.parameters()):
+        assert torch.equal(a, b)
+    assert (tmp_path / "m.json").exists()
