@@ -48,6 +48,9 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
         "forgetful": PlayerEntry(
             "agents.grid.forgetful:ForgetfulGridPlayer", summary="counting on a fading, limited memory of the current view"
         ),
+        "ppo-grid": PlayerEntry(
+            "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grid"}, "MaskablePPO (agents/checkpoints/ppo-grid.zip)"
+        ),
     },
     "grab": {
         "random": PlayerEntry("agents.random_player:RandomPlayer", summary="uniform over legal actions"),
@@ -62,6 +65,9 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
         ),
         "human-expert": PlayerEntry(
             "agents.grab.human:HumanGrabPlayer", {"preset": "expert"}, "a practised, fast player"
+        ),
+        "ppo-grab": PlayerEntry(
+            "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grab"}, "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)"
         ),
     },
 }
