@@ -10,6 +10,8 @@ count and of which worker played which game.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
 from collections.abc import Sequence
 
 from tqdm import tqdm
@@ -26,6 +28,20 @@ def _init_worker(game: Game) -> None:
     global _game
     _game = game
     _players.clear()
+
+
+def _init_pool_worker(game: Game) -> None:
+    """A pool worker is one of ``workers`` processes sharing the cores, so a learned player's
+    one-observation forward passes run on one thread: with torch's default of one thread per
+    core, two workers on two cores were 14 times slower (1.3 s against 0.09 s per grid game).
+    The variables reach torch if the worker imports it later; ``set_num_threads`` covers a
+    torch already imported by the parent before the fork."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    _init_worker(game)
 
 
 def _play(match: Match) -> Outcome:
@@ -54,7 +70,7 @@ def play_schedule(game: Game, schedule: Sequence[Match], workers: int = 1, progr
                 bar.update()
         else:
             chunk = max(1, min(64, len(schedule) // (workers * 8)))
-            with multiprocessing.Pool(workers, initializer=_init_worker, initargs=(game,)) as pool:
+            with multiprocessing.Pool(workers, initializer=_init_pool_worker, initargs=(game,)) as pool:
                 for outcome in pool.imap(_play, schedule, chunksize=chunk):
                     outcomes.append(outcome)
                     bar.update()
