@@ -7,9 +7,14 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from agents.tournament.results import PairRow, PlayerRow, TournamentResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PAIR_HEADERS = ("player", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high")
 PLAYER_HEADERS = tuple(f.name for f in dataclasses.fields(PlayerRow))
@@ -88,13 +93,13 @@ def _write_csv(path: Path, headers: Sequence[str], rows: list[tuple[Any, ...]]) 
         writer.writerows(rows)
 
 
-def heatmap(result: TournamentResult, path: Path) -> None:
-    """Save a PNG of head-to-head win rates, strongest player first on both axes."""
-    import matplotlib
+def heatmap_figure(result: TournamentResult) -> Figure:
+    """Head-to-head win rates as a matplotlib figure, strongest player first on both axes.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    Built with ``matplotlib.figure.Figure``, not pyplot, so drawing it neither needs nor
+    switches a backend: a notebook's inline plots keep working after a tournament is saved.
+    """
+    from matplotlib.figure import Figure
 
     names = [r.player for r in result.players]
     index = {name: i for i, name in enumerate(names)}
@@ -102,7 +107,8 @@ def heatmap(result: TournamentResult, path: Path) -> None:
     for row in result.pairs:
         rates[index[row.player], index[row.opponent]] = row.win_rate
     size = 1.2 + 0.9 * len(names)
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    fig = Figure(figsize=(size + 1.5, size))
+    ax = fig.subplots()
     image = ax.imshow(rates, vmin=0.0, vmax=1.0, cmap="RdYlGn")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
@@ -115,8 +121,12 @@ def heatmap(result: TournamentResult, path: Path) -> None:
     ax.set_title(f"{result.game}: head-to-head {what}", fontsize=10)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
+
+
+def heatmap(result: TournamentResult, path: Path) -> None:
+    """Save :func:`heatmap_figure` as a PNG."""
+    heatmap_figure(result).savefig(path, dpi=120)
 
 
 def write_outputs(result: TournamentResult, out_dir: str | Path, command: str | None = None) -> list[Path]:
