@@ -1,20 +1,34 @@
-"""Evaluating a player against fixed opponents with the tournament's seats and seeds.
+"""Evaluating players against fixed opponents with the tournament's seats and seeds.
 
-Used during training (the model is evaluated in memory, in this process) and by the
-notebook. Grid: head-to-head against each opponent, seats swapped. Grab: the player sits at
-a table of copies of one opponent, seats rotated, and its mean points are compared with
-those a reference player (``perfect``) scores at the same tables with the same deals.
+Grid: head-to-head against each opponent, seats swapped on each deal. Grab: the player sits
+at a table of ``table_size - 1`` copies of one opponent, seats rotated through every position.
+The schedule's seeds depend on the opponents only, so every player evaluated against an
+opponent gets the same deals: comparing a learner's mean points with a reference player's
+(``perfect``) at the same tables is a paired comparison.
+
+Used during training (the model is evaluated in memory, in this process) and from the shell,
+a gauntlet of registered players::
+
+    python -m experiments.evaluate --game grab --players ppo-grab,perfect --opponents human-casual \
+        --games 2000 --reference perfect --out experiments/results/grab-ppo
 """
 
 from __future__ import annotations
 
+import argparse
+import csv
+import multiprocessing
+import shlex
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from agents.base import Player
 from agents.registry import make_player
 from agents.stats import mean_interval, wilson_interval
 from agents.tournament import get_game, make_schedule
+from agents.tournament.run import limit_torch_threads
 
 
 @dataclass(frozen=True)
@@ -71,3 +85,117 @@ def evaluate(
             points.append(outcome.points[seat])
         rows.append(_row(opponent, results, points))
     return rows
+
+
+@dataclass(frozen=True)
+class GauntletRow:
+    """One registered player's :class:`EvalRow` against one opponent, for the shell's tables.
+
+    ``illegal_rate``: the share of decisions where a learned player chose a masked-out action
+    and fell back to a legal one (empty for players that never do). ``points_vs_reference``:
+    mean points over the reference player's at the same tables (empty without a reference).
+    """
+
+    player: str
+    row: EvalRow
+    illegal_rate: float | None
+    points_vs_reference: float | None = None
+
+    def values(self) -> list[object]:
+        ratio = self.points_vs_reference
+        return [self.player, *asdict(self.row).values(), self.illegal_rate, ratio]
+
+
+HEADERS = ("player", *EvalRow.__dataclass_fields__, "illegal_rate", "points_vs_reference")
+
+
+def _gauntlet_job(job: tuple[str, str, str, int, int, int]) -> GauntletRow:
+    game, name, opponent, games, seed, table_size = job
+    player = make_player(game, name, seed=seed)
+    (row,) = evaluate(game, player, [opponent], games, seed=seed, table_size=table_size)
+    decisions = getattr(player, "decisions", 0)
+    illegal = getattr(player, "illegal_choices", 0) / decisions if decisions else None
+    return GauntletRow(name, row, illegal)
+
+
+def gauntlet(
+    game: str, players: Sequence[str], opponents: Sequence[str], games: int, *, seed: int = 0,
+    table_size: int = 4, reference: str | None = None, workers: int = 1,
+) -> list[GauntletRow]:
+    """Every registered player against every opponent, one process per (player, opponent)."""
+    if reference is not None and reference not in players:
+        raise ValueError(f"reference {reference!r} must be one of the players {list(players)}")
+    jobs = [(game, name, opponent, games, seed, table_size) for name in players for opponent in opponents]
+    if workers > 1:
+        with multiprocessing.Pool(min(workers, len(jobs)), initializer=limit_torch_threads) as pool:
+            rows = pool.map(_gauntlet_job, jobs, chunksize=1)
+    else:
+        rows = [_gauntlet_job(job) for job in jobs]
+    if reference is None:
+        return rows
+    base = {r.row.opponent: r.row.mean_points for r in rows if r.player == reference}
+    return [GauntletRow(r.player, r.row, r.illegal_rate, r.row.mean_points / base[r.row.opponent] if base[r.row.opponent] else None) for r in rows]
+
+
+def gauntlet_markdown(game: str, rows: Sequence[GauntletRow], table_size: int, seed: int, command: str) -> str:
+    """The rows as a Markdown table, with the command and how to read them."""
+    if game == "grid":
+        how = "head-to-head against each opponent, seats swapped on each deal; win = the game won (a draw or truncation counts as neither)"
+        points = "final score (cards + tokens / 2)"
+    else:
+        how = (f"each player at a table of {table_size - 1} copies of the opponent, seats rotated through every position; "
+               "win = the top total at the table (a shared top total counts)")
+        points = "total points of the game"
+    games = rows[0].row.games if rows else 0
+    lines = [f"# {game} gauntlet", "", "Command:", "", "```", command, "```", "",
+             f"{game}: {games} games per player and opponent, seed {seed}; {how}. Every player meets the same deals "
+             f"(the seeds depend on the opponents only). win_rate has a Wilson 95% interval; mean_points = {points}, "
+             "with a Student t 95% interval; illegal_rate = the share of a learned player's decisions that chose a "
+             "masked-out action (played as a legal fallback); points_vs_reference = mean points over the reference "
+             "player's at the same tables.", "",
+             "| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
+    for r in rows:
+        cells = ["" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.evaluate", description="Registered players against fixed opponents, on the same deals.")
+    parser.add_argument("--game", required=True, choices=["grab", "grid"])
+    parser.add_argument("--players", required=True, help="comma-separated registered names to evaluate")
+    parser.add_argument("--opponents", required=True, help="comma-separated registered names; grab: the table is copies of one")
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--table-size", type=int, default=4, help="grab: players per table (grid: always 2)")
+    parser.add_argument("--reference", help="a player of --players whose mean points the others are compared with")
+    parser.add_argument("--workers", type=int, default=multiprocessing.cpu_count())
+    parser.add_argument("--out", help="folder for gauntlet.csv and gauntlet.md")
+    args = parser.parse_args(argv)
+    try:
+        rows = gauntlet(args.game, _names(args.players), _names(args.opponents), args.games, seed=args.seed,
+                        table_size=args.table_size, reference=args.reference, workers=args.workers)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    command = shlex.join(["python", "-m", "experiments.evaluate", *(sys.argv[1:] if argv is None else argv)])
+    text = gauntlet_markdown(args.game, rows, args.table_size, args.seed, command)
+    print(text)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        with (out / "gauntlet.csv").open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(HEADERS)
+            writer.writerows(r.values() for r in rows)
+        (out / "gauntlet.md").write_text(text)
+        print(f"wrote {out / 'gauntlet.csv'}\nwrote {out / 'gauntlet.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -30,17 +30,23 @@ def _init_worker(game: Game) -> None:
     _players.clear()
 
 
-def _init_pool_worker(game: Game) -> None:
-    """A pool worker is one of ``workers`` processes sharing the cores, so a learned player's
-    one-observation forward passes run on one thread: with torch's default of one thread per
-    core, two workers on two cores were 14 times slower (1.3 s against 0.09 s per grid game).
-    The variables reach torch if the worker imports it later; ``set_num_threads`` covers a
-    torch already imported by the parent before the fork."""
+def limit_torch_threads() -> None:
+    """Make this process run torch on one thread; for a pool worker, one of several sharing the cores.
+
+    A learned player's one-observation forward passes gain nothing from intra-op threads, and
+    with torch's default of one thread per core, two workers on two cores were 14 times slower
+    (1.3 s against 0.09 s per grid game). The variables reach torch if the process imports it
+    later; ``set_num_threads`` covers a torch already imported by the parent before the fork.
+    """
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
+
+
+def _init_pool_worker(game: Game) -> None:
+    limit_torch_threads()
     _init_worker(game)
 
 

@@ -1,0 +1,53 @@
+"""The gauntlet: registered players against fixed opponents, on the same deals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from experiments.evaluate import HEADERS, gauntlet, main
+
+
+def test_every_player_meets_the_same_deals_whoever_else_is_evaluated() -> None:
+    alone = gauntlet("grab", ["perfect"], ["human-child"], games=6, seed=3)
+    together = gauntlet("grab", ["human-casual", "perfect"], ["human-child"], games=6, seed=3)
+    assert together[1].player == "perfect"
+    assert together[1].row == alone[0].row
+
+
+def test_points_are_compared_with_the_reference_at_the_same_tables() -> None:
+    rows = gauntlet("grab", ["human-casual", "perfect"], ["human-child"], games=8, seed=1, reference="perfect")
+    casual, perfect = rows
+    assert perfect.points_vs_reference == 1.0
+    assert casual.points_vs_reference == pytest.approx(casual.row.mean_points / perfect.row.mean_points)
+    assert casual.points_vs_reference < 1.0, "the perfect-memory player outscores a casual one at the same tables"
+    assert casual.illegal_rate is None, "heuristic players never fall back from an illegal choice"
+
+
+def test_grid_gauntlet_is_head_to_head_with_seats_swapped() -> None:
+    (row,) = gauntlet("grid", ["counting"], ["random"], games=4, seed=0)
+    assert row.row.games == 4
+    assert row.row.wins == 4
+
+
+def test_a_reference_outside_the_players_is_refused() -> None:
+    with pytest.raises(ValueError, match="reference 'perfect' must be one of the players"):
+        gauntlet("grab", ["human-casual"], ["human-child"], games=2, reference="perfect")
+
+
+def test_the_shell_command_writes_csv_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--game", "grab", "--players", "human-casual,perfect", "--opponents", "human-child", "--games", "4",
+            "--reference", "perfect", "--workers", "2", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    csv_lines = (tmp_path / "gauntlet.csv").read_text().splitlines()
+    assert csv_lines[0] == ",".join(HEADERS)
+    assert len(csv_lines) == 3
+    markdown = (tmp_path / "gauntlet.md").read_text()
+    assert "python -m experiments.evaluate --game grab" in markdown
+    assert "| perfect | human-child | 4 |" in markdown
+    assert "grab gauntlet" in capsys.readouterr().out
+
+
+def test_the_shell_command_names_a_bad_reference() -> None:
+    assert main(["--game", "grab", "--players", "human-casual", "--opponents", "human-child", "--games", "2", "--reference", "perfect"]) == 2
