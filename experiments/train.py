@@ -7,7 +7,7 @@ the previous stage). Everything a run makes goes to ``--out`` (default ``runs/<n
 TensorBoard and CSV learning curves, periodic evaluations through the tournament's seats
 and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its model card.
 ``--timesteps N`` replaces the stages' lengths by a total of N split in the same
-proportions: the smoke tests and the notebook train for a few hundred steps that way.
+proportions: the smoke tests train for a few hundred steps that way.
 
 An optional ``pretrain:`` section (see ``experiments.pretrain.PretrainConfig``) clones a
 teacher's play into the policy before the first stage (behaviour cloning), so PPO
