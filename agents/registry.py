@@ -79,6 +79,11 @@ def _game_table(game: str) -> dict[str, PlayerEntry]:
     return PLAYERS[game]
 
 
+def parse_names(text: str) -> list[str]:
+    """Player names as the command lines take them: comma-separated, spaces and empty items ignored."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def available_players(game: str) -> list[str]:
     """The registered player names of ``game``, sorted."""
     return sorted(_game_table(game))

@@ -16,7 +16,7 @@ a gauntlet of registered players::
 from __future__ import annotations
 
 import argparse
-import csv
+import dataclasses
 import multiprocessing
 import shlex
 import sys
@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agents.base import Player
-from agents.registry import make_player
+from agents.registry import make_player, parse_names
 from agents.stats import mean_interval, wilson_interval
 from agents.tournament import get_game, make_schedule
+from agents.tournament.report import markdown_table, write_csv
 from agents.tournament.run import limit_torch_threads
 
 
@@ -134,7 +135,10 @@ def gauntlet(
     if reference is None:
         return rows
     base = {r.row.opponent: r.row.mean_points for r in rows if r.player == reference}
-    return [GauntletRow(r.player, r.row, r.illegal_rate, r.row.mean_points / base[r.row.opponent] if base[r.row.opponent] else None) for r in rows]
+    return [
+        dataclasses.replace(r, points_vs_reference=r.row.mean_points / base[r.row.opponent] if base[r.row.opponent] else None)
+        for r in rows
+    ]
 
 
 def gauntlet_markdown(game: str, rows: Sequence[GauntletRow], table_size: int, seed: int, command: str) -> str:
@@ -153,15 +157,8 @@ def gauntlet_markdown(game: str, rows: Sequence[GauntletRow], table_size: int, s
              "with a Student t 95% interval; illegal_rate = the share of a learned player's decisions that chose a "
              "masked-out action (played as a legal fallback); points_vs_reference = mean points over the reference "
              "player's at the same tables.", "",
-             "| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
-    for r in rows:
-        cells = ["" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()]
-        lines.append("| " + " | ".join(cells) + " |")
+             markdown_table(HEADERS, [["" if v is None else v for v in r.values()] for r in rows])]
     return "\n".join(lines) + "\n"
-
-
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -177,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="folder for gauntlet.csv and gauntlet.md")
     args = parser.parse_args(argv)
     try:
-        rows = gauntlet(args.game, _names(args.players), _names(args.opponents), args.games, seed=args.seed,
+        rows = gauntlet(args.game, parse_names(args.players), parse_names(args.opponents), args.games, seed=args.seed,
                         table_size=args.table_size, reference=args.reference, workers=args.workers)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -188,10 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        with (out / "gauntlet.csv").open("w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(HEADERS)
-            writer.writerows(r.values() for r in rows)
+        write_csv(out / "gauntlet.csv", HEADERS, [r.values() for r in rows])
         (out / "gauntlet.md").write_text(text)
         print(f"wrote {out / 'gauntlet.csv'}\nwrote {out / 'gauntlet.md'}")
     return 0

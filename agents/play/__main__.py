@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from agents.play.session import Quit, Terminal
-from agents.registry import available_players
+from agents.registry import available_players, parse_names
 
 DEFAULT_GRAB_OPPONENTS = "human-child,human-casual,human-expert"
 
@@ -52,8 +52,7 @@ def main(
         else:
             from agents.play.grab import play_grab
 
-            names = [n.strip() for n in args.opponents.split(",") if n.strip()]
-            play_grab(names, args.reaction_time, args.seed, terminal)
+            play_grab(parse_names(args.opponents), args.reaction_time, args.seed, terminal)
     except Quit:
         terminal.say("\nBye.")
     except ValueError as error:

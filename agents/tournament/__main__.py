@@ -13,7 +13,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from agents.registry import available_players
+from agents.registry import available_players, parse_names
 from agents.tournament import GAMES, print_tables, run_tournament, write_outputs
 
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    names = [n.strip() for n in args.players.split(",") if n.strip()] if args.players else available_players(args.game)
+    names = parse_names(args.players) if args.players else available_players(args.game)
     try:
         result = run_tournament(
             args.game,

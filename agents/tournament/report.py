@@ -52,7 +52,7 @@ def describe(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
-def _markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -82,11 +82,11 @@ def _document(
     parts = [f"# {result.game} tournament: {title.lower()}", ""]
     if command:
         parts += ["Command:", "", "```", command, "```", ""]
-    parts += [describe(result), "", _markdown_table(headers, rows), ""]
+    parts += [describe(result), "", markdown_table(headers, rows), ""]
     return "\n".join(parts)
 
 
-def _write_csv(path: Path, headers: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+def write_csv(path: Path, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(headers)
@@ -134,9 +134,9 @@ def write_outputs(result: TournamentResult, out_dir: str | Path, command: str | 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / name for name in ("pairs.csv", "pairs.md", "players.csv", "players.md", "heatmap.png")]
-    _write_csv(paths[0], PAIR_HEADERS, [_pair_values(r) for r in result.pairs])
+    write_csv(paths[0], PAIR_HEADERS, [_pair_values(r) for r in result.pairs])
     paths[1].write_text(pairs_markdown(result, command))
-    _write_csv(paths[2], PLAYER_HEADERS, [_player_values(r) for r in result.players])
+    write_csv(paths[2], PLAYER_HEADERS, [_player_values(r) for r in result.players])
     paths[3].write_text(players_markdown(result, command))
     heatmap(result, paths[4])
     return paths

@@ -9,7 +9,7 @@ import pytest
 
 from agents.ppo import CHECKPOINTS, ModelCard
 from agents.registry import make_player
-from agents.tournament import run_tournament
+from agents.tournament import get_game, run_tournament
 from tests.agents.test_play import Script, first_legal_grid_move
 
 pytest.importorskip("sb3_contrib")
@@ -35,8 +35,6 @@ def test_ppo_grid_beats_random_in_the_tournament_and_plays_only_legal_moves() ->
 
 
 def test_ppo_grab_outscores_casual_players_from_its_own_memory() -> None:
-    from agents.tournament import get_game
-
     spec = get_game("grab")
     learner = make_player("grab", "ppo-grab", seed=0)
     casuals = [make_player("grab", "human-casual", seed=i) for i in range(3)]
