@@ -54,9 +54,11 @@ import numpy as np
 
 from agents.ppo import ModelCard
 from agents.registry import make_player
-from dejavu_env.core.players import checked_action, player_obs_mode, reset_player
+from dejavu_env.core.actions import as_action
+from dejavu_env.core.players import player_obs_mode, reset_player
 from dejavu_env.core.validation import check_int
-from dejavu_env.grab.observation import OBS_SIZES, Observer, observation_space
+from dejavu_env.grab.observation import LAYOUTS, Observer
+from dejavu_env.grab.rules import legal_mask as grab_legal_mask
 from dejavu_env.grid.observation import Observer as GridObserver
 from dejavu_env.grid.rules import mask_array
 from dejavu_env.wrappers import ObservationStack
@@ -185,7 +187,7 @@ def _compact(observations: list[np.ndarray]) -> np.ndarray:
 class TeacherView:
     """The teacher's observation of the agent's seat, built from the env's game state.
 
-    An ``Observer`` in the teacher's ``obs_mode`` is updated from ``env.unwrapped.state`` at
+    An ``Observer`` in the teacher's ``obs_mode`` is updated from ``env.unwrapped.game_state`` at
     each decision, exactly as the env updates the agent's own observer, so the teacher sees
     what it would see sitting in the agent's seat with its preferred view.
     """
@@ -193,16 +195,16 @@ class TeacherView:
     def __init__(self, teacher: Any, env_obs_mode: str) -> None:
         mode = player_obs_mode(teacher, env_obs_mode)
         self.observer = Observer(0, mode)
-        student_size = OBS_SIZES[env_obs_mode]
+        student_size = LAYOUTS[env_obs_mode].size
         self.privileged = slice(student_size, None)
-        self.privileged_high = observation_space(mode)["observation"].high[student_size:]
+        self.privileged_high = LAYOUTS[mode].high()[student_size:]
 
     def reset(self) -> None:
         self.observer.reset()
 
     def __call__(self, env: gym.Env) -> dict[str, np.ndarray]:
-        self.observer.update(env.unwrapped.state)
-        return self.observer.observation()
+        state = env.unwrapped.game_state
+        return {"observation": self.observer.observe(state).copy(), "action_mask": grab_legal_mask(state, 0)}
 
 
 class GridTeacherView:
@@ -224,9 +226,17 @@ class GridTeacherView:
             observer.reset()
 
     def __call__(self, env: gym.Env) -> dict[str, np.ndarray]:
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         vector = self.observers[state.player].observe(state).copy()
         return {"observation": vector, "action_mask": mask_array(state.legal)}
+
+
+def ask_teacher(teacher: Any, view: dict[str, np.ndarray], mask: np.ndarray) -> int:
+    """The teacher's label for ``view``: a legal action, or a ``ValueError`` naming the teacher."""
+    action = teacher(view, mask.copy())
+    if not mask[as_action(action, len(mask), f"teacher {teacher!r}")]:
+        raise ValueError(f"teacher {teacher!r} chose illegal action {action}")
+    return int(action)
 
 
 TEACHER_VIEWS = {"grab": TeacherView, "grid": GridTeacherView}
@@ -321,7 +331,7 @@ def record(
         raise ValueError(f"the student plays {student.fresh.size} lanes, the recording has {len(teachers)}")
     for teacher in teachers:
         env = make_env()
-        if not hasattr(env.unwrapped, "state"):
+        if not hasattr(env.unwrapped, "game_state"):
             raise ValueError(f"behaviour cloning needs an env with a game state, got {env.unwrapped!r}")
         lanes.append(_Lane(env, teacher, TEACHER_VIEWS[game](teacher, env.unwrapped.obs_mode)))
     seeds = np.random.default_rng(seed).integers(0, 2**31, size=(episodes, 2)).tolist()
@@ -350,7 +360,7 @@ def record(
             lane = lanes[i]
             mask = lane.info["action_mask"]
             view = lane.view(lane.env)
-            lane.labels.append(checked_action(lane.teacher, view, mask))
+            lane.labels.append(ask_teacher(lane.teacher, view, mask))
             lane.privileged.append(view["observation"][lane.view.privileged] / lane.view.privileged_high)
             lane.seen.append(lane.observation["observation"])
             lane.masks.append(mask)

@@ -21,7 +21,7 @@ import numpy as np
 from agents.base import Player
 from agents.grab.human import check_reaction_time
 from dejavu_env.grab.cards import N_OBJECTS
-from dejavu_env.grab.observation import NEWEST, OBS_SIZES, SEEN
+from dejavu_env.grab.observation import LAYOUTS, NEWEST, SEEN
 
 PERFECT_REACTION_TIME = 0.5
 
@@ -42,9 +42,9 @@ class PerfectGrabPlayer(Player):
 
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
         vector = observation["observation"]
-        if vector.shape[-1] != OBS_SIZES["info_state"]:
+        if vector.shape[-1] != LAYOUTS["info_state"].size:
             raise ValueError(
-                f"perfect reads the info_state view ({OBS_SIZES['info_state']} floats), got {vector.shape[-1]}"
+                f"perfect reads the info_state view ({LAYOUTS['info_state'].size} floats), got {vector.shape[-1]}"
             )
         ready = (vector[SEEN : SEEN + N_OBJECTS] == 2) & (action_mask[1:] == 1)
         if not ready.any():

@@ -46,7 +46,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
-from dejavu_env.grid.observation import MAX_CANDIDATE_COUNT, OBS_MODES, layout, obs_size
+from dejavu_env.grid.observation import LAYOUTS, MAX_CANDIDATE_COUNT, OBS_MODES
 from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS
 
 DEDUCTION_ROUNDS = 2
@@ -70,9 +70,9 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 
 def _obs_mode_of(size: int) -> str:
     for mode in OBS_MODES:
-        if obs_size(mode) == size:
+        if LAYOUTS[mode].size == size:
             return mode
-    raise ValueError(f"a grid observation has {[obs_size(m) for m in OBS_MODES]} entries, got {size}")
+    raise ValueError(f"a grid observation has {[LAYOUTS[m].size for m in OBS_MODES]} entries, got {size}")
 
 
 class GridSlotExtractor(BaseFeaturesExtractor):
@@ -99,7 +99,7 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         self.slot_dim = slot_dim
         self._offsets: dict[str, tuple[int, tuple[int, ...]]] = {}
         offset = 0
-        for name, shape in layout(self.obs_mode):
+        for name, shape in ((p.name, p.shape) for p in LAYOUTS[self.obs_mode].pieces):
             self._offsets[name] = (offset, shape)
             offset += prod(shape)
         shows = np.array(SHOWS, dtype=np.float32)

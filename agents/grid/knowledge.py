@@ -20,7 +20,7 @@ from math import prod
 import numpy as np
 
 from dejavu_env.grid.cards import BLUE, CARDS, MAX_BLUE, MIN_BLUE, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
-from dejavu_env.grid.observation import layout, obs_size
+from dejavu_env.grid.observation import LAYOUTS
 
 ALL_CARDS = (1 << N_CARDS) - 1
 BLUE_CARDS: tuple[int, ...] = tuple(
@@ -92,11 +92,11 @@ def _reader(obs_mode: str) -> np.ndarray:
     """
     offsets = {}
     offset = 0
-    for name, shape in layout(obs_mode):
+    for name, shape in ((p.name, p.shape) for p in LAYOUTS[obs_mode].pieces):
         offsets[name] = offset
         offset += prod(shape)
     n_cols = 2 * N_SLOTS + 4 + 2 + 6 + 2 + 2
-    m = np.zeros((obs_size(obs_mode), n_cols), dtype=np.float64)
+    m = np.zeros((LAYOUTS[obs_mode].size, n_cols), dtype=np.float64)
     blues = np.arange(MIN_BLUE, MAX_BLUE + 1)
     n_blues = len(blues)
     for s in range(N_SLOTS):
@@ -128,7 +128,7 @@ def _reader(obs_mode: str) -> np.ndarray:
 
 
 _READERS = {mode: _reader(mode) for mode in ("info_state", "observation")}
-_SIZES = {mode: obs_size(mode) for mode in ("info_state", "observation")}
+_SIZES = {mode: LAYOUTS[mode].size for mode in ("info_state", "observation")}
 
 
 def read_view(vector: np.ndarray, obs_mode: str) -> GridView:

@@ -47,13 +47,13 @@ def _round_summaries(env: DejaVuGrabEnv, first: int, labels: Sequence[str]) -> l
     end of each round).
     """
     lines = []
-    for r in range(first, len(env.state.round_points)):
+    for r in range(first, len(env.game_state.round_points)):
         scores = ", ".join(
             f"{_seat_name(s, labels)} {'out' if out else points}"
-            for s, (points, out) in enumerate(zip(env.state.round_points[r], env.state.round_eliminated[r]))
+            for s, (points, out) in enumerate(zip(env.game_state.round_points[r], env.game_state.round_eliminated[r]))
         )
         lines.append(f"Round {r + 1} is over. Points this round: {scores}.")
-        if env.state.round_eliminated[r][0]:
+        if env.game_state.round_eliminated[r][0]:
             lines.append(
                 "You were out of that round: a card showed an object you held, or it was on a card set aside."
             )
@@ -69,7 +69,7 @@ def play_grab(opponent_names: Sequence[str], reaction_time: float, seed: int | N
         n_players=len(labels), opponents=opponents, reaction_times=times, obs_mode="observation", render_mode="ansi"
     )
     observation, info = env.reset(seed=seed)
-    names = env.state.deck.names
+    names = env.game_state.deck.names
     seats = ", ".join(f"P{s} {'you' if s == 0 else labels[s]}" for s in range(len(labels)))
     terminal.say(f"Grab game: {seats}. Your reaction time: {reaction_time:g} s. Type 'help' for how to play.\n")
     news: list[str] = []
@@ -100,9 +100,9 @@ def play_grab(opponent_names: Sequence[str], reaction_time: float, seed: int | N
             extra=show_list,
         )
         action = prompt.ask(terminal)
-        rounds_done = len(env.state.round_points)
+        rounds_done = len(env.game_state.round_points)
         observation, _, terminated, _, info = env.step(action)
-        if len(env.state.round_points) > rounds_done:
+        if len(env.game_state.round_points) > rounds_done:
             news = _round_summaries(env, rounds_done, labels)
         else:
             news = _events(view, decode(observation["observation"], "observation"), action, labels, names)
@@ -111,7 +111,7 @@ def play_grab(opponent_names: Sequence[str], reaction_time: float, seed: int | N
     for line in news:
         terminal.say(line)
     totals = ", ".join(f"{_seat_name(s, labels)} {p}" for s, p in enumerate(info["points"]))
-    winners = info["winner"]
+    winners = np.flatnonzero(info["winners"]).tolist()
     if winners == [0]:
         verdict = "You win!"
     elif 0 in winners:

@@ -11,11 +11,16 @@ from agents.play.session import Prompt, Terminal
 from agents.registry import make_player
 
 
+def played(info: dict) -> list[int]:
+    """The opponent's moves since the person's last one (``info["opponent_actions"]`` without its padding)."""
+    return [int(a) for a in info["opponent_actions"] if a >= 0]
+
+
 def _why_not(env: DejaVuGridEnv, mask, action: int) -> str:
     """Empty if ``action`` is legal, else what is wrong and what is legal instead."""
     if mask[action]:
         return ""
-    reason = env.state.illegal_reason(action).split(" is illegal: ", 1)[-1]
+    reason = env.game_state.illegal_reason(action).split(" is illegal: ", 1)[-1]
     legal = [a for a in range(len(mask)) if mask[a]]
     return f"you can't {grid_move_name(action)} now: {reason}.\n  Legal now: {describe_grid_moves(legal)}"
 
@@ -27,9 +32,8 @@ def play_grid(opponent_name: str, seat: int, seed: int | None, terminal: Termina
     observation, info = env.reset(seed=seed)
     terminal.say(f"Grid game against {opponent_name}; you are seat {seat}. Type 'help' for the moves.\n")
     while True:
-        if info["opponent_actions"]:
-            moves = ", ".join(grid_move_name(a) for a in info["opponent_actions"])
-            terminal.say(f"{opponent_name} played: {moves}")
+        if played(info):
+            terminal.say(f"{opponent_name} played: {', '.join(grid_move_name(a) for a in played(info))}")
         terminal.say(env.render())
         mask = observation["action_mask"]
         legal = [a for a in range(len(mask)) if mask[a]]
@@ -49,10 +53,13 @@ def play_grid(opponent_name: str, seat: int, seed: int | None, terminal: Termina
             )
         if terminated or truncated:
             break
-    if info["opponent_actions"]:
-        terminal.say(f"{opponent_name} played: {', '.join(grid_move_name(a) for a in info['opponent_actions'])}")
+    if played(info):
+        terminal.say(f"{opponent_name} played: {', '.join(grid_move_name(a) for a in played(info))}")
     terminal.say(env.render())
     mine, theirs = info["scores"]
-    verdict = {"agent": "You win!", "opponent": f"{opponent_name} wins.", "draw": "A draw.", None: "Turn limit reached."}
-    how = {"hunches": " (all 7 hunch tokens)", "end_card": "", "truncated": ""}.get(info["reason"], "")
-    terminal.say(f"{verdict[info['winner']]}{how} Scores: you {mine:g}, {opponent_name} {theirs:g}.")
+    if info["reason"] == "truncated":
+        verdict = "Turn limit reached."
+    else:
+        verdict = {0: "You win!", 1: f"{opponent_name} wins.", -1: "A draw."}[info["winner"]]
+    how = {"hunches": " (all 7 hunch tokens)"}.get(info["reason"], "")
+    terminal.say(f"{verdict}{how} Scores: you {mine:g}, {opponent_name} {theirs:g}.")

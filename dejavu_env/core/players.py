@@ -1,23 +1,33 @@
-"""The contract between an environment and the players it seats.
+"""The contract between an environment and the players it seats, and the one place players are asked.
 
-A player is any callable ``player(observation, action_mask) -> int``: ``observation``
-is the same dict the agent receives (``{"observation": ..., "action_mask": ...}``) built
-for the player's own seat, and ``action_mask`` is its int8 legal-action mask. Plain
-functions work; richer players (``agents.Player``) may also declare:
+A player is any callable ``player(observation, action_mask) -> int``: ``observation`` is
+the same dict the agent receives (``{"observation": ..., "action_mask": ...}``) built for
+the player's own seat, and ``action_mask`` is its int8 legal-action mask. Plain functions
+work; richer players (``agents.Player``) may also declare:
 
 - ``obs_mode``: ``"info_state"`` or ``"observation"``, the view they need (the env's own
   mode is used when absent);
 - ``reset(seed)``: called at every env reset with a seed drawn from the env's generator,
   so that a seeded env gives the same trajectory bit for bit;
-- ``reaction_time``: the mean reaction time in seconds (Grab only), used when the env is
-  not given explicit ``reaction_times``.
+- ``reaction_time``: the mean reaction time in seconds (Grab only), read at every reset.
+
+What a front end guarantees (the error contract, ``docs/robustness.md``): a player gets
+copies of its observation and a read-only mask, so it cannot change the game through them;
+its answer must be an integral action id (:func:`dejavu_env.core.actions.as_action`) that
+the *engine* finds legal; anything else (an exception inside the player included) surfaces
+as a :class:`PlayerError` naming the seat and the cause, chaining the original exception,
+and the front end rolls the game back to where it was before the step. A player that takes
+very long is not interrupted: a call is trusted to return.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from dejavu_env.core.actions import as_action
 
 
 @runtime_checkable
@@ -25,6 +35,10 @@ class PlayerFn(Protocol):
     """Anything that picks a legal action id from its seat's observation and mask."""
 
     def __call__(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int: ...
+
+
+class PlayerError(ValueError):
+    """A seated player raised, answered something that is not an action id, or chose an illegal action."""
 
 
 def player_obs_mode(player: Any, default: str) -> str:
@@ -39,13 +53,38 @@ def reset_player(player: Any, seed: int) -> None:
         reset(seed=seed)
 
 
-def checked_action(player: Any, observation: dict[str, np.ndarray], mask: np.ndarray) -> int:
-    """Ask ``player`` for an action and insist that it is legal.
+def check_player(player: Any, where: str) -> Any:
+    """``player`` if it is callable as ``player(observation, action_mask)``, else ``ValueError`` naming ``where``."""
+    if not callable(player):
+        raise ValueError(f"{where} must be callable as player(observation, action_mask) -> int, got {player!r:.80}")
+    return player
 
-    Why: a buggy opponent must not silently corrupt the agent's game; an illegal
-    choice is the player's fault and is reported as a ``ValueError`` naming it.
+
+def ask_player(
+    player: Any,
+    seat: int,
+    vector: np.ndarray,
+    mask: np.ndarray,
+    is_legal: Callable[[int], bool],
+) -> int:
+    """Ask ``player`` at ``seat`` for an action, given its observation ``vector`` and int8 ``mask``.
+
+    The player gets a copy of ``vector`` and a read-only copy of ``mask`` (the same array in
+    the observation dict and as the second argument); legality is checked with
+    ``is_legal(action)``, which reads the engine's own state, never the array handed out.
     """
-    action = int(player(observation, mask))
-    if not 0 <= action < len(mask) or not mask[action]:
-        raise ValueError(f"player {player!r} chose illegal action {action}; legal: {np.flatnonzero(mask).tolist()}")
+    handed = mask.copy()
+    handed.flags.writeable = False
+    observation = {"observation": vector.copy(), "action_mask": handed}
+    try:
+        answer = player(observation, handed)
+    except Exception as err:
+        raise PlayerError(f"the player at seat {seat} ({player!r:.60}) raised {type(err).__name__}: {err}") from err
+    try:
+        action = as_action(answer, len(mask), "its answer")
+    except ValueError as err:
+        raise PlayerError(f"the player at seat {seat} ({player!r:.60}) answered {answer!r:.60}: {err}") from err
+    if not is_legal(action):
+        legal = np.flatnonzero(mask).tolist()
+        raise PlayerError(f"the player at seat {seat} ({player!r:.60}) chose illegal action {action}; legal: {legal}")
     return action

@@ -1,39 +1,58 @@
-"""``DejaVuGrab-v0``: the real-time grab game as a single-agent Gymnasium environment."""
+"""``DejaVuGrab-v0``: the real-time grab game as a single-agent Gymnasium environment.
+
+The rules live in :mod:`dejavu_env.grab.rules`, the views in
+:mod:`dejavu_env.grab.observation`, the asking of the other seats in
+:mod:`dejavu_env.grab.seats`; what every env shares in :mod:`dejavu_env.core.env`.
+"""
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
-from dejavu_env.core.players import reset_player
-from dejavu_env.core.validation import check_choice, check_int, check_options
-from dejavu_env.grab.bots import MemoryBot
-from dejavu_env.grab.cards import canonical_deck, make_deck
-from dejavu_env.grab.observation import OBS_MODES, Observer, observation_space
+from dejavu_env.core.env import DejaVuEnv
+from dejavu_env.core.game import Outcome
+from dejavu_env.core.players import check_player, reset_player
+from dejavu_env.core.seeding import derive_seeds
+from dejavu_env.core.validation import check_int
+from dejavu_env.grab.cards import N_ASIDE, GrabDeck, canonical_deck, make_deck
+from dejavu_env.grab.observation import LAYOUTS, Observer, decode
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
+    GAME_INFO,
     MAX_PLAYERS,
     MIN_PLAYERS,
-    N_ACTIONS,
+    N_ROUNDS,
+    PASS,
     GrabState,
-    legal_actions,
+    check_action,
+    is_legal,
+    legal_mask,
     new_game,
+    outcome,
+    rewards,
     validate_orders,
     validate_reaction_times,
 )
 from dejavu_env.grab.seats import Seats
 
-REWARDS = ("points", "win")
-ILLEGAL_ACTIONS = ("raise", "pass")
+AGENT = 0
+"""The agent's seat: the env's other seats are its opponents, in order."""
 
 
-class DejaVuGrabEnv(gym.Env):
-    """Déjà Vu, the grab game (RULES.md, Grab): 2 to 6 players, the agent is player 0.
+@dataclass(frozen=True)
+class _Options:
+    deck: GrabDeck
+    orders: tuple[tuple[int, ...], ...] | None
+
+
+class DejaVuGrabEnv(DejaVuEnv[GrabState]):
+    """Déjà Vu, the grab game (``docs/rules.md``, "Grab"): 2 to 6 players, the agent is player 0.
 
     Each round 3 of the 36 cards are set aside unseen and the other 33 are flipped one per
     tick; every player still in the round then passes or grabs one object from the middle,
@@ -62,12 +81,15 @@ class DejaVuGrabEnv(gym.Env):
     ends it (0 if eliminated). ``reward="win"``: at the end, +1 for a sole winner, 0 for a
     shared win, -1 otherwise.
 
-    **info** after every reset and step: ``action_mask`` (int8, the same array as in the
-    observation), ``round`` (0..2), ``points`` (cumulative, one per player, the agent
-    first), ``eliminated`` (this round, one per player; at the end, the last round's after
-    the aside check); at the end also ``winner`` (players sharing the top total) and
-    ``round_points`` (each round's points per player); with ``illegal_action="pass"`` also
-    ``illegal_action`` (True when the step's grab was illegal and counted as a pass).
+    **info** after every reset and step: the keys every env has (:mod:`dejavu_env.core.env`:
+    ``action_mask``, ``illegal_action``, ``opponent_actions`` (the other seats' actions in
+    the tick of the agent's step, -1 before the first), ``winner``, ``winners``, ``scores``,
+    ``reason``: ``"rounds"`` at the end) and the grab game's own: ``round`` (0..2),
+    ``points`` (cumulative, int, one per player, the agent first), ``eliminated`` (bool, this
+    round, one per player; at the end, the last round's after the aside check),
+    ``round_points`` (int ``(3, n_players)``, each finished round's points, zeros for rounds
+    not finished) and ``aside_cards`` (the three cards set aside in a round that ended during
+    this step, turned up for everyone to see; ``-1`` when no round ended).
 
     Keyword arguments:
 
@@ -77,11 +99,13 @@ class DejaVuGrabEnv(gym.Env):
       the env's generator at every reset. Default: ``MemoryBot()`` at every seat.
     - ``obs_mode``: ``"observation"`` or ``"info_state"``; an opponent may declare its own.
     - ``reaction_times``: mean reaction time (seconds) per player, the agent first. Default:
-      each opponent's ``reaction_time`` attribute when set, else ``DEFAULT_REACTION_TIME``.
+      each opponent's ``reaction_time`` attribute when set (read at every reset, so a player
+      that changes it between games races at its current speed), else ``DEFAULT_REACTION_TIME``.
     - ``reward``: ``"points"`` or ``"win"``.
-    - ``illegal_action``: ``"raise"`` (``ValueError``, nothing changes) or ``"pass"`` (an
-      illegal grab counts as a pass: for learners without action masking).
-    - ``render_mode``: ``None``, ``"ansi"`` or ``"rgb_array"``.
+    - ``illegal_action``: ``"raise"`` (default: ``ValueError``, nothing changes), ``"pass"``
+      (an illegal grab counts as a pass: for learners without action masking) or ``"lose"``
+      (the episode ends at once with reward -1).
+    - ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed).
 
     ``reset(seed=..., options={"cards": [...], "orders": [...]})`` scripts a game: ``cards``
     is a custom deck (36 lists of object ids, each object on two cards), ``orders`` three
@@ -93,136 +117,145 @@ class DejaVuGrabEnv(gym.Env):
     - v0: first release.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    game = GAME_INFO
+    layouts = LAYOUTS
+    illegal_actions = ("raise", "pass", "lose")
+    reset_options = ("cards", "orders")
+    pass_action = PASS
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(
         self,
         n_players: int = 4,
-        opponents: Sequence[Callable[..., int]] | None = None,
+        opponents: Sequence[Any] | None = None,
         obs_mode: str = "observation",
         reaction_times: Sequence[float] | None = None,
         reward: str = "points",
         illegal_action: str = "raise",
         render_mode: str | None = None,
     ) -> None:
-        self.n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
-        self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
-        self.reward_kind = check_choice("reward", reward, REWARDS)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.render_mode = check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
+        n_others = n_players - 1
         if opponents is None:
-            opponents = [MemoryBot() for _ in range(self.n_players - 1)]
+            opponents = [MemoryBot() for _ in range(n_others)]
         if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
-            raise ValueError(f"opponents must be a sequence of {self.n_players - 1} players, got {opponents!r}")
-        if len(opponents) != self.n_players - 1:
-            raise ValueError(f"opponents must hold {self.n_players - 1} players for {self.n_players} seats, "
-                             f"got {len(opponents)}")
-        for i, opponent in enumerate(opponents):
-            if not callable(opponent):
-                raise ValueError(f"opponents[{i}] must be callable(observation, action_mask) -> int, got {opponent!r}")
-        self.opponents = list(opponents)
-        if reaction_times is None:
-            reaction_times = [DEFAULT_REACTION_TIME] + [
-                getattr(opponent, "reaction_time", None) or DEFAULT_REACTION_TIME for opponent in self.opponents
-            ]
-        self.reaction_times = validate_reaction_times(reaction_times, self.n_players)
-        self.observation_space = observation_space(self.obs_mode)
-        self.action_space = gym.spaces.Discrete(N_ACTIONS)
+            raise ValueError(f"opponents must be a list of {n_others} players, got {opponents!r:.80}")
+        if len(opponents) != n_others:
+            raise ValueError(
+                f"a table of {n_players} players needs {n_others} opponents beside the agent, got {len(opponents)}"
+            )
+        self.opponents = [check_player(opponent, f"opponents[{i}]") for i, opponent in enumerate(opponents)]
+        self.reaction_times = (
+            None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
+        )
+        super().__init__(
+            n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
+        )
         self._seats = Seats([None, *self.opponents], self.obs_mode)
-        self._observer = Observer(0, self.obs_mode)
-        self._state: GrabState | None = None
+        self._observer = Observer(AGENT, self.obs_mode)
+        self._render_observer = Observer(AGENT, "info_state")
+        self._aside = np.full(N_ASIDE, -1, dtype=np.int16)
 
     @property
-    def state(self) -> GrabState:
-        """The game in progress, hidden facts included (for tests and analysis, not for agents)."""
-        if self._state is None:
-            raise RuntimeError("call reset() first")
-        return self._state
+    def n_opponent_actions(self) -> int:
+        return self.n_players - 1
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        options = check_options(options, ("cards", "orders"))
+    # ------------------------------------------------------------------ game hooks
+    def _parse_options(self, options: dict[str, Any]) -> _Options:
         deck = canonical_deck() if options.get("cards") is None else make_deck(options["cards"])
         orders = None if options.get("orders") is None else validate_orders(options["orders"])
-        super().reset(seed=seed)
-        seeds = self.np_random.integers(0, 2**31, size=len(self.opponents))
-        for opponent, opponent_seed in zip(self.opponents, seeds.tolist()):
-            reset_player(opponent, opponent_seed)
+        return _Options(deck, orders)
+
+    def _start(self, parsed: _Options) -> None:
+        rng = self.np_random
+        for opponent, seed in zip(self.opponents, derive_seeds(rng, len(self.opponents))):
+            reset_player(opponent, seed)
         self._state = new_game(
-            self.n_players, self.np_random, deck=deck, reaction_times=self.reaction_times, orders=orders
+            rng, n_players=self.n_players, deck=parsed.deck, reaction_times=self._current_reaction_times(),
+            orders=parsed.orders,
         )
-        return self._emit(False)  # observers rewrite only what differs from the last game's view
+        self._aside[:] = -1
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def _play(self, action: int) -> tuple[float, bool, bool, str]:
         state = self._state
-        if state is None:
-            raise RuntimeError("call reset() before step()")
-        if state.game_over:
-            raise RuntimeError("the game is over; call reset() to start a new one")
-        action, illegal = self._checked(state, action)
+        assert state is not None
         rounds_done = len(state.round_points)
-        self._seats.play(state, self.np_random, 0, action)
-        reward = 0.0
-        if self.reward_kind == "points":
-            for scores in state.round_points[rounds_done:]:
-                reward += scores[0]
-        elif state.game_over:
-            winners = state.winners()
-            reward = 0.0 if 0 in winners and len(winners) > 1 else 1.0 if winners == [0] else -1.0
-        observation, info = self._emit(illegal)
-        return observation, reward, state.game_over, False, info
+        first_tick = self._seats.play(state, self.np_random, AGENT, action)
+        self._record_opponent_actions(first_tick[1:])
+        self._aside[:] = state.round_asides[-1] if len(state.round_points) > rounds_done else -1
+        reward = rewards(state, self.reward_mode, rounds_done)[AGENT]
+        return reward, state.game_over, False, "rounds" if state.game_over else ""
 
-    def _checked(self, state: GrabState, action: Any) -> tuple[int, bool]:
-        """The agent's action as a legal int, and whether an illegal grab was turned into a pass."""
-        if type(action) is not int:
-            try:
-                if isinstance(action, (bool, np.bool_)):
-                    raise TypeError
-                action = operator.index(action)
-            except TypeError:
-                raise ValueError(f"action must be an integer id in 0..{N_ACTIONS - 1}, got {action!r}") from None
-        if not 0 <= action < N_ACTIONS:
-            raise ValueError(f"action must be an integer id in 0..{N_ACTIONS - 1}, got {action}")
-        if action == 0 or state.middle >> (action - 1) & 1:
-            return action, False
-        if self.illegal_action == "pass":
-            return 0, True
-        raise ValueError(
-            f"illegal action {action}: object {action - 1} is not in the middle; legal: {legal_actions(state, 0)}"
-        )
+    def _agent_seat(self) -> int:
+        return AGENT
 
-    def _emit(self, illegal: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def _legal_mask(self, dtype: type) -> np.ndarray:
+        assert self._state is not None
+        return legal_mask(self._state, AGENT, dtype)
+
+    def _is_legal(self, action: int) -> bool:
+        assert self._state is not None
+        return is_legal(self._state, AGENT, action)
+
+    def _illegal_reason(self, action: int) -> str:
+        assert self._state is not None
+        try:
+            check_action(self._state, AGENT, action, "the agent")
+        except ValueError as err:
+            return str(err)
+        raise AssertionError(f"action {action} is legal")
+
+    def _observe(self) -> np.ndarray:
+        assert self._state is not None
+        return self._observer.observe(self._state)
+
+    def _outcome(self) -> Outcome:
+        assert self._state is not None
+        return outcome(self._state)
+
+    def _game_over(self) -> bool:
+        assert self._state is not None
+        return self._state.game_over
+
+    def _game_info(self) -> dict[str, Any]:
         state = self._state
-        observer = self._observer
-        observer.update(state)
-        mask = observer.mask.copy()
-        observation = {"observation": observer.vector.copy(), "action_mask": mask}
-        info: dict[str, Any] = {
-            "action_mask": mask,
+        assert state is not None
+        round_points = np.zeros((N_ROUNDS, self.n_players), dtype=np.int16)
+        if state.round_points:
+            round_points[: len(state.round_points)] = state.round_points
+        # The agent sits at seat 0, so seat order is already its egocentric order.
+        return {
             "round": state.round,
-            "points": list(state.points),
-            "eliminated": [not playing for playing in state.in_round],
+            "points": np.array(state.points, dtype=np.int16),
+            "eliminated": ~np.array(state.in_round),
+            "round_points": round_points,
+            "aside_cards": self._aside.copy(),
         }
-        if state.game_over:
-            info["winner"] = state.winners()
-            info["round_points"] = [list(scores) for scores in state.round_points]
-        if self.illegal_action == "pass":
-            info["illegal_action"] = illegal
-        return observation, info
 
-    def action_masks(self) -> np.ndarray:
-        """The legal actions as bool (what sb3-contrib's MaskablePPO asks for)."""
-        if self._state is None:
-            raise RuntimeError("call reset() before action_masks()")
-        return self._observer.mask.astype(bool)
+    def _trusts_players(self) -> bool:
+        return self._seats.trusted
 
-    def render(self) -> str | np.ndarray | None:
-        """The table from the agent's seat: text for ``"ansi"``, a picture for ``"rgb_array"``."""
-        if self.render_mode is None:
-            return None
-        if self._state is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return render_ansi(self._state, 0)
-        return render_rgb(self._state, 0)
+    def _snapshot(self) -> tuple[GrabState, np.ndarray]:
+        assert self._state is not None
+        return self._state.copy(), self._aside.copy()
+
+    def _restore(self, snapshot: tuple[GrabState, np.ndarray]) -> None:
+        state, aside = snapshot
+        self._state = state.copy()
+        self._aside[:] = aside
+
+    def _render(self, mode: str) -> str | np.ndarray:
+        assert self._state is not None
+        view = decode(self._render_observer.observe(self._state), "info_state")
+        draw = render_ansi if mode == "ansi" else render_rgb
+        return draw(view, seat=AGENT, deck=self._state.deck, result=outcome(self._state))
+
+    # ------------------------------------------------------------------ helpers
+    def _current_reaction_times(self) -> tuple[float, ...]:
+        """The explicit ``reaction_times``, else the agent's default and each opponent's current attribute."""
+        if self.reaction_times is not None:
+            return self.reaction_times
+        times = [DEFAULT_REACTION_TIME] + [
+            getattr(opponent, "reaction_time", None) or DEFAULT_REACTION_TIME for opponent in self.opponents
+        ]
+        return validate_reaction_times(times, self.n_players)

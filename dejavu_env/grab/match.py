@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from dejavu_env.core.players import PlayerFn, reset_player
+from dejavu_env.core.game import Outcome
+from dejavu_env.core.players import PlayerFn, check_player, reset_player
+from dejavu_env.core.seeding import check_seed, derive_seeds
 from dejavu_env.core.validation import check_choice
 from dejavu_env.grab.cards import canonical_deck, make_deck
 from dejavu_env.grab.observation import OBS_MODES
@@ -31,6 +33,11 @@ class GrabGameResult:
     winners: tuple[int, ...]
     eliminations: tuple[int, ...]
 
+    @property
+    def outcome(self) -> Outcome:
+        """The result in the shape every game shares."""
+        return Outcome(scores=tuple(float(p) for p in self.points), winners=self.winners, reason="rounds")
+
 
 def play_game(
     players: Sequence[PlayerFn],
@@ -51,8 +58,8 @@ def play_game(
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise ValueError(f"a grab game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
     for seat, player in enumerate(players):
-        if not callable(player):
-            raise ValueError(f"players[{seat}] must be callable(observation, action_mask) -> int, got {player!r}")
+        check_player(player, f"players[{seat}]")
+    seed = check_seed(seed)
     check_choice("obs_mode", obs_mode, OBS_MODES)
     if reaction_times is None:
         reaction_times = [getattr(player, "reaction_time", None) or DEFAULT_REACTION_TIME for player in players]
@@ -60,9 +67,9 @@ def play_game(
     deck = canonical_deck() if cards is None else make_deck(cards)
     seats = Seats(list(players), obs_mode)
     rng = np.random.default_rng(seed)
-    for player, player_seed in zip(players, rng.integers(0, 2**31, size=len(players)).tolist()):
+    for player, player_seed in zip(players, derive_seeds(rng, len(players))):
         reset_player(player, player_seed)
-    state = new_game(len(players), rng, deck=deck, reaction_times=means)
+    state = new_game(rng, n_players=len(players), deck=deck, reaction_times=means)
     seats.play(state, rng)
     eliminations = tuple(sum(flags[p] for flags in state.round_eliminated) for p in range(len(players)))
     return GrabGameResult(

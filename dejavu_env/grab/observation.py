@@ -40,64 +40,45 @@ scalar writes instead of rebuilding 312 floats.
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 
+from dejavu_env.core.layout import Layout, Piece, layouts
+from dejavu_env.core.validation import check_choice
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, GrabDeck
-from dejavu_env.grab.rules import MAX_PLAYERS, N_ACTIONS, N_ROUNDS, GrabState
+from dejavu_env.grab.rules import MAX_PLAYERS, N_ROUNDS, GrabState
 
-OBS_MODES = ("observation", "info_state")
 MAX_POINTS = N_ROUNDS * N_OBJECTS
 
-# (name, shape, high): the pieces in vector order.
-_PIECES: tuple[tuple[str, tuple[int, ...], float], ...] = (
-    ("newest_card", (N_OBJECTS,), 1.0),
-    ("new_card", (1,), 1.0),
-    ("middle", (N_OBJECTS,), 1.0),
-    ("holdings", (MAX_PLAYERS, N_OBJECTS), 1.0),
-    ("eliminated", (MAX_PLAYERS,), 1.0),
-    ("seated", (MAX_PLAYERS,), 1.0),
-    ("points", (MAX_PLAYERS,), float(MAX_POINTS)),
-    ("round", (N_ROUNDS,), 1.0),
-    ("cards_left", (1,), float(N_FLIPS)),
-    ("flipping_over", (1,), 1.0),
-    ("seen", (N_OBJECTS,), 2.0),
+_CURRENT_VIEW = (
+    Piece("newest_card", (N_OBJECTS,), 1),
+    Piece("new_card", (1,), 1),
+    Piece("middle", (N_OBJECTS,), 1),
+    Piece("holdings", (MAX_PLAYERS, N_OBJECTS), 1),
+    Piece("eliminated", (MAX_PLAYERS,), 1),
+    Piece("seated", (MAX_PLAYERS,), 1),
+    Piece("points", (MAX_PLAYERS,), MAX_POINTS),
+    Piece("round", (N_ROUNDS,), 1),
+    Piece("cards_left", (1,), N_FLIPS),
+    Piece("flipping_over", (1,), 1),
 )
-_INFO_ONLY = ("seen",)
+LAYOUTS: dict[str, Layout] = layouts(
+    ("info_state", (*_CURRENT_VIEW, Piece("seen", (N_OBJECTS,), 2))),
+    ("observation", _CURRENT_VIEW),
+)
+"""The vector's pieces per observation mode (the table above); ``observation`` is a prefix of ``info_state``."""
+OBS_MODES = tuple(LAYOUTS)
 
-
-def _layout() -> dict[str, tuple[int, int, tuple[int, ...], float]]:
-    offsets, start = {}, 0
-    for name, shape, high in _PIECES:
-        size = int(np.prod(shape))
-        offsets[name] = (start, start + size, shape, high)
-        start += size
-    return offsets
-
-
-LAYOUT = _layout()
-NEWEST = LAYOUT["newest_card"][0]
-NEW_CARD = LAYOUT["new_card"][0]
-MIDDLE = LAYOUT["middle"][0]
-HOLDINGS = LAYOUT["holdings"][0]
-ELIMINATED = LAYOUT["eliminated"][0]
-SEATED = LAYOUT["seated"][0]
-POINTS = LAYOUT["points"][0]
-ROUND = LAYOUT["round"][0]
-CARDS_LEFT = LAYOUT["cards_left"][0]
-FLIPPING_OVER = LAYOUT["flipping_over"][0]
-SEEN = LAYOUT["seen"][0]
-OBS_SIZES = {"observation": SEEN, "info_state": LAYOUT["seen"][1]}
-
-
-def piece_names(obs_mode: str) -> tuple[str, ...]:
-    """The pieces of ``obs_mode``'s vector, in order."""
-    _check_mode(obs_mode)
-    return tuple(name for name, _, _ in _PIECES if obs_mode == "info_state" or name not in _INFO_ONLY)
-
-
-def _check_mode(obs_mode: str) -> None:
-    if obs_mode not in OBS_MODES:
-        raise ValueError(f"obs_mode must be one of {list(OBS_MODES)}, got {obs_mode!r}")
+_OFFSETS = LAYOUTS["info_state"].offsets
+NEWEST = _OFFSETS["newest_card"]
+NEW_CARD = _OFFSETS["new_card"]
+MIDDLE = _OFFSETS["middle"]
+HOLDINGS = _OFFSETS["holdings"]
+ELIMINATED = _OFFSETS["eliminated"]
+SEATED = _OFFSETS["seated"]
+POINTS = _OFFSETS["points"]
+ROUND = _OFFSETS["round"]
+CARDS_LEFT = _OFFSETS["cards_left"]
+FLIPPING_OVER = _OFFSETS["flipping_over"]
+SEEN = _OFFSETS["seen"]
 
 
 def decode(vector: np.ndarray, obs_mode: str = "observation") -> dict[str, np.ndarray]:
@@ -105,29 +86,7 @@ def decode(vector: np.ndarray, obs_mode: str = "observation") -> dict[str, np.nd
 
     The values share memory with ``vector``; see the module docstring for each piece.
     """
-    _check_mode(obs_mode)
-    size = OBS_SIZES[obs_mode]
-    if vector.shape[-1:] != (size,):
-        raise ValueError(f"a {obs_mode!r} vector has {size} entries on its last axis, got shape {vector.shape}")
-    batch = vector.shape[:-1]
-    return {
-        name: vector[..., start:stop].reshape(batch + shape)
-        for name, (start, stop, shape, _) in LAYOUT.items()
-        if stop <= size
-    }
-
-
-def observation_space(obs_mode: str) -> spaces.Dict:
-    """The Gymnasium space of ``{"observation": vector, "action_mask": int8 mask}``."""
-    _check_mode(obs_mode)
-    high = np.concatenate([np.full(int(np.prod(shape)), h, np.float32) for _, shape, h in _PIECES])
-    high = high[: OBS_SIZES[obs_mode]]
-    return spaces.Dict(
-        {
-            "observation": spaces.Box(0.0, high, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
-        }
-    )
+    return LAYOUTS[check_choice("obs_mode", obs_mode, OBS_MODES)].decode(vector)
 
 
 def _bit_table(width: int) -> np.ndarray:
@@ -184,33 +143,30 @@ def _write_bits(out: np.ndarray, offset: int, old: int, new: int) -> None:
 
 
 class Observer:
-    """Keeps one seat's vector and mask up to date with a game, incrementally.
+    """Keeps one seat's observation vector up to date with a game, incrementally.
 
-    Call ``update(state)`` at each decision point (and once after the game ends) before
-    reading ``vector``/``mask``; call ``reset()`` when a new game starts. The buffers are
-    reused, so callers hand out copies.
+    The same surface as every game's observer: ``Observer(seat, obs_mode)``,
+    :meth:`observe` returns the observer's own vector (callers that keep it copy it),
+    :meth:`reset` forgets the last game. Why incremental: a tick changes a handful of bits,
+    so rewriting only those costs a few scalar writes instead of rebuilding 312 floats.
     """
 
     def __init__(self, seat: int, obs_mode: str = "observation") -> None:
-        _check_mode(obs_mode)
+        self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
+        self.layout = LAYOUTS[obs_mode]
         self.seat = seat
-        self.obs_mode = obs_mode
-        self.vector = np.zeros(OBS_SIZES[obs_mode], dtype=np.float32)
-        self.mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        self.vector = self.layout.zeros()
         self._deck: GrabDeck | None = None
         self._card_rows = np.zeros((0, N_OBJECTS), np.float32)
         self.reset()
 
     def reset(self) -> None:
-        """Forget the previous game: the next ``update`` rewrites everything."""
+        """Forget the previous game: the next :meth:`observe` rewrites everything."""
         self.vector[:] = 0
-        self.mask[:] = 0
-        self.mask[0] = 1
         self._seated = 0
         self._newest = -1
         self._new_card = False
         self._middle = 0
-        self._legal = 0
         self._holdings: list[int] = []  # per player (not egocentric), as last written
         self._in_round: list[bool] = []
         self._points: list[int] = []
@@ -219,8 +175,8 @@ class Observer:
         self._seen_once = 0
         self._seen_twice = 0
 
-    def update(self, state: GrabState) -> None:
-        """Bring ``vector`` and ``mask`` in line with ``state`` as seen from ``self.seat``."""
+    def observe(self, state: GrabState) -> np.ndarray:
+        """Bring the vector in line with ``state`` as seen from ``self.seat`` and return it."""
         v = self.vector
         if state.deck is not self._deck:
             self._deck = state.deck
@@ -267,13 +223,10 @@ class Observer:
             v[CARDS_LEFT] = state.cards_left
             v[FLIPPING_OVER] = state.flipping_over
         if self.obs_mode == "info_state":
-            self._update_seen(state)
-        legal = state.middle if in_round[seat] and not state.game_over else 0
-        if legal != self._legal:
-            _write_bits(self.mask, 1, self._legal, legal)
-            self._legal = legal
+            self._observe_seen(state)
+        return v
 
-    def _update_seen(self, state: GrabState) -> None:
+    def _observe_seen(self, state: GrabState) -> None:
         once, twice = state.seen_once, state.seen_twice
         changed = (once ^ self._seen_once) | (twice ^ self._seen_twice)
         v = self.vector
@@ -286,13 +239,39 @@ class Observer:
             changed ^= low
         self._seen_once, self._seen_twice = once, twice
 
-    def observation(self) -> dict[str, np.ndarray]:
-        """A fresh ``{"observation", "action_mask"}`` dict (copies, safe to keep)."""
-        return {"observation": self.vector.copy(), "action_mask": self.mask.copy()}
+
+def observe(state: GrabState, seat: int, obs_mode: str = "observation") -> np.ndarray:
+    """A fresh observation vector of ``state`` for ``seat`` (convenient; :class:`Observer` is faster)."""
+    return Observer(seat, obs_mode).observe(state).copy()
 
 
-def observe(state: GrabState, seat: int, obs_mode: str = "observation") -> dict[str, np.ndarray]:
-    """One seat's observation dict, built from scratch (convenient, not the fast path)."""
-    observer = Observer(seat, obs_mode)
-    observer.update(state)
-    return observer.observation()
+def reference_observation(state: GrabState, seat: int, obs_mode: str = "observation") -> np.ndarray:
+    """The observation written the plain way: a zero vector and every piece from the state.
+
+    Why: :class:`Observer` rewrites only what changed since its last call, which is where a
+    stale-cache bug would hide. The tests compare it with this over random games.
+    """
+    n = state.n_players
+    order = [(seat + j) % n for j in range(n)]
+    holdings = np.zeros((MAX_PLAYERS, N_OBJECTS), np.float32)
+    for j, p in enumerate(order):
+        holdings[j] = _bits_row(state.holdings[p])
+    values = {
+        "newest_card": _bits_row(state.deck.card_bits[state.newest]),
+        "new_card": state.new_card,
+        "middle": _bits_row(state.middle),
+        "holdings": holdings,
+        "eliminated": [j < n and not state.in_round[order[j]] for j in range(MAX_PLAYERS)],
+        "seated": [j < n for j in range(MAX_PLAYERS)],
+        "points": [state.points[order[j]] if j < n else 0 for j in range(MAX_PLAYERS)],
+        "round": [state.round == r for r in range(N_ROUNDS)],
+        "cards_left": state.cards_left,
+        "flipping_over": state.flipping_over,
+    }
+    if obs_mode == "info_state":
+        values["seen"] = _bits_row(state.seen_once) + _bits_row(state.seen_twice)
+    return LAYOUTS[check_choice("obs_mode", obs_mode, OBS_MODES)].encode(values)
+
+
+def _bits_row(bits: int) -> np.ndarray:
+    return np.array([bits >> k & 1 for k in range(N_OBJECTS)], dtype=np.float32)

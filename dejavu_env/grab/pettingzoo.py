@@ -12,38 +12,40 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import logger, spaces
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
-from dejavu_env.core.validation import check_choice, check_int, check_options
+from dejavu_env.core.actions import as_action
+from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation
+from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grab.cards import canonical_deck, make_deck
-from dejavu_env.grab.observation import OBS_MODES, Observer, observation_space
+from dejavu_env.grab.observation import LAYOUTS, Observer, decode
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
+    GAME_INFO,
     MAX_PLAYERS,
     MIN_PLAYERS,
     N_ACTIONS,
+    N_ROUNDS,
     PASS,
     GrabState,
-    apply_checked_tick,
-    check_actions,
+    apply_checked,
+    check_action,
     is_legal,
+    legal_mask,
     new_game,
+    outcome,
+    rewards,
     validate_orders,
     validate_reaction_times,
 )
 
-REWARDS = ("points", "win")
 ILLEGAL_ACTIONS = ("raise", "pass")
 
-Observation = dict[str, np.ndarray]
 
-
-class DejaVuGrabParallelEnv(ParallelEnv[str, Observation, int]):
-    """Déjà Vu, the grab game (RULES.md, Grab), as a PettingZoo parallel env: every seat is an agent.
+class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, int]):
+    """Déjà Vu, the grab game (``docs/rules.md``, "Grab"), as a PettingZoo parallel env: every seat is an agent.
 
     Agents ``"player_0"`` .. ``"player_{n-1}"`` (seat ``i`` is ``"player_i"``). One ``step``
     is one tick: every agent sends an action at once (``0`` pass, ``1 + k`` grab object
@@ -67,12 +69,14 @@ class DejaVuGrabParallelEnv(ParallelEnv[str, Observation, int]):
     step that ends the round (0 if eliminated). ``reward="win"``: on the final step, +1 for a
     sole winner, 0 for each of several sharing the top total, -1 otherwise.
 
-    **infos**, per agent, after every reset and step: ``"round"`` (0..2), ``"points"``
-    (its cumulative points), ``"eliminated"`` (out of the current round; on the final step,
-    the last round's after the aside check); on the final step also ``"winners"`` (agent
-    names sharing the top total) and ``"round_points"`` (its points per round); with
-    ``illegal_action="pass"`` also ``"illegal_action"`` (its grab was illegal and counted as
-    a pass).
+    **infos**, per agent, after every reset and step, with the keys and types of the
+    single-agent env (:mod:`dejavu_env.core.env`), egocentric for that agent: ``"winner"``,
+    ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (``"rounds"`` at the
+    end), ``"illegal_action"`` (its grab was illegal and counted as a pass), and the grab
+    game's own: ``"round"`` (0..2), ``"points"`` (its cumulative points), ``"eliminated"``
+    (out of the current round; on the final step, the last round's after the aside check),
+    ``"round_points"`` (int ``(3,)``: its points per finished round) and ``"aside_cards"``
+    (the three cards set aside in a round that ended on this step, ``-1`` otherwise).
 
     Keyword arguments:
 
@@ -85,23 +89,27 @@ class DejaVuGrabParallelEnv(ParallelEnv[str, Observation, int]):
     - ``illegal_action``: ``"raise"`` (default: ``ValueError`` naming the player, nothing
       changes) or ``"pass"`` (an illegal grab counts as a pass: for learners without masks).
       Action ids outside ``0..36``, missing actions and unknown agent names raise in both.
-    - ``render_mode``: ``"ansi"`` or ``"rgb_array"``; ``render_seat`` (default 0): the seat
-      listed first as "you". Both pictures show public facts only.
+    - ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed);
+      ``render_seat`` (default 0): the seat listed first as "you". Pictures show public
+      facts only.
 
     ``reset(seed=None, options=None)``: ``seed`` reseeds the generator of the shuffles and
     races (``None`` keeps drawing from the current one); options ``"cards"`` (a custom deck:
     36 lists of object ids, each object on two cards) and ``"orders"`` (three permutations
     of the card indices, per round: the first three set aside, the rest flipped in order).
-    Any other option is a ``ValueError``, PettingZoo's ``parallel_api_test`` probe
-    ``{"options": 1}`` included.
+    A bad value is a ``ValueError`` that changes nothing; unknown options are ignored with a
+    warning, as PettingZoo's ``parallel_api_test`` expects of its probe ``{"options": 1}``.
 
     Version history:
 
     - v0 (dejavu-env 0.1.0): first release.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "dejavu_grab_v0", "is_parallelizable": True,
-                "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grab_v0",
+                "is_parallelizable": True, "render_fps": 4}
+    game = GAME_INFO
+    layouts = LAYOUTS
+    reset_options = ("cards", "orders")
 
     def __init__(
         self,
@@ -114,48 +122,34 @@ class DejaVuGrabParallelEnv(ParallelEnv[str, Observation, int]):
         render_seat: int = 0,
     ) -> None:
         super().__init__()
-        self.n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
-        self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
-        self.reward_mode = check_choice("reward", reward, REWARDS)
+        self._setup(check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS), obs_mode, reward, render_mode)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.render_mode = check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.render_seat = check_int("render_seat", render_seat, 0, self.n_players - 1)
         if reaction_times is None:
             reaction_times = [DEFAULT_REACTION_TIME] * self.n_players
         self.reaction_times = validate_reaction_times(reaction_times, self.n_players)
-        self.possible_agents = [f"player_{seat}" for seat in range(self.n_players)]
-        self.agents: list[str] = []
-        # One space object per agent, so that seeding one agent's space leaves the others' alone.
-        self.observation_spaces = {agent: observation_space(obs_mode) for agent in self.possible_agents}
-        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
-        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self._observers = [Observer(seat, obs_mode) for seat in range(self.n_players)]
+        self._observers = [Observer(seat, self.obs_mode) for seat in range(self.n_players)]
+        self._render_observer = Observer(self.render_seat, "info_state")
         self._actions = [PASS] * self.n_players
         self._illegal = [False] * self.n_players
-        self._np_random: np.random.Generator | None = None
+        self._aside = np.full(3, -1, dtype=np.int16)
         self._state: GrabState | None = None
 
     # ------------------------------------------------------------------ PettingZoo API
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[self.possible_agents[self._seat(agent)]]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[self.possible_agents[self._seat(agent)]]
-
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:
-        options = check_options(options, ("cards", "orders"))
+        options = self._known_options(seed, options)
         deck = canonical_deck() if options.get("cards") is None else make_deck(options["cards"])
         orders = None if options.get("orders") is None else validate_orders(options["orders"])
-        if seed is not None or self._np_random is None:
-            self._np_random, _ = seeding.np_random(seed)
+        rng = self._reseed(seed)
         # The observers need no reset: they rewrite whatever differs from their last view.
         self._state = new_game(
-            self.n_players, self._np_random, deck=deck, reaction_times=self.reaction_times, orders=orders
+            rng, n_players=self.n_players, deck=deck, reaction_times=self.reaction_times, orders=orders
         )
         self.agents = list(self.possible_agents)
         self._illegal[:] = [False] * self.n_players
+        self._aside[:] = -1
         return self._observations(), self._infos()
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
@@ -168,39 +162,25 @@ class DejaVuGrabParallelEnv(ParallelEnv[str, Observation, int]):
             raise RuntimeError("the game is over; call reset() to start a new one")
         checked = self._checked(state, actions)
         rounds_done = len(state.round_points)
-        apply_checked_tick(state, checked, self._np_random)
+        assert self._np_random is not None
+        apply_checked(state, checked, self._np_random)
+        self._aside[:] = state.round_asides[-1] if len(state.round_points) > rounds_done else -1
+        per_seat = rewards(state, self.reward_mode, rounds_done)
+        rewards_by_agent = dict(zip(self.possible_agents, per_seat))
         agents = self.possible_agents
-        if self.reward_mode == "points":
-            rewards = dict.fromkeys(agents, 0.0)
-            for scores in state.round_points[rounds_done:]:
-                for agent, score in zip(agents, scores):
-                    rewards[agent] += score
-        elif state.game_over:
-            winners = state.winners()
-            rewards = {agent: -1.0 for agent in agents}
-            for seat in winners:
-                rewards[agents[seat]] = 1.0 if len(winners) == 1 else 0.0
-        else:
-            rewards = dict.fromkeys(agents, 0.0)
         done = state.game_over
         terminations = dict.fromkeys(agents, done)
         truncations = dict.fromkeys(agents, False)
         observations, infos = self._observations(), self._infos()
         if done:
             self.agents = []
-        return observations, rewards, terminations, truncations, infos
+        return observations, rewards_by_agent, terminations, truncations, infos
 
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
-            return None
+    def _render(self, mode: str) -> str | np.ndarray:
         state = self.game_state
-        if self.render_mode == "ansi":
-            return render_ansi(state, self.render_seat)
-        return render_rgb(state, self.render_seat)
-
-    def close(self) -> None:
-        """Nothing to release (no window, no file); PettingZoo asks for ``close`` next to ``render``."""
+        view = decode(self._render_observer.observe(state), "info_state")
+        draw = render_ansi if mode == "ansi" else render_rgb
+        return draw(view, seat=self.render_seat, deck=state.deck, result=outcome(state))
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -210,66 +190,80 @@ class DejaVuGrabParallelEnv(ParallelEnv[str, Observation, int]):
             raise RuntimeError("call reset() first")
         return self._state
 
-    def _seat(self, agent: str) -> int:
-        seat = self._seat_of.get(agent) if isinstance(agent, str) else None
-        if seat is None:
-            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}")
-        return seat
+    def check_agent_action(self, agent: str, action: Any) -> int:
+        """``agent``'s action as an int it may play now, or a ``ValueError`` naming it.
+
+        Under ``illegal_action="pass"`` a well-formed illegal grab is accepted (it will count
+        as a pass); ill-typed actions raise under both policies.
+        """
+        seat = self._seat(agent)
+        state = self.game_state
+        if self.illegal_action == "pass":
+            return as_action(action, N_ACTIONS, f"{agent}'s action")
+        return check_action(state, seat, action, agent)
 
     def _checked(self, state: GrabState, actions: Mapping[str, Any]) -> list[int]:
         """One legal action per seat from ``actions``, or ``ValueError`` before anything changes.
 
-        With ``illegal_action="pass"`` an in-range grab that is not legal becomes a pass
-        (``_illegal`` remembers which for the infos); everything else goes through the
-        engine's ``check_actions``, which names the player and its legal actions.
+        With ``illegal_action="pass"`` a well-formed grab that is not legal becomes a pass
+        (``_illegal`` remembers which, for the infos).
         """
         if not isinstance(actions, Mapping):
             raise ValueError(f"actions must be a dict of agent name -> action id, got {type(actions).__name__}")
         unknown = [agent for agent in actions if agent not in self._seat_of]
         if unknown:
             raise ValueError(f"actions for unknown agents {unknown}; agents: {self.agents}")
-        row = self._actions
-        for seat, agent in enumerate(self.possible_agents):
+        row = [self.check_agent_action(agent, actions[agent]) for agent in self._require_all(actions)]
+        for seat, action in enumerate(row):
+            self._illegal[seat] = not is_legal(state, seat, action)
+            if self._illegal[seat]:
+                row[seat] = PASS
+        return row
+
+    def _require_all(self, actions: Mapping[str, Any]) -> list[str]:
+        for agent in self.possible_agents:
             if agent not in actions:
                 raise ValueError(f"no action for {agent}: every agent in env.agents acts each tick (0 = pass)")
-            row[seat] = actions[agent]
-        if self.illegal_action == "pass":
-            illegal = self._illegal
-            for seat, action in enumerate(row):
-                illegal[seat] = (
-                    not isinstance(action, (bool, np.bool_))
-                    and hasattr(action, "__index__")
-                    and 0 < int(action) < N_ACTIONS
-                    and not is_legal(state, seat, int(action))
-                )
-                if illegal[seat]:
-                    row[seat] = PASS
-        return check_actions(state, row)
+        return self.possible_agents
 
     def _observations(self) -> dict[str, Observation]:
-        state = self._state
-        observations = {}
-        for agent, observer in zip(self.possible_agents, self._observers):
-            observer.update(state)
-            observations[agent] = {"observation": observer.vector.copy(), "action_mask": observer.mask.copy()}
-        return observations
+        state = self.game_state
+        return {
+            agent: {"observation": observer.observe(state).copy(), "action_mask": legal_mask(state, seat)}
+            for seat, (agent, observer) in enumerate(zip(self.possible_agents, self._observers))
+        }
 
     def _infos(self) -> dict[str, dict[str, Any]]:
-        state = self._state
-        infos = {}
+        state = self.game_state
+        infos = self._result_infos(outcome(state))
         for seat, agent in enumerate(self.possible_agents):
-            info: dict[str, Any] = {
-                "round": state.round,
-                "points": state.points[seat],
-                "eliminated": not state.in_round[seat],
-            }
-            if state.game_over:
-                info["winners"] = [self.possible_agents[p] for p in state.winners()]
-                info["round_points"] = [scores[seat] for scores in state.round_points]
-            if self.illegal_action == "pass":
-                info["illegal_action"] = self._illegal[seat]
-            infos[agent] = info
+            round_points = np.zeros(N_ROUNDS, dtype=np.int16)
+            round_points[: len(state.round_points)] = [scores[seat] for scores in state.round_points]
+            infos[agent].update(
+                round=state.round,
+                points=state.points[seat],
+                eliminated=not state.in_round[seat],
+                round_points=round_points,
+                aside_cards=self._aside.copy(),
+                illegal_action=self._illegal[seat],
+            )
         return infos
+
+
+class _CheckedAEC(parallel_to_aec_wrapper):
+    """PettingZoo's ``parallel_to_aec`` that checks each agent's action when it is given.
+
+    Why: the plain conversion stores the actions of a tick and plays them once the last
+    agent has acted, so one illegal action made every later step of that tick fail again
+    (the env jammed until ``reset``). Checked at once, a rejected action is never stored,
+    and the agent can simply act again.
+    """
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self.env.unwrapped.check_agent_action(agent, action)
+        super().step(action)
 
 
 def parallel_env(**kwargs: Any) -> DejaVuGrabParallelEnv:
@@ -278,6 +272,7 @@ def parallel_env(**kwargs: Any) -> DejaVuGrabParallelEnv:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The same game as an AEC env (PettingZoo's ``parallel_to_aec``): agents act one after
-    another within a tick, and the tick is played once all have acted."""
-    return parallel_to_aec(parallel_env(**kwargs))
+    """The same game as an AEC env (PettingZoo's ``parallel_to_aec``, checking each action as
+    it is given): agents act one after another within a tick, and the tick is played once
+    all have acted."""
+    return _CheckedAEC(parallel_env(**kwargs))

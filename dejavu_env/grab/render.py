@@ -1,9 +1,11 @@
 """Pictures of the grab table from one seat's perspective: text (``ansi``) and ``rgb_array``.
 
-Both show public facts only (the newest card, the middle, who holds what, eliminations,
-scores, the round and the cards left), like the observer, so a rendered frame leaks nothing.
-In the picture each object is a tile in its own colour with a short label (at most 4
-characters of the 3x5 bitmap font), so objects stay distinguishable at a glance.
+Both draw from a decoded *info_state* observation (:func:`dejavu_env.grab.observation.decode`),
+never from the state itself, so a picture cannot show what the seat does not see: the
+observer is the only code that reads hidden facts. The deck passed along supplies only the
+object catalogue (names, labels, colours), which is public. In the picture each object is
+a tile in its own colour with a short label (at most 4 characters of the 3x5 bitmap font),
+so objects stay distinguishable at a glance.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
-from dejavu_env.grab.cards import N_OBJECTS
-from dejavu_env.grab.rules import N_ROUNDS, GrabState
+from dejavu_env.core.game import Outcome
+from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, GrabDeck
+from dejavu_env.grab.rules import N_ROUNDS
+
+View = dict[str, np.ndarray]
 
 BACKGROUND: Color = (24, 92, 60)
 PANEL: Color = (16, 64, 42)
@@ -28,38 +33,53 @@ SMALL_W, SMALL_H = 50, 22
 SHOWN_HELD = 12
 
 
-def _seats(state: GrabState, seat: int) -> list[int]:
-    """Players in egocentric order: ``seat`` first, then clockwise."""
-    return [(seat + j) % state.n_players for j in range(state.n_players)]
+def _objects(row: np.ndarray) -> list[int]:
+    return np.flatnonzero(row).tolist()
 
 
-def _objects(bits: int) -> list[int]:
-    return [k for k in range(N_OBJECTS) if bits >> k & 1]
+def _n_players(view: View) -> int:
+    return int(view["seated"].sum())
 
 
-def _status(state: GrabState) -> str:
-    if state.game_over:
-        return f"game over after {N_ROUNDS} rounds"
-    phase = "flipping" if not state.flipping_over else f"grab-only tick {state.grab_only_ticks}"
-    if state.flipping_over and state.grab_only_ticks == 0:
+def _player_label(view: View, seat: int, j: int) -> str:
+    """``P<seat>`` of the ``j``-th egocentric row (row 0 is the seat itself)."""
+    return f"P{(seat + j) % _n_players(view)}"
+
+
+def _status(view: View, seat: int, result: Outcome | None) -> str:
+    if result is not None and result.over:
+        n = _n_players(view)
+        winners = [_player_label(view, seat, (w - seat) % n) for w in result.winners]
+        you = (seat in result.winners) and (len(winners) == 1)
+        who = "you win" if you else f"{' and '.join(winners)} {'share the win' if len(winners) > 1 else 'wins'}"
+        return f"game over after {N_ROUNDS} rounds: {who}"
+    round_index = int(view["round"].argmax())
+    cards_left = int(round(float(view["cards_left"][0])))
+    if not view["flipping_over"][0]:
+        phase = "flipping"
+    elif view["new_card"][0]:
         phase = "last card flipped"
-    return f"round {state.round + 1}/{N_ROUNDS}, {state.cards_left} cards left, {phase}"
+    else:
+        phase = "grabbing after the last card"
+    return f"round {round_index + 1}/{N_ROUNDS}, {cards_left} of {N_FLIPS} cards left, {phase}"
 
 
-def render_ansi(state: GrabState, seat: int = 0) -> str:
-    """The table as text, from ``seat``'s side (it is listed first as "you")."""
-    names = state.deck.names
-    card = ", ".join(names[k] for k in state.deck.cards[state.newest])
+def render_ansi(view: View, *, seat: int = 0, deck: GrabDeck, result: Outcome | None = None) -> str:
+    """The table as text, from ``seat``'s side (it is listed first as "you"); ``result``, once
+    the game is over, names the winners (announced at the table, so public)."""
+    names = deck.names
+    card = ", ".join(names[k] for k in _objects(view["newest_card"]))
+    middle = _objects(view["middle"])
     lines = [
-        _status(state),
-        f"{'new card' if state.new_card else 'top card'}: {card}",
-        f"middle ({state.middle.bit_count()}): " + (", ".join(names[k] for k in _objects(state.middle)) or "-"),
+        _status(view, seat, result),
+        f"{'new card' if view['new_card'][0] else 'top card'}: {card}",
+        f"middle ({len(middle)}): " + (", ".join(names[k] for k in middle) or "-"),
     ]
-    for p in _seats(state, seat):
-        who = f"P{p}" + (" (you)" if p == seat else "")
-        out = "  ELIMINATED" if not state.in_round[p] else ""
-        held = ", ".join(names[k] for k in _objects(state.holdings[p])) or "-"
-        lines.append(f"{who:9s} {state.points[p]:3d} pts{out}  holds: {held}")
+    for j in range(_n_players(view)):
+        who = _player_label(view, seat, j) + (" (you)" if j == 0 else "")
+        out = "  ELIMINATED" if view["eliminated"][j] else ""
+        held = ", ".join(names[k] for k in _objects(view["holdings"][j])) or "-"
+        lines.append(f"{who:9s} {int(view['points'][j]):3d} pts{out}  holds: {held}")
     return "\n".join(lines)
 
 
@@ -69,62 +89,62 @@ def _ink_on(color: Color) -> Color:
     return (10, 10, 10) if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (250, 250, 250)
 
 
-def _tile(canvas: np.ndarray, x: int, y: int, w: int, h: int, state: GrabState, k: int, scale: int) -> None:
-    color = state.deck.colors[k]
+def _tile(canvas: np.ndarray, x: int, y: int, w: int, h: int, deck: GrabDeck, k: int, scale: int) -> None:
+    color = deck.colors[k]
     fill_rect(canvas, x, y, w, h, color)
-    draw_text_centered(canvas, x + w // 2, y + h // 2, state.deck.labels[k], _ink_on(color), scale)
+    draw_text_centered(canvas, x + w // 2, y + h // 2, deck.labels[k], _ink_on(color), scale)
 
 
-def render_rgb(state: GrabState, seat: int = 0) -> np.ndarray:
+def render_rgb(view: View, *, seat: int = 0, deck: GrabDeck, result: Outcome | None = None) -> np.ndarray:
     """The table as a ``(H, W, 3)`` uint8 picture from ``seat``'s side.
 
     Left: the newest card with its objects. Right: the middle as a 6x6 board of the 36
     objects by id (a taken one is dark, marked with its holder). Below: one row per player
     (``seat`` first): points, an elimination mark and the objects held.
     """
-    n = state.n_players
+    n = _n_players(view)
     height = 332 + 34 * n
     canvas = blank(height, WIDTH, BACKGROUND)
-    draw_text(canvas, 16, 12, _status(state), INK, 3)
+    draw_text(canvas, 16, 12, _status(view, seat, result), INK, 3)
+    new_card = bool(view["new_card"][0])
 
     # The newest card.
     cx, cy, cw, ch = 16, 48, 200, 264
-    fill_rect(canvas, cx, cy, cw, ch, CARD if state.new_card else (200, 196, 184))
+    fill_rect(canvas, cx, cy, cw, ch, CARD if new_card else (200, 196, 184))
     frame_rect(canvas, cx, cy, cw, ch, (60, 60, 60), 3)
-    draw_text_centered(canvas, cx + cw // 2, cy + 18, "NEW CARD" if state.new_card else "TOP CARD", (60, 60, 60), 2)
-    objects = state.deck.cards[state.newest]
-    for i, k in enumerate(objects):
-        _tile(canvas, cx + 20, cy + 40 + i * 72, cw - 40, 60, state, k, 4)
+    draw_text_centered(canvas, cx + cw // 2, cy + 18, "NEW CARD" if new_card else "TOP CARD", (60, 60, 60), 2)
+    for i, k in enumerate(_objects(view["newest_card"])):
+        _tile(canvas, cx + 20, cy + 40 + i * 72, cw - 40, 60, deck, k, 4)
 
     # The middle: 6x6 board of all objects, in id order.
     mx, my = 240, 48
+    middle = view["middle"]
     fill_rect(canvas, mx, my, WIDTH - mx - 16, 264, PANEL)
-    draw_text(canvas, mx + 10, my + 8, f"MIDDLE {state.middle.bit_count()}", INK, 2)
-    holder = {k: p for p in range(n) for k in _objects(state.holdings[p])}
+    draw_text(canvas, mx + 10, my + 8, f"MIDDLE {int(middle.sum())}", INK, 2)
+    holder = {k: j for j in range(n) for k in _objects(view["holdings"][j])}
     for k in range(N_OBJECTS):
         x = mx + 10 + (k % 6) * (TILE_W + 42)
         y = my + 28 + (k // 6) * (TILE_H + 8)
-        if state.middle >> k & 1:
-            _tile(canvas, x, y, TILE_W + 34, TILE_H, state, k, 2)
+        if middle[k]:
+            _tile(canvas, x, y, TILE_W + 34, TILE_H, deck, k, 2)
         else:
             fill_rect(canvas, x, y, TILE_W + 34, TILE_H, TAKEN)
-            draw_text(canvas, x + 4, y + 4, state.deck.labels[k], DIM, 2)
-            draw_text(canvas, x + 4, y + 17, f"P{holder[k]}" if k in holder else "", INK, 2)
+            draw_text(canvas, x + 4, y + 4, deck.labels[k], DIM, 2)
+            draw_text(canvas, x + 4, y + 17, _player_label(view, seat, holder[k]) if k in holder else "", INK, 2)
 
     # The players.
-    for row, p in enumerate(_seats(state, seat)):
-        y = 324 + 34 * row
-        out = not state.in_round[p]
+    for j in range(n):
+        y = 324 + 34 * j
+        out = bool(view["eliminated"][j])
         fill_rect(canvas, 16, y, WIDTH - 32, 30, PANEL)
-        label = f"P{p}{' YOU' if p == seat else ''}"
+        label = _player_label(view, seat, j) + (" YOU" if j == 0 else "")
         draw_text(canvas, 24, y + 8, label, OUT if out else INK, 2)
-        draw_text(canvas, 104, y + 8, f"{state.points[p]:3d} PTS", INK, 2)
+        draw_text(canvas, 104, y + 8, f"{int(view['points'][j]):3d} PTS", INK, 2)
         if out:
             draw_text(canvas, 184, y + 8, "OUT", OUT, 2)
-        held = _objects(state.holdings[p])
+        held = _objects(view["holdings"][j])
         for i, k in enumerate(held[:SHOWN_HELD]):
-            _tile(canvas, 222 + i * (SMALL_W + 4), y + 4, SMALL_W, SMALL_H, state, k, 2)
+            _tile(canvas, 222 + i * (SMALL_W + 4), y + 4, SMALL_W, SMALL_H, deck, k, 2)
         if len(held) > SHOWN_HELD:
             draw_text(canvas, 222 + SHOWN_HELD * (SMALL_W + 4), y + 8, f"+{len(held) - SHOWN_HELD}", INK, 2)
     return canvas
-

@@ -7,7 +7,7 @@ far cheaper than numpy calls on tiny arrays.
 
 A *tick* is RULES.md's tick seen from the decision point: the state always waits for the
 players' choices of the current tick (its card, if any, is already flipped and its flip-time
-eliminations done). ``apply_tick`` resolves the grabs, then moves on to the next decision:
+eliminations done). :func:`apply` resolves the grabs, then moves on to the next decision:
 the next flip, a grab-only tick, or the next round.
 
 Reaction times: when two or more players grab the same object in one tick, each of them
@@ -16,21 +16,28 @@ and the common coefficient of variation ``reaction_spread`` (``REACTION_SPREAD``
 default, so a 0.6 s player is usually within 0.45-0.75 s); the shortest time wins. Exact
 ties (certain when ``reaction_spread`` is 0 and the means are equal) are broken uniformly at
 random. With equal means the fastest is simply a uniformly random contender (the same
-distribution). Draws are made only for contested objects, in increasing object order
-(taken from batches the state refills from the generator), so a game is reproducible
-from its seed.
+distribution). Draws are made only for contested objects, in increasing object order, from
+the generator passed to :func:`apply` (the state holds no future randomness, as in pgx), so
+a game is reproducible from its seed.
+
+The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
+:func:`legal_mask` / :func:`legal_actions` / :func:`is_legal`, :func:`apply`,
+:func:`rewards` and :func:`outcome`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from dejavu_env.core.actions import as_action
+from dejavu_env.core.game import GameInfo, Outcome
+from dejavu_env.core.players import PlayerError
 from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS, GrabDeck, canonical_deck
 
 N_ROUNDS = 3
@@ -43,12 +50,25 @@ PASS = 0
 MAX_GRAB_ONLY_TICKS = 36
 DEFAULT_REACTION_TIME = 0.6
 REACTION_SPREAD = 0.25
-RANDOM_BATCH = 64
 ALL_OBJECTS = (1 << N_OBJECTS) - 1
 # The bit protocol: ``act_bits(round, flipped, middle) -> action id`` (see ``play_bit_ticks``).
 BitPlayer = Callable[[int, int, int], int]
 # The longest round: 33 flip ticks, then at most 36 grab-only ticks.
 MAX_TICKS_PER_ROUND = N_CARDS - N_ASIDE + MAX_GRAB_ONLY_TICKS
+REWARDS = ("points", "win")
+
+GAME_INFO = GameInfo(
+    name="grab",
+    env_id="DejaVuGrab-v0",
+    n_actions=N_ACTIONS,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=4,
+    simultaneous=True,
+    max_game_length=N_ROUNDS * MAX_TICKS_PER_ROUND,
+    obs_modes=("info_state", "observation"),
+    returns={"points": (0.0, float(N_ROUNDS * N_OBJECTS)), "win": (-1.0, 1.0)},
+)
 
 
 @dataclass(slots=True, eq=False)
@@ -58,12 +78,12 @@ class GrabState:
     Public: ``round``, ``newest`` (the card on top of the discard pile), ``new_card`` (it
     was flipped this tick) and ``flipped`` (its objects as a bitmask, 0 when no card was
     flipped this tick), ``middle``, ``holdings``, ``in_round``, ``points``,
-    ``round_points``, ``cards_left`` and ``flipping_over``; ``seen_once``/``seen_twice``
+    ``round_points``, ``round_eliminated``, ``round_asides`` (the aside cards of each
+    finished round, turned up at its end), ``cards_left`` and ``flipping_over``; ``seen_once``/``seen_twice``
     follow from the public history (perfect recall). Hidden: ``order`` (this round's
     shuffle: ``order[:3]`` set aside, ``order[3:]`` flipped in turn), ``preset_orders``,
-    and so the aside cards and every card not on top; ``normals``/``uniforms`` hold future
-    random draws for races. Only ``observation.Observer`` turns a state into what a player
-    may see.
+    and so the aside cards and every card not on top. Only ``observation.Observer`` turns a
+    state into what a player may see.
     """
 
     deck: GrabDeck
@@ -86,12 +106,11 @@ class GrabState:
     points: list[int] = field(default_factory=list)
     round_points: list[tuple[int, ...]] = field(default_factory=list)
     round_eliminated: list[tuple[bool, ...]] = field(default_factory=list)
+    round_asides: list[tuple[int, ...]] = field(default_factory=list)
     game_over: bool = False
     log_means: tuple[float, ...] = ()
     sigma: float = 0.0
     equal_means: bool = True
-    normals: list[float] = field(default_factory=list)
-    uniforms: list[float] = field(default_factory=list)
 
     @property
     def cards_left(self) -> int:
@@ -107,6 +126,19 @@ class GrabState:
     def aside(self) -> tuple[int, int, int]:
         """The three cards set aside this round (hidden until the round's end)."""
         return self.order[0], self.order[1], self.order[2]
+
+    def copy(self) -> GrabState:
+        """An independent copy (for rollback and what-if analysis); the deck is shared, being immutable."""
+        return dataclasses.replace(
+            self,
+            order=list(self.order),
+            holdings=list(self.holdings),
+            in_round=list(self.in_round),
+            points=list(self.points),
+            round_points=list(self.round_points),
+            round_eliminated=list(self.round_eliminated),
+            round_asides=list(self.round_asides),
+        )
 
     def winners(self) -> list[int]:
         """Players sharing the highest total (meaningful once the game is over)."""
@@ -153,9 +185,9 @@ def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[flo
 
 
 def new_game(
-    n_players: int,
     rng: np.random.Generator,
     *,
+    n_players: int = GAME_INFO.default_players,
     deck: GrabDeck | None = None,
     reaction_times: Sequence[float] | None = None,
     reaction_spread: float = REACTION_SPREAD,
@@ -199,47 +231,79 @@ def new_game(
     return state
 
 
-def is_legal(state: GrabState, player: int, action: int) -> bool:
-    """Pass is always legal; grab ``k`` only for a player in the round while ``k`` is in the middle."""
-    if action == PASS:
-        return True
-    return 0 < action < N_ACTIONS and state.in_round[player] and bool(state.middle >> (action - 1) & 1)
+def legal_bits(state: GrabState, seat: int) -> int:
+    """The legal actions of ``seat`` as a bit mask over action ids: the one spelling of the rule.
+
+    Pass (bit 0) is always legal; grab ``k`` (bit ``1 + k``) while ``seat`` is in the round,
+    the game is not over and object ``k`` is in the middle.
+    """
+    if state.game_over or not state.in_round[seat]:
+        return 1
+    return grab_bits(state.middle)
 
 
-def legal_actions(state: GrabState, player: int) -> list[int]:
-    """The legal action ids of ``player``, in increasing order."""
-    if state.game_over or not state.in_round[player]:
-        return [PASS]
-    return [PASS] + [1 + k for k in range(N_OBJECTS) if state.middle >> k & 1]
+def grab_bits(middle: int) -> int:
+    """The legal actions of a player in the round, as a bit mask: pass, and a grab of each object in ``middle``."""
+    return middle << 1 | 1
 
 
-def check_actions(state: GrabState, actions: Sequence[int]) -> list[int]:
+def is_legal(state: GrabState, seat: int, action: int) -> bool:
+    """Whether ``seat`` may play the action id ``action`` now."""
+    return 0 <= action < N_ACTIONS and bool(legal_bits(state, seat) >> action & 1)
+
+
+def legal_actions(state: GrabState, seat: int) -> list[int]:
+    """The legal action ids of ``seat``, in increasing order."""
+    bits = legal_bits(state, seat)
+    return [a for a in range(N_ACTIONS) if bits >> a & 1]
+
+
+_MASK_CHUNK = 12
+_MASK_ROWS = ((np.arange(1 << _MASK_CHUNK)[:, None] >> np.arange(_MASK_CHUNK)) & 1).astype(np.int8)
+_PASS_ROW = np.ones(1, dtype=np.int8)
+
+
+def legal_mask(state: GrabState, seat: int, dtype: type = np.int8) -> np.ndarray:
+    """A fresh mask over the 37 action ids (int8 by default, as in observations; ``bool`` for MaskablePPO)."""
+    grabs = legal_bits(state, seat) >> 1
+    low = (1 << _MASK_CHUNK) - 1
+    mask = np.concatenate(
+        (_PASS_ROW, _MASK_ROWS[grabs & low], _MASK_ROWS[grabs >> _MASK_CHUNK & low], _MASK_ROWS[grabs >> 2 * _MASK_CHUNK])
+    )
+    return mask if dtype is np.int8 else mask.astype(dtype)
+
+
+def check_action(state: GrabState, seat: int, action: object, who: str | None = None) -> int:
+    """``action`` as a legal int for ``seat``, or a ``ValueError`` naming ``who`` (the seat by default)."""
+    who = who or f"player {seat}"
+    action = as_action(action, N_ACTIONS, f"{who}'s action")
+    if not is_legal(state, seat, action):
+        if state.game_over:
+            raise ValueError("the game is over; start a new one")
+        reason = "it is out of the round" if not state.in_round[seat] else f"object {action - 1} is not in the middle"
+        raise ValueError(f"{who} cannot play action {action}: {reason}; legal: {legal_actions(state, seat)}")
+    return action
+
+
+def check_actions(state: GrabState, actions: Sequence[object]) -> list[int]:
     """Validate one action per player and return them as ints; ``ValueError`` names the culprit."""
     if state.game_over:
         raise ValueError("the game is over; start a new one")
     if len(actions) != state.n_players:
         raise ValueError(f"need one action per player ({state.n_players}), got {len(actions)}")
-    checked = []
-    for player, action in enumerate(actions):
-        if isinstance(action, bool) or not hasattr(action, "__index__"):
-            raise ValueError(f"player {player}'s action must be an integer id, got {action!r}")
-        action = int(action)
-        if not is_legal(state, player, action):
-            raise ValueError(f"player {player} cannot play action {action}; legal: {legal_actions(state, player)}")
-        checked.append(action)
-    return checked
+    return [check_action(state, seat, action) for seat, action in enumerate(actions)]
 
 
-def apply_tick(state: GrabState, actions: Sequence[int], rng: np.random.Generator) -> None:
+def apply(state: GrabState, actions: Sequence[object], rng: np.random.Generator) -> None:
     """Resolve one tick's choices (one per player, pass for those out of the round).
 
     Raises ``ValueError`` on an illegal action before anything changes.
     """
-    apply_checked_tick(state, check_actions(state, actions), rng)
+    apply_checked(state, check_actions(state, actions), rng)
 
 
-def apply_checked_tick(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
-    """``apply_tick`` for callers that have already checked every action (the env, the match runner).
+def apply_checked(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
+    """:func:`apply` for callers that have already checked every action (the front ends, the match runner).
 
     Steps: grabs (conflicts to the fastest), then the round's next event (``_advance``).
     """
@@ -249,16 +313,55 @@ def apply_checked_tick(state: GrabState, actions: list[int], rng: np.random.Gene
     _advance(state, grabbed, rng)
 
 
-def check_bit_action(seat: int, action: Any, middle: int) -> int:
-    """A bit-protocol player's answer as a legal action id, or ``ValueError`` naming the seat."""
+def rewards(state: GrabState, mode: str, rounds_before: int = 0) -> tuple[float, ...]:
+    """Each seat's reward for the rounds that ended since ``rounds_before`` were finished.
+
+    ``"points"``: the points of those rounds (0 for a player eliminated in one). ``"win"``:
+    once the game is over, +1 for a sole winner, 0 for each of several sharing the top
+    total, -1 for the others; 0 before.
+    """
+    n = state.n_players
+    if mode == "points":
+        totals = [0.0] * n
+        for scores in state.round_points[rounds_before:]:
+            for seat, score in enumerate(scores):
+                totals[seat] += score
+        return tuple(totals)
+    if not state.game_over:
+        return (0.0,) * n
+    winners = state.winners()
+    shared = len(winners) > 1
+    return tuple((0.0 if shared else 1.0) if seat in winners else -1.0 for seat in range(n))
+
+
+def outcome(state: GrabState) -> Outcome:
+    """The game's result: total points per seat, every seat with the top total winning."""
+    if not state.game_over:
+        return Outcome(scores=tuple(float(p) for p in state.points), winners=(), reason="")
+    return Outcome(scores=tuple(float(p) for p in state.points), winners=tuple(state.winners()), reason="rounds")
+
+
+def ask_bits(state: GrabState, seat: int, act_bits: BitPlayer, round_index: int, flipped: int, middle: int) -> int:
+    """Ask a bit-protocol player at ``seat``; a fault is a :class:`PlayerError` naming the seat."""
     try:
-        action = operator.index(action)
-    except TypeError:
-        raise ValueError(f"the player at seat {seat} chose {action!r}, not an integer action id") from None
-    if action == PASS or 0 < action < N_ACTIONS and middle >> (action - 1) & 1:
-        return action
-    legal = [PASS] + [1 + k for k in range(N_OBJECTS) if middle >> k & 1]
-    raise ValueError(f"the player at seat {seat} chose illegal action {action}; legal: {legal}")
+        action = act_bits(round_index, flipped, middle)
+    except Exception as err:
+        raise _raised(seat, err) from err
+    if type(action) is not int or action and not is_legal(state, seat, action):
+        action = check_bit_action(seat, action, state)
+    return action
+
+
+def _raised(seat: int, err: Exception) -> PlayerError:
+    return PlayerError(f"the player at seat {seat} raised {type(err).__name__}: {err}")
+
+
+def check_bit_action(seat: int, action: object, state: GrabState) -> int:
+    """A bit-protocol player's answer as a legal action id, or a :class:`PlayerError` naming the seat."""
+    try:
+        return check_action(state, seat, action, f"the player at seat {seat}")
+    except ValueError as err:
+        raise PlayerError(str(err)) from err
 
 
 def play_bit_ticks(
@@ -268,7 +371,7 @@ def play_bit_ticks(
     *,
     outside: int = -1,
     outside_action: int = PASS,
-) -> None:
+) -> list[int]:
     """Play ticks in which every chooser but one outside seat is a bit-protocol player.
 
     ``players`` pairs seats (in increasing order) with ``act_bits(round, flipped, middle)
@@ -277,12 +380,15 @@ def play_bit_ticks(
     env's agent) plays ``outside_action``, already checked, in the first tick and passes
     after it; the loop returns once that seat is in the round again (at once, unless the
     tick eliminated it) or the game is over. ``outside=-1`` plays the whole game. This is
-    ``apply_checked_tick`` with the asking inlined: the env spends most of its ticks here.
+    :func:`apply_checked` with the asking (:func:`ask_bits`) inlined: the env spends most of
+    its ticks here. Returns every seat's action in the first tick.
     """
     actions = [PASS] * state.n_players
+    first_tick: list[int] | None = None
     pending = outside_action if outside >= 0 else PASS
     while not state.game_over:
         in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
+        legal = grab_bits(middle)  # what every seat still in the round may play this tick
         if pending:
             first, first_action = outside, pending
             actions[outside] = pending
@@ -292,10 +398,13 @@ def play_bit_ticks(
         one_object = True
         for seat, act_bits in players:
             if in_round[seat]:
-                action = act_bits(round_index, flipped, middle)
+                try:
+                    action = act_bits(round_index, flipped, middle)
+                except Exception as err:
+                    raise _raised(seat, err) from err
+                if type(action) is not int or action < 0 or not legal >> action & 1:
+                    action = check_bit_action(seat, action, state)
                 if action:
-                    if type(action) is not int or action < 0 or not middle >> (action - 1) & 1:
-                        action = check_bit_action(seat, action, middle)
                     if first < 0:
                         first, first_action = seat, action
                     elif racers is None:
@@ -307,6 +416,8 @@ def play_bit_ticks(
                 actions[seat] = action
             else:
                 actions[seat] = PASS
+        if first_tick is None:
+            first_tick = list(actions)
         if racers is not None and not one_object:
             _resolve_grabs(state, actions, rng)
         elif first >= 0:  # one object: its only grabber, or the fastest of those racing for it
@@ -321,7 +432,8 @@ def play_bit_ticks(
         if pending:
             actions[outside] = pending = PASS
         if outside >= 0 and state.in_round[outside]:
-            return
+            break
+    return first_tick if first_tick is not None else actions
 
 
 def _advance(state: GrabState, grabbed: bool, rng: np.random.Generator) -> None:
@@ -370,31 +482,19 @@ def _fastest(state: GrabState, players: list[int], rng: np.random.Generator) -> 
     exponents picks the same winner without computing the exponential. When all players
     share one mean (the default) the times are independent and identically distributed,
     so the fastest is a uniformly random contender: one uniform draw gives the same
-    distribution for less. Draws come from batches (``state.normals``, ``state.uniforms``)
-    refilled from ``rng`` ``RANDOM_BATCH`` at a time, because a numpy call per contested
-    tick would cost more than the rest of the tick.
+    distribution for less.
     """
     if state.equal_means:
-        uniforms = state.uniforms
-        if not uniforms:
-            uniforms.extend(rng.random(RANDOM_BATCH).tolist())
-        return players[int(uniforms.pop() * len(players))]
+        return players[int(rng.random() * len(players))]
     if state.sigma > 0:
-        normals = state.normals
-        if len(normals) < len(players):
-            normals.extend(rng.standard_normal(RANDOM_BATCH).tolist())
         sigma, log_means = state.sigma, state.log_means
-        best, tied = math.inf, players
-        for p in players:
-            t = log_means[p] + sigma * normals.pop()
-            if t < best:
-                best, tied = t, [p]
-            elif t == best:
-                tied.append(p)
+        times = [log_means[p] + sigma * z for p, z in zip(players, rng.standard_normal(len(players)).tolist())]
+        best = min(times)
+        tied = [p for p, t in zip(players, times) if t == best]
     else:
         means = state.reaction_times
-        best = min(means[p] for p in players)
-        tied = [p for p in players if means[p] == best]
+        fastest = min(means[p] for p in players)
+        tied = [p for p in players if means[p] == fastest]
     return tied[0] if len(tied) == 1 else tied[int(rng.integers(len(tied)))]
 
 
@@ -449,6 +549,7 @@ def _end_round(state: GrabState, rng: np.random.Generator) -> None:
     scores = tuple(h.bit_count() if ok else 0 for h, ok in zip(state.holdings, in_round))
     state.round_points.append(scores)
     state.round_eliminated.append(tuple(not ok for ok in in_round))
+    state.round_asides.append(tuple(state.order[:N_ASIDE]))
     for player, score in enumerate(scores):
         state.points[player] += score
     if state.round == N_ROUNDS - 1:

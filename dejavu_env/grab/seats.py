@@ -1,12 +1,13 @@
 """Asking the players at the table for their choices, tick by tick (shared by the env and ``play_game``).
 
 A player is the project's callable ``player(observation, action_mask) -> int`` fed its own
-seat's observation in ``player_obs_mode(player, default)``. A player that also has
-``act_bits(round, flipped, middle)`` (the *bit protocol* of ``bots.MemoryBot``: the round
-index, the objects of the card flipped this tick (0 in grab-only ticks) and the middle, as
-36-bit masks; all public) is asked through it instead, which needs no observation vector.
-Either way an illegal choice raises ``ValueError`` naming the player (its seat, for the
-bit protocol).
+seat's observation in ``player_obs_mode(player, default)``, through
+:func:`dejavu_env.core.players.ask_player`. A player that also has
+``act_bits(round, flipped, middle)`` (the *bit protocol* of ``opponents.MemoryBot``: the
+round index, the objects of the card flipped this tick (0 in grab-only ticks) and the
+middle, as 36-bit masks; all public) is asked through it instead, which needs no
+observation vector. Either way a fault (an exception, an answer that is not an action id,
+an illegal choice) is a :class:`~dejavu_env.core.players.PlayerError` naming the seat.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from dejavu_env.core.players import checked_action, player_obs_mode
+from dejavu_env.core.players import ask_player, player_obs_mode
 from dejavu_env.grab.observation import Observer
-from dejavu_env.grab.rules import GrabState, apply_checked_tick, check_bit_action, play_bit_ticks
+from dejavu_env.grab.opponents import MemoryBot
+from dejavu_env.grab.rules import PASS, GrabState, apply_checked, ask_bits, is_legal, legal_mask, play_bit_ticks
 
 
 class Seats:
@@ -36,6 +38,8 @@ class Seats:
                 self._fast.append((seat, act_bits))
             else:
                 self._slow.append((seat, player, Observer(seat, player_obs_mode(player, obs_mode))))
+        self.trusted = not self._slow and all(type(self.players[seat]) is MemoryBot for seat, _ in self._fast)
+        """Only the game's own bot sits here: nobody can fault, so a step needs no rollback point."""
 
     def choose(self, state: GrabState, actions: list[int]) -> None:
         """Write each seated player's checked action into ``actions`` (pass for those out of the round)."""
@@ -43,38 +47,37 @@ class Seats:
         if self._fast:
             round_index, flipped, middle = state.round, state.flipped, state.middle
             for seat, act_bits in self._fast:
-                if in_round[seat]:
-                    action = act_bits(round_index, flipped, middle)
-                    if action and (type(action) is not int or action < 0 or not middle >> (action - 1) & 1):
-                        action = check_bit_action(seat, action, middle)
-                    actions[seat] = action
-                else:
-                    actions[seat] = 0
+                actions[seat] = ask_bits(state, seat, act_bits, round_index, flipped, middle) if in_round[seat] else PASS
         for seat, player, observer in self._slow:
             if not in_round[seat]:
-                actions[seat] = 0
+                actions[seat] = PASS
                 continue
-            observer.update(state)
-            mask = observer.mask.copy()
-            actions[seat] = checked_action(player, {"observation": observer.vector.copy(), "action_mask": mask}, mask)
+            actions[seat] = ask_player(
+                player, seat, observer.observe(state), legal_mask(state, seat), lambda a, s=seat: is_legal(state, s, a)
+            )
 
-    def play(self, state: GrabState, rng: np.random.Generator, outside: int = -1, outside_action: int = 0) -> None:
+    def play(self, state: GrabState, rng: np.random.Generator, outside: int = -1, outside_action: int = PASS) -> list[int]:
         """Play ticks: seat ``outside`` (no player here) plays ``outside_action`` in the first one
         and passes after; stop once it is in the round again, or at the game's end.
 
         ``outside=-1`` plays the whole game. When every player speaks the bit protocol, the
-        engine's ``play_bit_ticks`` loop does it without building observations.
+        engine's ``play_bit_ticks`` loop does it without building observations. Returns the
+        actions of the first tick (every seat's).
         """
         if not self._slow:
-            play_bit_ticks(state, self._fast, rng, outside=outside, outside_action=outside_action)
-            return
-        actions = [0] * len(self.players)
+            return play_bit_ticks(state, self._fast, rng, outside=outside, outside_action=outside_action)
+        actions = [PASS] * len(self.players)
         if outside >= 0:
             actions[outside] = outside_action
+        first: list[int] | None = None
         while not state.game_over:
             self.choose(state, actions)
-            apply_checked_tick(state, actions, rng)
+            if first is None:
+                first = list(actions)
+            apply_checked(state, actions, rng)
             if outside >= 0:
-                actions[outside] = 0
+                actions[outside] = PASS
                 if state.in_round[outside]:
-                    return
+                    break
+        return first if first is not None else actions
+

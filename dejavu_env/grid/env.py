@@ -1,41 +1,59 @@
 """``DejaVuGrid-v0``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
 
 The rules live in :mod:`dejavu_env.grid.rules` and the views in
-:mod:`dejavu_env.grid.observation`; this module only translates.
+:mod:`dejavu_env.grid.observation`; what every env shares (checks, the illegal-action
+policy, rollback, the ``info`` contract) in :mod:`dejavu_env.core.env`. This module only
+says what is the grid game's own.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
-from dejavu_env.core.players import PlayerFn, checked_action, player_obs_mode, reset_player
-from dejavu_env.core.validation import check_choice, check_int, check_options
+from dejavu_env.core.env import DejaVuEnv
+from dejavu_env.core.game import Outcome
+from dejavu_env.core.players import ask_player, check_player, player_obs_mode, reset_player
+from dejavu_env.core.seeding import derive_seeds
+from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.cards import N_CARDS, parse_deck
-from dejavu_env.grid.observation import OBS_MODES, Observer, decode, obs_high, obs_size
+from dejavu_env.grid.observation import LAYOUTS, Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
-from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, END_TURN, N_ACTIONS, GridState, legal_ids, mask_array
+from dejavu_env.grid.rules import (
+    DEFAULT_MAX_TURNS,
+    GAME_INFO,
+    MAX_TURN_ACTIONS,
+    GridState,
+    is_legal,
+    legal_ids,
+    legal_mask,
+    mask_array,
+    outcome,
+    rewards,
+)
 
-REWARDS = ("win", "score")
-ILLEGAL_ACTIONS = ("raise", "lose")
 MAX_DEALS = 100
 """Deals tried by one reset when the opponent's opening turn keeps ending the game."""
-_DONE_BITS = 1 << END_TURN
-"""The placeholder mask of a finished episode: never all zero, and nothing to act on."""
+SEATS = (0, 1, None)
 
 
-class DejaVuGridEnv(gym.Env):
+@dataclass(frozen=True)
+class _Options:
+    deck: list[int] | None
+    seat: int | None
+
+
+class DejaVuGridEnv(DejaVuEnv[GridState]):
     """The grid game of *Déjà Vu* (hunch tokens) for one agent against an opponent.
 
-    Rules: RULES.md, "Grid". Actions are the canonical ids: ``0..7`` Look at a slot,
-    ``8..15`` Reveal a slot (start or continue a reveal), ``16`` Stop and keep the revealed
-    cards, ``17`` Take the End card, ``18`` End the turn. A turn spans several steps: the
-    agent is asked again until its turn ends, then the opponent's whole turn is played
-    inside the same ``step``.
+    Rules: ``docs/rules.md``, "Grid". Actions are the canonical ids: ``0..7`` Look at a
+    slot, ``8..15`` Reveal a slot (start or continue a reveal), ``16`` Stop and keep the
+    revealed cards, ``17`` Take the End card, ``18`` End the turn. A turn spans several
+    steps: the agent is asked again until its turn ends, then the opponent's whole turn is
+    played inside the same ``step``.
 
     Keyword arguments:
 
@@ -56,22 +74,25 @@ class DejaVuGridEnv(gym.Env):
       final score minus the opponent's: 1 per pile card, 1 for the End card, 0.5 per token;
       tallied the same way after a victory by hunches, so it measures material, and the
       winner is in ``info["winner"]``).
-    - ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (a picture of the table), drawn
-      from the agent's knowledge: faces it does not know are shown as blue backs.
+    - ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture of the table) or
+      ``"human"`` (the text, printed), drawn from the agent's knowledge: faces it does not
+      know are shown as blue backs.
     - ``illegal_action``: ``"raise"`` (default: ``ValueError`` naming the action and why, the
       game unchanged) or ``"lose"`` (for learners without masks: the episode ends at once as
-      a loss with reward -1 in both reward modes, ``info["illegal_action"]`` says why).
+      a loss with reward -1 in both reward modes).
 
     Spaces: ``Discrete(19)``; observations are ``{"observation": Box(float32), "action_mask":
     Box(int8, (19,))}``. The mask is int8 in the observation and in ``info["action_mask"]``
     and bool from :meth:`action_masks` (what sb3-contrib's MaskablePPO calls). After the
     episode ends the mask holds only End turn: a placeholder, never all zero.
 
-    ``info`` after every reset and step: ``"action_mask"``, ``"tokens"`` (agent's,
-    opponent's) and ``"opponent_actions"`` (ids the opponent played since the agent's last
-    step, in order). At the end also ``"winner"`` (``"agent"``, ``"opponent"``, ``"draw"``;
-    ``None`` when truncated), ``"scores"`` (agent's, opponent's), ``"reason"``
-    (``"hunches"``, ``"end_card"``, ``"truncated"`` or ``"illegal_action"``).
+    ``info`` after every reset and step: the keys every env has (:mod:`dejavu_env.core.env`:
+    ``action_mask``, ``illegal_action``, ``opponent_actions``, ``winner``, ``winners``,
+    ``scores``, ``reason``) and the grid's own: ``tokens`` (int8, the agent's and the
+    opponent's) and ``redeals`` (see below). ``opponent_actions`` holds the ids the opponent
+    played since the agent's last step, in order, padded with -1 to ``MAX_TURN_ACTIONS``.
+    ``reason`` at the end: ``"hunches"``, ``"end_card"``, ``"truncated"`` or
+    ``"illegal_action"``.
 
     ``reset(seed=None, options=None)`` options: ``"deck"``, 32 ``(a, b)`` pairs, slots 0..7
     first, then the draw pile from the top (anything else is a ``ValueError``), and
@@ -79,19 +100,25 @@ class DejaVuGridEnv(gym.Env):
     opponent's opening turn is played inside ``reset``; if that turn ends the game before
     the agent's first decision (seat 0 can hand over its 3 tokens), ``reset`` deals a new
     game (the same deck when ``"deck"`` was given) and plays the opening turn again, up to
-    ``MAX_DEALS`` times, then raises ``RuntimeError``; ``info["opponent_actions"]`` holds the
-    opening turn of the game that is kept.
+    ``MAX_DEALS`` times, then raises ``RuntimeError``; ``info["redeals"]`` counts the deals
+    thrown away, and ``info["opponent_actions"]`` holds the opening turn of the game that is
+    kept. This biases seat-1 statistics: the games a seat-1 agent plays exclude the deals
+    whose opening turn ends the game (against the random opponent, about 23% of them).
 
     Version history:
 
     - v0 (dejavu-env 0.1.0): first release.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    game = GAME_INFO
+    layouts = LAYOUTS
+    illegal_actions = ("raise", "lose")
+    reset_options = ("deck", "agent_seat")
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(
         self,
-        opponent: PlayerFn | None = None,
+        opponent: Any = None,
         obs_mode: str = "info_state",
         agent_seat: int | None = 0,
         max_turns: int = DEFAULT_MAX_TURNS,
@@ -99,113 +126,119 @@ class DejaVuGridEnv(gym.Env):
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ) -> None:
-        self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
-        self.agent_seat = check_choice("agent_seat", agent_seat, (0, 1, None))
+        self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)
-        self.reward_mode = check_choice("reward", reward, REWARDS)
-        self.render_mode = check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        if opponent is None:
-            opponent = RandomOpponent()
-        elif not callable(opponent):
-            raise ValueError(f"opponent must be callable as opponent(observation, action_mask), got {opponent!r}")
-        self.opponent = opponent
-        # Exactly RandomOpponent (not a subclass, which may read observations): skip building them.
-        self._fast_opponent = opponent if type(opponent) is RandomOpponent else None
-        self._opponent_obs_mode = player_obs_mode(opponent, obs_mode)
-        self.action_space = spaces.Discrete(N_ACTIONS)
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, obs_high(obs_mode), (obs_size(obs_mode),), np.float32),
-                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
-            }
+        self.opponent = RandomOpponent() if opponent is None else check_player(opponent, "opponent")
+        super().__init__(
+            n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
         )
+        # Exactly RandomOpponent (not a subclass, which may read observations): skip building them.
+        self._fast_opponent = self.opponent if type(self.opponent) is RandomOpponent else None
+        self._opponent_obs_mode = player_obs_mode(self.opponent, self.obs_mode)
         self._observers: dict[tuple[int, str], Observer] = {}
-        self._observer = self._opponent_observer = Observer(0, obs_mode)  # replaced at every reset
-        self._state: GridState | None = None
+        self._observer = self._opponent_observer = self._observer_for(0, self.obs_mode)
         self._seat = 0
-        self._done = False
-        self._opponent_actions: list[int] = []
+        self._redeals = 0
+        self._played: list[int] = []
 
-    # ------------------------------------------------------------------ gymnasium API
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        options = check_options(options, ("deck", "agent_seat"))
+    @property
+    def n_opponent_actions(self) -> int:
+        return MAX_TURN_ACTIONS
+
+    # ------------------------------------------------------------------ game hooks
+    def _parse_options(self, options: dict[str, Any]) -> _Options:
         deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
-        seat = check_choice("agent_seat", options.get("agent_seat", self.agent_seat), (0, 1, None))
-        super().reset(seed=seed)
-        if seat is None:
-            seat = int(self.np_random.integers(2))
-        reset_player(self.opponent, int(self.np_random.integers(2**31 - 1)))
+        seat = check_choice("agent_seat", options.get("agent_seat", self.agent_seat), SEATS)
+        return _Options(deck, seat)
+
+    def _start(self, parsed: _Options) -> None:
+        rng = self.np_random
+        seat = int(rng.integers(2)) if parsed.seat is None else parsed.seat
+        reset_player(self.opponent, derive_seeds(rng, 1)[0])
         self._seat = seat
         self._observer = self._observer_for(seat, self.obs_mode)
         if self._fast_opponent is None:
             self._opponent_observer = self._observer_for(1 - seat, self._opponent_obs_mode)
-        for _ in range(MAX_DEALS):
-            self._state = GridState(deck if deck is not None else self.np_random.permutation(N_CARDS).tolist())
-            if self._fast_opponent is None:
-                self._opponent_observer.reset()
-            self._opponent_actions = []
+        for deal in range(MAX_DEALS):
+            self._state = GridState(parsed.deck if parsed.deck is not None else rng.permutation(N_CARDS).tolist())
+            self._played = []
             self._play_opponent()
             if not self._state.terminal:
+                self._redeals = deal
                 break
         else:
             raise RuntimeError(
                 f"the opponent's opening turn ended the game in each of {MAX_DEALS} deals; "
                 "the agent never got a decision"
             )
-        self._observer.reset()
-        self._done = False
-        return self._obs_info(self._state.legal)
+        self._record_opponent_actions(self._played)
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def _play(self, action: int) -> tuple[float, bool, bool, str]:
         state = self._state
-        if state is None:
-            raise RuntimeError("call reset() before step()")
-        if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
-        try:
-            state.apply(action)
-        except ValueError as err:
-            if self.illegal_action == "raise":
-                raise
-            return self._lose(str(err))
-        self._opponent_actions = []
+        assert state is not None
+        state.apply(action)
+        self._played = []
         if state.player != self._seat:
             self._play_opponent()
+        self._record_opponent_actions(self._played)
         if state.terminal:
-            return self._outcome(self._final_reward(), True, False, state.reason)
+            return rewards(state, self.reward_mode)[self._seat], True, False, state.reason
         if state.turns >= self.max_turns:
-            return self._outcome(0.0, False, True, "truncated")
-        obs, info = self._obs_info(state.legal)
-        return obs, 0.0, False, False, info
+            return 0.0, False, True, "truncated"
+        return 0.0, False, False, ""
 
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the agent's legal actions (sb3-contrib's MaskablePPO calls this)."""
-        if self._state is None:
-            raise RuntimeError("call reset() before action_masks()")
-        return mask_array(_DONE_BITS if self._done else self._state.legal, np.bool_)
+    def _agent_seat(self) -> int:
+        return self._seat
 
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
-            return None
-        if self._state is None:
-            raise RuntimeError("call reset() before render()")
+    def _legal_mask(self, dtype: type) -> np.ndarray:
+        assert self._state is not None
+        return legal_mask(self._state, self._seat, dtype)
+
+    def _is_legal(self, action: int) -> bool:
+        assert self._state is not None
+        return is_legal(self._state, self._seat, action)
+
+    def _illegal_reason(self, action: int) -> str:
+        assert self._state is not None
+        return self._state.illegal_reason(action)
+
+    def _observe(self) -> np.ndarray:
+        assert self._state is not None
+        return self._observer.observe(self._state)
+
+    def _outcome(self) -> Outcome:
+        assert self._state is not None
+        return outcome(self._state)
+
+    def _game_over(self) -> bool:
+        assert self._state is not None
+        return self._state.terminal
+
+    def _game_info(self) -> dict[str, Any]:
+        state = self._state
+        assert state is not None
+        tokens = np.array((state.tokens[self._seat], state.tokens[1 - self._seat]), dtype=np.int8)
+        return {"tokens": tokens, "redeals": self._redeals}
+
+    def _trusts_players(self) -> bool:
+        return self._fast_opponent is not None
+
+    def _snapshot(self) -> tuple[GridState, list[int]]:
+        assert self._state is not None
+        return self._state.copy(), list(self._played)
+
+    def _restore(self, snapshot: tuple[GridState, list[int]]) -> None:
+        state, played = snapshot
+        self._state = state.copy()
+        self._played = played
+
+    def _render(self, mode: str) -> str | np.ndarray:
+        assert self._state is not None
         view = decode(self._observer_for(self._seat, "info_state").observe(self._state), "info_state")
-        if self.render_mode == "ansi":
-            return render_ansi(view, seat=self._seat, turns=self._state.turns)
-        return render_rgb(view, seat=self._seat, turns=self._state.turns)
+        draw = render_ansi if mode == "ansi" else render_rgb
+        return draw(view, seat=self._seat, turns=self._state.turns, result=self._ended or outcome(self._state))
 
     # ------------------------------------------------------------------ helpers
-    @property
-    def state(self) -> GridState:
-        """The full game state, hidden facts included: for tests and analysis, never for agents."""
-        if self._state is None:
-            raise RuntimeError("call reset() first")
-        return self._state
-
     def _observer_for(self, seat: int, obs_mode: str) -> Observer:
         """One persistent observer per (seat, mode), so vectors are reused across steps."""
         observer = self._observers.get((seat, obs_mode))
@@ -216,63 +249,22 @@ class DejaVuGridEnv(gym.Env):
     def _play_opponent(self) -> None:
         """Play the opponent until the agent must act, the game ends or the turn limit is hit."""
         state = self._state
+        assert state is not None
         seat = self._seat
-        actions = self._opponent_actions
+        opponent_seat = 1 - seat
+        played = self._played
         fast = self._fast_opponent
         max_turns = self.max_turns
         while state.player != seat and not state.terminal and state.turns < max_turns:
             if fast is not None:
                 action = fast.choose(legal_ids(state.legal))
             else:
-                mask = mask_array(state.legal)
-                observation = {"observation": self._opponent_observer.observe(state).copy(), "action_mask": mask}
-                action = checked_action(self.opponent, observation, mask.copy())
+                action = ask_player(
+                    self.opponent,
+                    opponent_seat,
+                    self._opponent_observer.observe(state),
+                    mask_array(state.legal),
+                    lambda a: is_legal(state, opponent_seat, a),
+                )
             state.apply(action)
-            actions.append(action)
-
-    def _obs_info(self, legal_bits: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The agent's observation and the info dict, sharing one fresh int8 mask of ``legal_bits``."""
-        state = self._state
-        seat = self._seat
-        mask = mask_array(legal_bits)
-        observation = {"observation": self._observer.observe(state).copy(), "action_mask": mask}
-        info = {
-            "action_mask": mask,
-            "tokens": (state.tokens[seat], state.tokens[1 - seat]),
-            "opponent_actions": self._opponent_actions,
-        }
-        return observation, info
-
-    def _final_reward(self) -> float:
-        state = self._state
-        if self.reward_mode == "score":
-            scores = state.scores()
-            return scores[self._seat] - scores[1 - self._seat]
-        if state.winner is None:
-            return 0.0
-        return 1.0 if state.winner == self._seat else -1.0
-
-    def _outcome(
-        self, reward: float, terminated: bool, truncated: bool, reason: str, illegal: str | None = None
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """The last step's reply: placeholder mask, and the winner, scores and reason in ``info``."""
-        state = self._state
-        seat = self._seat
-        self._done = True
-        obs, info = self._obs_info(_DONE_BITS)
-        if truncated:
-            info["winner"] = None
-        elif illegal is not None:
-            info["winner"] = "opponent"
-            info["illegal_action"] = illegal
-        else:
-            info["winner"] = "draw" if state.winner is None else "agent" if state.winner == seat else "opponent"
-        scores = state.scores()
-        info["scores"] = (scores[seat], scores[1 - seat])
-        info["reason"] = reason
-        return obs, reward, terminated, truncated, info
-
-    def _lose(self, message: str) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """End the episode as a loss after an illegal action (``illegal_action="lose"``)."""
-        self._opponent_actions = []
-        return self._outcome(-1.0, True, False, "illegal_action", illegal=message)
+            played.append(action)

@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from dejavu_env.core.players import PlayerFn, checked_action, player_obs_mode, reset_player
+from dejavu_env.core.game import Outcome
+from dejavu_env.core.players import PlayerFn, ask_player, check_player, player_obs_mode, reset_player
+from dejavu_env.core.seeding import check_seed, derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.observation import OBS_MODES, Observer
 from dejavu_env.grid.opponents import RandomOpponent
-from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, legal_ids, mask_array, new_game
+from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, is_legal, legal_ids, mask_array, new_game
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,11 @@ class GridGameResult:
     turns: int
     reason: str
 
+    @property
+    def outcome(self) -> Outcome:
+        """The result in the shape every game shares."""
+        return Outcome(scores=self.scores, winners=() if self.winner is None else (self.winner,), reason=self.reason)
+
 
 def play_game(
     players: Sequence[PlayerFn],
@@ -47,21 +54,23 @@ def play_game(
     """Play one game: ``players[0]`` at seat 0 (starts, 3 tokens), ``players[1]`` at seat 1.
 
     Each player gets its own seat's ``{"observation", "action_mask"}`` in
-    ``player_obs_mode(player, obs_mode)`` and its int8 mask; its choice goes through
-    ``checked_action`` (an illegal choice is a ``ValueError`` naming the player). The deal
-    and the seeds passed to ``reset_player`` all derive from ``seed``, so a seed and
-    deterministic players give the same game every time. ``deck`` fixes the deal (32 ``(a, b)``
+    ``player_obs_mode(player, obs_mode)`` and its int8 mask, through
+    :func:`~dejavu_env.core.players.ask_player` (a fault is a ``PlayerError`` naming the
+    seat). The deal and the seeds passed to ``reset_player`` all derive from ``seed``, so a
+    seed and deterministic players give the same game every time. ``deck`` fixes the deal (32 ``(a, b)``
     pairs, slots first). The game is truncated once ``max_turns`` turns have ended.
     """
     if len(players) != 2:
         raise ValueError(f"the grid game seats exactly 2 players, got {len(players)}")
-    seed = check_int("seed", seed, 0)
+    for seat, player in enumerate(players):
+        check_player(player, f"players[{seat}]")
+    seed = check_seed(seed)
     max_turns = check_int("max_turns", max_turns, 1)
     check_choice("obs_mode", obs_mode, OBS_MODES)
-    deal_seed, *player_seeds = np.random.SeedSequence(seed).spawn(3)
-    state = new_game(np.random.default_rng(deal_seed), deck)
-    for player, player_seed in zip(players, player_seeds):
-        reset_player(player, int(player_seed.generate_state(1)[0]))
+    rng = np.random.default_rng(seed)
+    for player, player_seed in zip(players, derive_seeds(rng, 2)):
+        reset_player(player, player_seed)
+    state = new_game(rng, deck)
     fast = [player if type(player) is RandomOpponent else None for player in players]
     observers = [
         None if fast[seat] is not None else Observer(seat, player_obs_mode(players[seat], obs_mode)) for seat in (0, 1)
@@ -72,9 +81,10 @@ def play_game(
         if player is not None:
             action = player.choose(legal_ids(state.legal))
         else:
-            mask = mask_array(state.legal)
-            observation = {"observation": observers[seat].observe(state).copy(), "action_mask": mask}
-            action = checked_action(players[seat], observation, mask.copy())
+            action = ask_player(
+                players[seat], seat, observers[seat].observe(state), mask_array(state.legal),
+                lambda a: is_legal(state, seat, a),
+            )
         state.apply(action)
     truncated = not state.terminal
     return GridGameResult(

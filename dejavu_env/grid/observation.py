@@ -73,65 +73,43 @@ observation only (the rulebook forbids counting piles, so sizes are not shown):
 
 from __future__ import annotations
 
-from math import prod
-
 import numpy as np
 
+from dejavu_env.core.layout import Layout, Piece, layouts
+from dejavu_env.core.validation import check_choice
 from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
 from dejavu_env.grid.rules import PHASE_AFTER, GridState
 
-OBS_MODES = ("info_state", "observation")
 MAX_CANDIDATE_COUNT = 9
 """The most a candidate number can show on 8 cards (number 3 or 4, its double included)."""
 
-_COMMON: tuple[tuple[str, tuple[int, ...], float], ...] = (
-    ("slot_blue", (N_SLOTS, N_BLUES), 1),
-    ("slot_empty", (N_SLOTS,), 1),
-    ("face_up", (N_SLOTS,), 1),
-    ("known_me", (N_SLOTS,), 1),
-    ("known_opp", (N_SLOTS,), 1),
-    ("faces", (N_SLOTS, N_NUMBERS), 2),
-    ("tokens", (2,), 7),
-    ("deck_size", (1,), N_CARDS - N_SLOTS),
-    ("deck_top_blue", (N_BLUES,), 1),
-    ("end_card", (4,), 1),
-    ("last_turn", (1,), 1),
-    ("phase", (3,), 1),
-    ("candidates", (N_NUMBERS,), 1),
-    ("candidate_count", (1,), MAX_CANDIDATE_COUNT),
-    ("costs_token", (1,), 1),
+_COMMON = (
+    Piece("slot_blue", (N_SLOTS, N_BLUES), 1),
+    Piece("slot_empty", (N_SLOTS,), 1),
+    Piece("face_up", (N_SLOTS,), 1),
+    Piece("known_me", (N_SLOTS,), 1),
+    Piece("known_opp", (N_SLOTS,), 1),
+    Piece("faces", (N_SLOTS, N_NUMBERS), 2),
+    Piece("tokens", (2,), 7),
+    Piece("deck_size", (1,), N_CARDS - N_SLOTS),
+    Piece("deck_top_blue", (N_BLUES,), 1),
+    Piece("end_card", (4,), 1),
+    Piece("last_turn", (1,), 1),
+    Piece("phase", (3,), 1),
+    Piece("candidates", (N_NUMBERS,), 1),
+    Piece("candidate_count", (1,), MAX_CANDIDATE_COUNT),
+    Piece("costs_token", (1,), 1),
 )
-_EXTRA = {
-    "info_state": (("pile_me", (N_CARDS,), 1), ("pile_opp", (N_CARDS,), 1), ("pile_sizes", (2,), N_CARDS)),
-    "observation": (("kept_me", (N_CARDS,), 1), ("kept_opp", (N_CARDS,), 1)),
-}
+LAYOUTS: dict[str, Layout] = layouts(
+    ("info_state", (*_COMMON, Piece("pile_me", (N_CARDS,), 1), Piece("pile_opp", (N_CARDS,), 1),
+                    Piece("pile_sizes", (2,), N_CARDS))),
+    ("observation", (*_COMMON, Piece("kept_me", (N_CARDS,), 1), Piece("kept_opp", (N_CARDS,), 1))),
+)
+"""The vector's pieces per observation mode (described in this module's docstring)."""
+OBS_MODES = tuple(LAYOUTS)
 
 END_HIDDEN, END_VISIBLE, END_MINE, END_OPPONENTS = range(4)
 """Indices of the ``end_card`` one-hot."""
-
-
-def check_obs_mode(obs_mode: str) -> str:
-    """``obs_mode`` if it is one of ``OBS_MODES``, else ``ValueError``."""
-    if obs_mode not in OBS_MODES:
-        raise ValueError(f"obs_mode must be one of {list(OBS_MODES)}, got {obs_mode!r}")
-    return obs_mode
-
-
-def layout(obs_mode: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """The pieces of the vector in order, as ``(name, shape)``."""
-    pieces = _COMMON + _EXTRA[check_obs_mode(obs_mode)]
-    return tuple((name, shape) for name, shape, _ in pieces)
-
-
-def obs_size(obs_mode: str) -> int:
-    """Length of the observation vector in ``obs_mode``."""
-    return sum(prod(shape) for _, shape in layout(obs_mode))
-
-
-def obs_high(obs_mode: str) -> np.ndarray:
-    """Element-wise upper bounds of the vector (lower bounds are all 0), for the Box space."""
-    pieces = _COMMON + _EXTRA[check_obs_mode(obs_mode)]
-    return np.concatenate([np.full(prod(shape), high, dtype=np.float32) for _, shape, high in pieces])
 
 
 def decode(vector: np.ndarray, obs_mode: str = "info_state") -> dict[str, np.ndarray]:
@@ -140,27 +118,7 @@ def decode(vector: np.ndarray, obs_mode: str = "info_state") -> dict[str, np.nda
     Each value has shape ``vector.shape[:-1] + piece_shape``; the pieces are described in
     this module's docstring.
     """
-    vector = np.asarray(vector)
-    size = obs_size(obs_mode)
-    if vector.ndim == 0 or vector.shape[-1] != size:
-        raise ValueError(f"a {obs_mode} vector has {size} entries in its last axis, got shape {vector.shape}")
-    views: dict[str, np.ndarray] = {}
-    offset = 0
-    lead = vector.shape[:-1]
-    for name, shape in layout(obs_mode):
-        n = prod(shape)
-        views[name] = vector[..., offset : offset + n].reshape(lead + shape)
-        offset += n
-    return views
-
-
-def _offsets(obs_mode: str) -> dict[str, int]:
-    offsets: dict[str, int] = {}
-    offset = 0
-    for name, shape in layout(obs_mode):
-        offsets[name] = offset
-        offset += prod(shape)
-    return offsets
+    return LAYOUTS[check_choice("obs_mode", obs_mode, OBS_MODES)].decode(vector)
 
 
 # Rows to copy in, as lists of arrays (indexing a list is cheaper than indexing an array);
@@ -184,8 +142,9 @@ class Observer:
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         self.seat = seat
-        self.obs_mode = check_obs_mode(obs_mode)
-        self.vector = np.zeros(obs_size(obs_mode), dtype=np.float32)
+        self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
+        self.layout = LAYOUTS[obs_mode]
+        self.vector = self.layout.zeros()
         self._perfect_recall = obs_mode == "info_state"
         self._bind_views()
         self.reset()
@@ -194,7 +153,7 @@ class Observer:
 
     def _bind_views(self) -> None:
         """Views and offsets into ``vector`` for the pieces :meth:`observe` writes."""
-        views = decode(self.vector, self.obs_mode)
+        views = self.layout.decode(self.vector)
         self._blue_rows = list(views["slot_blue"])
         self._face_rows = list(views["faces"])
         self._empty = views["slot_empty"]
@@ -203,7 +162,7 @@ class Observer:
         self._known_opp = views["known_opp"]
         self._deck_top = views["deck_top_blue"]
         self._candidates = views["candidates"]
-        off = _offsets(self.obs_mode)
+        off = self.layout.offsets
         self._i_tokens = off["tokens"]
         self._i_deck = off["deck_size"]
         self._i_end = off["end_card"]
@@ -357,3 +316,62 @@ class Observer:
 def observe(state: GridState, seat: int, obs_mode: str = "info_state") -> np.ndarray:
     """A fresh observation vector of ``state`` for ``seat`` (convenient; :class:`Observer` is faster)."""
     return Observer(seat, obs_mode).observe(state).copy()
+
+
+def reference_observation(state: GridState, seat: int, obs_mode: str = "info_state") -> np.ndarray:
+    """The observation written the plain way: a zero vector and every piece from the state.
+
+    Why: :class:`Observer` rewrites only what changed since its last call, which is where a
+    stale-cache bug would hide. The tests compare it with this over random games.
+    """
+    layout = LAYOUTS[check_choice("obs_mode", obs_mode, OBS_MODES)]
+    me, opp = seat, 1 - seat
+    if obs_mode == "info_state":
+        shown, opp_known = state.known[me], state.known[opp]
+    else:
+        shown, opp_known = state.reveal | state.fresh[me], state.reveal | state.witnessed[me]
+    slot_blue = np.zeros((N_SLOTS, N_BLUES), np.float32)
+    faces = np.zeros((N_SLOTS, N_NUMBERS), np.float32)
+    for slot, card in enumerate(state.slots):
+        if card >= 0:
+            slot_blue[slot, BLUE[card] - MIN_BLUE] = 1
+            if shown >> slot & 1:
+                faces[slot] = SHOWS[card]
+    deck_top = np.zeros(N_BLUES, np.float32)
+    if state.deck_pos < N_CARDS:
+        deck_top[state.deck_top_blue - MIN_BLUE] = 1
+    if state.end_taker < 0:
+        end = END_HIDDEN if state.deck_pos < N_CARDS else END_VISIBLE
+    else:
+        end = END_MINE if state.end_taker == me else END_OPPONENTS
+    values = {
+        "slot_blue": slot_blue,
+        "slot_empty": _bit_list(~state.occupied, N_SLOTS),
+        "face_up": _bit_list(state.reveal, N_SLOTS),
+        "known_me": _bit_list(shown, N_SLOTS),
+        "known_opp": _bit_list(opp_known, N_SLOTS),
+        "faces": faces,
+        "tokens": (state.tokens[me], state.tokens[opp]),
+        "deck_size": state.deck_size,
+        "deck_top_blue": deck_top,
+        "end_card": [i == end for i in range(4)],
+        "last_turn": state.last_turn,
+        "phase": [i == state.phase for i in range(3)],
+        "candidates": _bit_list(state.candidates, N_NUMBERS),
+        "candidate_count": state.count,
+        "costs_token": state.phase == PHASE_AFTER,
+    }
+    if obs_mode == "info_state":
+        values |= {
+            "pile_me": _bit_list(state.piles[me], N_CARDS),
+            "pile_opp": _bit_list(state.piles[opp], N_CARDS),
+            "pile_sizes": (state.pile_sizes[me], state.pile_sizes[opp]),
+        }
+    else:
+        kept = state.kept_since[me]
+        values |= {"kept_me": _bit_list(kept[me], N_CARDS), "kept_opp": _bit_list(kept[opp], N_CARDS)}
+    return layout.encode(values)
+
+
+def _bit_list(bits: int, n: int) -> list[int]:
+    return [bits >> i & 1 for i in range(n)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dejavu_env.core.game import Outcome
 from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
 from dejavu_env.grid.cards import MIN_BLUE, N_SLOTS, card_name
 from dejavu_env.grid.observation import END_HIDDEN, END_MINE, END_OPPONENTS, END_VISIBLE
@@ -41,6 +42,17 @@ def _scalar(view: View, name: str, index: int = 0) -> int:
     return int(round(float(view[name][index])))
 
 
+def _verdict(result: Outcome | None, seat: int) -> str:
+    """``"game over: you win (hunches)"`` and the like once ``result`` is over, else ``""``."""
+    if result is None or not result.over:
+        return ""
+    if result.reason == "truncated":
+        return "game over: turn limit reached, no winner"
+    who = "draw" if not result.winners else "you win" if result.winners == (seat,) else "the opponent wins"
+    how = {"hunches": "all 7 hunch tokens", "end_card": "the End card's final tally"}.get(result.reason, result.reason)
+    return f"game over: {who} ({how})"
+
+
 def _reveal_text(view: View) -> str:
     numbers = np.flatnonzero(view["candidates"]).tolist()
     if not numbers:
@@ -48,9 +60,13 @@ def _reveal_text(view: View) -> str:
     return f"candidates {' or '.join(map(str, numbers))}, shown {_scalar(view, 'candidate_count')} times"
 
 
-def render_ansi(view: View, *, seat: int, turns: int) -> str:
-    """The table as text: blue numbers, the faces this seat knows, reveal, tokens, deck, piles."""
-    phase = PHASE_NAMES[int(view["phase"].argmax())]
+def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = None) -> str:
+    """The table as text: blue numbers, the faces this seat knows, reveal, tokens, deck, piles.
+
+    ``result`` (public once the game is over) replaces the turn and reveal lines by who won.
+    """
+    verdict = _verdict(result, seat)
+    phase = verdict or PHASE_NAMES[int(view["phase"].argmax())]
     end = END_NAMES[int(view["end_card"].argmax())]
     cells = {}
     for slot, cell in enumerate(SLOT_CELLS):
@@ -66,13 +82,14 @@ def render_ansi(view: View, *, seat: int, turns: int) -> str:
     top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
     mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
     lines = [
-        f"turn {turns + 1}, you are seat {seat}, {phase}" + (", last turn" if view["last_turn"][0] else ""),
+        (f"after {turns} turns" if verdict else f"turn {turns + 1}") + f", you are seat {seat}, {phase}"
+        + (", last turn" if view["last_turn"][0] and not verdict else ""),
         f"tokens: you {_scalar(view, 'tokens', 0)}, opponent {_scalar(view, 'tokens', 1)}"
         + (", next Look/Reveal costs a token" if view["costs_token"][0] else ""),
         *rows,
         "  (blue number, the face you know or ?, * face up, ' the opponent knows it)",
         f"deck: {deck} cards" + (f", top blue {top}" if top else "") + f"; End card {end}",
-        f"reveal: {_reveal_text(view)}",
+        *([] if verdict else [f"reveal: {_reveal_text(view)}"]),
         f"your pile: {len(mine)} {' '.join(mine)}".rstrip(),
         f"opponent's pile: {len(theirs)} {' '.join(theirs)}".rstrip(),
     ]
@@ -160,7 +177,7 @@ def _draw_pile(canvas: np.ndarray, x: int, y: int, label: str, mask: np.ndarray,
         draw_text_centered(canvas, cx + 17, cy + 9, card_name(cid), INK, 2)
 
 
-def render_rgb(view: View, *, seat: int, turns: int) -> np.ndarray:
+def render_rgb(view: View, *, seat: int, turns: int, result: Outcome | None = None) -> np.ndarray:
     """A ``(480, 640, 3)`` uint8 picture: grid and deck left, tokens, reveal and piles right.
 
     Cards whose face this seat knows carry an orange strip with the two numbers; cards face
@@ -168,8 +185,13 @@ def render_rgb(view: View, *, seat: int, turns: int) -> np.ndarray:
     opponent knows.
     """
     canvas = blank(HEIGHT, WIDTH, TABLE)
+    verdict = _verdict(result, seat)
     phase = PHASE_NAMES[int(view["phase"].argmax())].upper()
-    title = f"TURN {turns + 1}  SEAT {seat}  {phase}" + ("  LAST TURN" if view["last_turn"][0] else "")
+    title = (
+        verdict.split(" (")[0].upper()
+        if verdict
+        else f"TURN {turns + 1}  SEAT {seat}  {phase}" + ("  LAST TURN" if view["last_turn"][0] else "")
+    )
     draw_text(canvas, GRID_X, 18, title, WHITE, 3)
     for slot in range(N_SLOTS):
         _draw_slot(canvas, view, slot)

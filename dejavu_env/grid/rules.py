@@ -15,16 +15,21 @@ a face, and only :mod:`dejavu_env.grid.observation` turns it into a player's vie
 
 Action ids (RULES.md): ``0..7`` Look at slot, ``8..15`` Reveal slot, ``16`` Stop,
 ``17`` Take the End card, ``18`` End the turn.
+
+The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
+:func:`legal_mask` / :func:`legal_actions` / :func:`is_legal`, :func:`apply`,
+:func:`rewards` and :func:`outcome`.
 """
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from dejavu_env.core.actions import as_action
+from dejavu_env.core.game import GameInfo, Outcome
 from dejavu_env.grid.cards import BLUE, CARDS, N_CARDS, N_SLOTS, NUMBERS, SHOWS, card_name, parse_deck
 
 N_ACTIONS = 19
@@ -47,6 +52,28 @@ DEFAULT_MAX_TURNS = 200
 """Turn limit (both seats' turns count) after which the environment and the match runner
 truncate a game. Why 200: players that keep revealing empty the deck and end the game in
 60-75 turns, so 100 turns each only cuts play that has stopped making progress."""
+
+MAX_TURN_ACTIONS = 160
+"""No turn has more actions. Each extra action pays a token: a player starts its turn with
+at most 6 and gains one only by stopping at a count of 4 or more, which keeps at least 3
+cards, so at most 10 times a game: at most 17 actions of at most 9 steps each (8 reveals
+and a stop), then End turn: 154. The env's ``info["opponent_actions"]`` has this length."""
+REWARDS = ("win", "score")
+MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
+"""Every card and the End card in one pile and all the tokens: no tally can be higher."""
+
+GAME_INFO = GameInfo(
+    name="grid",
+    env_id="DejaVuGrid-v0",
+    n_actions=N_ACTIONS,
+    min_players=2,
+    max_players=2,
+    default_players=2,
+    simultaneous=False,
+    max_game_length=None,
+    obs_modes=("info_state", "observation"),
+    returns={"win": (-1.0, 1.0), "score": (-MAX_SCORE, MAX_SCORE)},
+)
 
 PHASE_START, PHASE_REVEAL, PHASE_AFTER = 0, 1, 2
 """Turn start; a reveal in progress; after a finished action (a Look or a Stop)."""
@@ -164,14 +191,6 @@ class GridState:
         """The End card shows once the deck is empty, until someone takes it."""
         return self.deck_pos == N_CARDS and self.end_taker < 0
 
-    def legal_actions(self) -> list[int]:
-        """Legal action ids for ``player``, ascending; empty once the game is over."""
-        return list(legal_ids(self.legal))
-
-    def legal_mask(self) -> np.ndarray:
-        """Bool mask over the 19 action ids."""
-        return mask_array(self.legal, np.bool_)
-
     def scores(self) -> tuple[float, float]:
         """RULES.md's tally per seat: 1 per card in the pile (End card included) + 0.5 per token."""
         return tuple(  # type: ignore[return-value]
@@ -223,9 +242,9 @@ class GridState:
         An illegal action raises ``ValueError`` naming the action and why, before anything
         changes, so a caller can catch it and carry on with the same state.
         """
-        if type(action) is not int:
-            action = _as_action(action)
-        if action < 0 or action >= N_ACTIONS or not self.legal >> action & 1:
+        if type(action) is not int or not 0 <= action < N_ACTIONS:
+            action = as_action(action, N_ACTIONS)
+        if not self.legal >> action & 1:
             raise ValueError(self.illegal_reason(action))
         p = self.player
         o = 1 - p
@@ -255,11 +274,10 @@ class GridState:
 
     def illegal_reason(self, action: Any) -> str:
         """Why ``action`` is not legal now (a sentence naming it), or ``""`` if it is legal."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return f"action {action!r} is not an integer action id"
-        action = int(action)
-        if not 0 <= action < N_ACTIONS:
-            return f"action {action} is out of range: ids run 0..{N_ACTIONS - 1}"
+        try:
+            action = as_action(action, N_ACTIONS)
+        except ValueError as err:
+            return str(err)
         name = f"action {action} ({action_name(action)})"
         if self.terminal:
             return f"{name} is illegal: the game is over"
@@ -417,27 +435,52 @@ class GridState:
         self.reason = reason
 
 
-def _as_action(action: Any) -> int:
-    """``action`` as a Python int (numpy integers welcome), else ``ValueError``."""
-    if isinstance(action, (bool, np.bool_)):
-        raise ValueError(f"action {action!r} is not an integer action id")
-    try:
-        return operator.index(action)
-    except TypeError:
-        raise ValueError(f"action {action!r} is not an integer action id") from None
-
-
 def new_game(rng: np.random.Generator, deck: Sequence[Any] | None = None) -> GridState:
     """A fresh game: ``deck`` (32 ``(a, b)`` pairs, slots first) or a shuffle drawn from ``rng``."""
     order = parse_deck(deck) if deck is not None else rng.permutation(N_CARDS).tolist()
     return GridState(order)
 
 
-def legal_actions(state: GridState) -> list[int]:
-    """Legal action ids of the player to move (empty when the game is over)."""
-    return state.legal_actions()
+def legal_bits(state: GridState, seat: int) -> int:
+    """The legal actions of ``seat`` as a bit mask over action ids (0 when it is not ``seat``'s move)."""
+    return state.legal if seat == state.player else 0
 
 
-def apply(state: GridState, action: int) -> None:
-    """Apply ``action`` to ``state`` in place; ``ValueError`` (state unchanged) if illegal."""
+def is_legal(state: GridState, seat: int, action: int) -> bool:
+    """Whether ``seat`` may play the action id ``action`` now."""
+    return 0 <= action < N_ACTIONS and bool(legal_bits(state, seat) >> action & 1)
+
+
+def legal_actions(state: GridState, seat: int | None = None) -> list[int]:
+    """Legal action ids of ``seat`` (default: the player to move), ascending; empty when it may not act."""
+    return list(legal_ids(legal_bits(state, state.player if seat is None else seat)))
+
+
+def legal_mask(state: GridState, seat: int, dtype: type = np.int8) -> np.ndarray:
+    """A fresh mask over the 19 action ids (int8 by default, as in observations; ``bool`` for MaskablePPO)."""
+    return mask_array(legal_bits(state, seat), dtype)
+
+
+def apply(state: GridState, action: Any) -> None:
+    """Apply the player to move's ``action`` in place; ``ValueError`` (state unchanged) if illegal."""
     state.apply(action)
+
+
+def rewards(state: GridState, mode: str) -> tuple[float, float]:
+    """Each seat's return once the game is over (0 for both before).
+
+    ``"win"``: +1 / -1, 0 for both after a draw. ``"score"``: a seat's final tally minus the
+    other's (tallied the same way after a victory by hunches, so it measures material).
+    """
+    if mode == "score":
+        if not state.terminal:
+            return 0.0, 0.0
+        s0, s1 = state.scores()
+        return s0 - s1, s1 - s0
+    return state.returns()
+
+
+def outcome(state: GridState) -> Outcome:
+    """The game's result: the tallies, the winner (none after a draw) and how it ended."""
+    winners = () if state.winner is None else (state.winner,)
+    return Outcome(scores=state.scores(), winners=winners, reason=state.reason)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS
-from dejavu_env.grab.rules import ALL_OBJECTS, N_ROUNDS, GrabState, apply_tick, legal_actions
+from dejavu_env.grab.rules import ALL_OBJECTS, N_ROUNDS, GrabState, apply, legal_actions
 
 # A deck that is easy to reason about in scripted games: card c shows objects c and c+1
 # (mod 36), so object k is on cards k-1 and k.
@@ -57,7 +57,7 @@ def play_random_game(state: GrabState, rng: np.random.Generator, grab_probabilit
     ticks = 0
     while not state.game_over:
         check_objects_conserved(state)
-        apply_tick(state, random_actions(state, rng, grab_probability), rng)
+        apply(state, random_actions(state, rng, grab_probability), rng)
         ticks += 1
         if ticks > limit:
             raise AssertionError(f"the game did not end within {limit} ticks")

@@ -15,7 +15,7 @@ import pytest
 from agents import make_player
 from agents.grab import PRESETS, HumanGrabPlayer, HumanParams, PerfectGrabPlayer
 from agents.tournament import run_tournament
-from dejavu_env.grab.bots import MemoryBot
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.cards import N_ASIDE, canonical_deck
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.match import play_game
@@ -55,7 +55,7 @@ def drive(player, orders: list[list[int]], seed: int = 0):
     terminated = False
     while not terminated:
         action = player(observation, observation["action_mask"])
-        yield env.state, action
+        yield env.game_state, action
         observation, _, terminated, _, info = env.step(action)
     yield None, info
 
@@ -67,7 +67,7 @@ def final_info(player, orders):
 
 @pytest.mark.parametrize("name", GRAB_PLAYERS)
 def test_players_choose_legal_actions_in_the_env(name: str) -> None:
-    """The env checks every opponent's choice with ``checked_action``; the agent's is checked here."""
+    """The env checks every opponent's choice with ``ask_player``; the agent's is checked here."""
     opponents = [make_player("grab", n, seed=1) for n in GRAB_PLAYERS if n != name][:3]
     me = make_player("grab", name, seed=0)
     env = DejaVuGrabEnv(n_players=4, opponents=opponents, obs_mode=me.obs_mode)
@@ -92,7 +92,9 @@ def test_same_seed_same_game_with_reused_players() -> None:
 def test_players_expose_their_reaction_times_to_the_env() -> None:
     opponents = [make_player("grab", n) for n in ("perfect", "human-child", "human-expert")]
     env = DejaVuGrabEnv(n_players=4, opponents=opponents)
-    assert env.reaction_times[1:] == (0.5, PRESETS["child"].reaction_time, PRESETS["expert"].reaction_time)
+    env.reset(seed=0)
+    expected = (0.5, PRESETS["child"].reaction_time, PRESETS["expert"].reaction_time)
+    assert env.game_state.reaction_times[1:] == expected
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -91,7 +91,7 @@ def test_registry_names_the_four_grid_players() -> None:
 
 @pytest.mark.parametrize("name", GRID_PLAYERS)
 def test_players_choose_legal_actions_in_whole_games(name: str) -> None:
-    """``play_game`` checks every choice with ``checked_action``: an illegal one raises."""
+    """``play_game`` checks every choice with ``ask_player``: an illegal one raises."""
     me = make_player("grid", name, seed=0)
     for opponent_name in GRID_PLAYERS:
         opponent = make_player("grid", opponent_name, seed=1)

@@ -131,7 +131,7 @@ def test_grab_session_rejects_bad_input_and_lists_the_middle() -> None:
     assert script.run(["grab", "--opponents", "human-casual,perfect", "--seed", "3"]) == 0
     text = script.text
     assert "Grab game: P0 you, P1 human-casual, P2 perfect" in text
-    assert "round 1/3, 32 cards left, flipping" in text  # the env's ansi render
+    assert "round 1/3, 32 of 33 cards left, flipping" in text  # the env's ansi render
     assert "no object is called 'xyz'" in text
     assert "'t' could be teapot, toothbrush, towel, toaster" in text
     assert "middle: 0 mug, 1 fork, 2 teapot" in text

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import PLAYERS, Player, PlayerEntry, RandomPlayer, available_players, make_player, register_player
-from dejavu_env.core.players import PlayerFn, checked_action, player_obs_mode, reset_player
+from dejavu_env.core.players import PlayerFn, ask_player, player_obs_mode, reset_player
 
 
 def test_player_satisfies_the_env_contract() -> None:
@@ -18,7 +18,7 @@ def test_player_satisfies_the_env_contract() -> None:
     assert isinstance(player, PlayerFn)
     assert player_obs_mode(player, "info_state") == "observation"
     reset_player(player, 5)
-    assert checked_action(player, {}, mask) in (1, 3)
+    assert ask_player(player, 1, np.zeros(3, np.float32), mask, lambda a: bool(mask[a])) in (1, 3)
 
 
 def test_player_is_abstract() -> None:

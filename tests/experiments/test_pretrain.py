@@ -12,7 +12,7 @@ import pytest
 from agents.ppo import PPOPlayer
 from agents.registry import make_player
 from dejavu_env.grab.match import play_game
-from dejavu_env.grab.observation import OBS_SIZES
+from dejavu_env.grab.observation import LAYOUTS
 from dejavu_env.wrappers import ObservationStack
 from experiments.pretrain import (
     BatchStudent,
@@ -60,7 +60,7 @@ def test_teacher_sees_its_own_view_of_the_agent_seat_and_the_student_its_own() -
         teacher_obs = view(env)
         np.testing.assert_array_equal(teacher_obs["observation"], twin_obs["observation"])
         np.testing.assert_array_equal(teacher_obs["action_mask"], info["action_mask"])
-        assert obs["observation"].size == OBS_SIZES["observation"]
+        assert obs["observation"].size == LAYOUTS["observation"].size
         action = perfect(teacher_obs, info["action_mask"])
         obs, _, done, _, info = env.step(action)
         twin_obs, *_ = twin.step(action)
@@ -75,7 +75,7 @@ def test_record_keeps_the_students_view_and_the_teachers_legal_choices() -> None
     again = record(_make_env(config), [make_player("grab", "perfect", seed=i) for i in range(2)], 3, seed=1)
     assert len(data) == 3
     for obs, masks, actions, rewards in zip(data.observations, data.masks, data.actions, data.rewards):
-        assert obs.shape == (actions.size, OBS_SIZES["observation"])
+        assert obs.shape == (actions.size, LAYOUTS["observation"].size)
         assert np.all(masks[np.arange(actions.size), actions] == 1)
         assert (actions > 0).any() and rewards.sum() > 0  # perfect grabs and is never eliminated
     for a, b in zip(data.actions, again.actions):  # the same games whatever the number of lanes
@@ -143,7 +143,7 @@ def test_discounted_returns_and_padded_batches() -> None:
     lengths = [a.size for a in data.actions]
     batch = make_batch(data, np.array([0, 1]), stack=1, gamma=1.0, pad=True)
     width = max(lengths)
-    assert batch.observations.shape == (2 * width, OBS_SIZES["observation"])
+    assert batch.observations.shape == (2 * width, LAYOUTS["observation"].size)
     assert batch.valid.reshape(2, width).sum(axis=1).tolist() == lengths
     np.testing.assert_array_equal(batch.actions[:lengths[0]], data.actions[0])
     assert batch.returns[0] == data.rewards[0].sum()

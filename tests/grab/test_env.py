@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_env.grab.bots import MemoryBot
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.env import DejaVuGrabEnv
-from dejavu_env.grab.observation import OBS_SIZES, decode, observe
-from dejavu_env.grab.rules import DEFAULT_REACTION_TIME
+from dejavu_env.grab.observation import LAYOUTS, decode, reference_observation
+from dejavu_env.grab.rules import DEFAULT_REACTION_TIME, legal_mask
 from dejavu_env.testing.grab_checks import RING_CARDS, scripted_order
 
 ORDERS = [scripted_order((33, 34, 35))] * 3
@@ -49,11 +49,11 @@ def run_random(env: gym.Env, seed: int, steps: int = 400) -> list:
     """A trajectory of random legal actions, as plain data for comparisons."""
     rng = np.random.default_rng(seed)
     observation, info = env.reset(seed=seed)
-    trajectory = [(observation["observation"].tolist(), info["points"], info["eliminated"])]
+    trajectory = [(observation["observation"].tolist(), info["points"].tolist(), info["eliminated"].tolist())]
     for _ in range(steps):
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
         observation, reward, terminated, truncated, info = env.step(action)
-        trajectory.append((observation["observation"].tolist(), reward, terminated, info["points"]))
+        trajectory.append((observation["observation"].tolist(), reward, terminated, info["points"].tolist()))
         if terminated:
             break
     return trajectory
@@ -67,7 +67,7 @@ def test_registered_env_has_the_documented_spaces(obs_mode):
     env = gym.make("DejaVuGrab-v0", obs_mode=obs_mode)
     assert isinstance(env.unwrapped, DejaVuGrabEnv)
     assert env.action_space == gym.spaces.Discrete(37)
-    assert env.observation_space["observation"].shape == (OBS_SIZES[obs_mode],)
+    assert env.observation_space["observation"].shape == (LAYOUTS[obs_mode].size,)
     assert env.observation_space["action_mask"].dtype == np.int8
     observation, info = env.reset(seed=0)
     assert env.observation_space.contains(observation)
@@ -75,7 +75,9 @@ def test_registered_env_has_the_documented_spaces(obs_mode):
     assert np.array_equal(info["action_mask"], observation["action_mask"])
     masks = env.unwrapped.action_masks()
     assert masks.dtype == bool and np.array_equal(masks, info["action_mask"] == 1)
-    assert info["round"] == 0 and info["points"] == [0, 0, 0, 0] and info["eliminated"] == [False] * 4
+    assert info["round"] == 0 and info["points"].tolist() == [0, 0, 0, 0] and not info["eliminated"].any()
+    assert info["round_points"].shape == (3, 4) and info["aside_cards"].tolist() == [-1, -1, -1]
+    assert info["opponent_actions"].tolist() == [-1, -1, -1] and info["winner"] == -1 and info["reason"] == ""
 
 
 @pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
@@ -116,7 +118,7 @@ def test_scripted_game_follows_the_given_deck_and_order():
     observation, info = env.reset(seed=0, options=SCRIPT)
     pieces = decode(observation["observation"])
     assert np.flatnonzero(pieces["newest_card"]).tolist() == [0, 1]
-    assert env.state.aside == (33, 34, 35)
+    assert env.game_state.aside == (33, 34, 35)
     observation, *_ = env.step(0)
     assert np.flatnonzero(decode(observation["observation"])["newest_card"]).tolist() == [1, 2]
     assert "new card: fork, teapot" in env.render()
@@ -128,8 +130,9 @@ def test_when_the_agent_is_eliminated_the_round_is_played_out_and_the_next_round
     observation, reward, terminated, truncated, info = env.step(1 + 1)  # card 1 shows object 1 again
     assert info["round"] == 1 and not terminated and not truncated
     assert reward == 0.0
-    assert info["eliminated"] == [False, False, False]
-    assert info["points"] == [0, 1, 0]
+    assert info["eliminated"].tolist() == [False, False, False]
+    assert info["points"].tolist() == [0, 1, 0]
+    assert info["aside_cards"].tolist() == [33, 34, 35], "round 0's aside cards, turned up at its end"
     pieces = decode(observation["observation"])
     assert pieces["round"].tolist() == [0, 1, 0] and pieces["cards_left"][0] == 32
     assert not pieces["holdings"].any()
@@ -164,7 +167,7 @@ def test_points_reward_is_paid_on_the_step_that_ends_each_round():
         total += reward
         if info["round"] == 1:
             break
-    assert total == 1.0 and info["points"] == [1, 0, 0]
+    assert total == 1.0 and info["points"].tolist() == [1, 0, 0]
 
 
 def test_win_reward_sole_shared_and_lost():
@@ -179,11 +182,11 @@ def test_win_reward_sole_shared_and_lost():
             rewards.append(reward)
             if terminated:
                 assert all(r == 0 for r in rewards[:-1])
-                return reward, info["winner"]
+                return reward, info["winner"], info["winners"].tolist()
 
-    assert final_reward(True, {}) == (1.0, [0])
-    assert final_reward(False, {}) == (0.0, [0, 1, 2])
-    assert final_reward(False, {3: 1 + 3}) == (-1.0, [1])
+    assert final_reward(True, {}) == (1.0, 0, [1, 0, 0])
+    assert final_reward(False, {}) == (0.0, -1, [1, 1, 1])
+    assert final_reward(False, {3: 1 + 3}) == (-1.0, 1, [0, 1, 0])
 
 
 def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates():
@@ -197,11 +200,12 @@ def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates(
         if terminated:
             break
     assert steps <= 3 * 69
-    assert info["points"] == [sum(r[p] for r in info["round_points"]) for p in range(3)]
+    assert info["points"].tolist() == info["round_points"].sum(axis=0).tolist()
     best = max(info["points"])
-    assert info["winner"] == [p for p in range(3) if info["points"][p] == best]
+    assert info["winners"].tolist() == [int(info["points"][p] == best) for p in range(3)]
+    assert info["scores"].tolist() == info["points"].tolist() and info["reason"] == "rounds"
     assert info["action_mask"].tolist() == [1] + [0] * 36
-    with pytest.raises(RuntimeError, match="game is over"):
+    with pytest.raises(RuntimeError, match="episode is over"):
         env.step(0)
 
 
@@ -220,7 +224,7 @@ def test_an_illegal_grab_raises_and_changes_nothing():
     env.reset(seed=3, options=SCRIPT)
     env.step(1 + 20)
     twin = copy.deepcopy(env)
-    with pytest.raises(ValueError, match="illegal action 21"):
+    with pytest.raises(ValueError, match="cannot play action 21"):
         env.step(1 + 20)
     for action in (0, 0, 0):
         a = env.step(action)
@@ -241,7 +245,7 @@ def test_malformed_actions_raise_in_both_modes(action):
     for illegal_action in ("raise", "pass"):
         env = DejaVuGrabEnv(illegal_action=illegal_action)
         env.reset(seed=0)
-        with pytest.raises(ValueError, match="action must be an integer id in 0..36"):
+        with pytest.raises(ValueError, match="action"):
             env.step(action)
 
 
@@ -284,7 +288,7 @@ def test_opponents_see_their_own_seat_and_are_asked_once_per_tick_while_in_the_r
     assert seat1.seen[1]["action_mask"][1 + 20] == 0
     for _ in range(20):  # card 19 (objects 19, 20) flips in this span: seat 1 is out
         env.step(0)
-    assert not env.state.in_round[1]
+    assert not env.game_state.in_round[1]
     calls1, calls2 = len(seat1.seen), len(seat2.seen)
     env.step(0)
     assert len(seat1.seen) == calls1 and len(seat2.seen) == calls2 + 1
@@ -295,8 +299,8 @@ def test_opponents_get_their_declared_observation_mode_and_a_reset_seed_from_the
     env = DejaVuGrabEnv(n_players=3, opponents=opponents)
     env.reset(seed=0)
     env.step(0)
-    assert opponents[0].seen[0]["observation"].shape == (OBS_SIZES["info_state"],)
-    assert opponents[1].seen[0]["observation"].shape == (OBS_SIZES["observation"],)
+    assert opponents[0].seen[0]["observation"].shape == (LAYOUTS["info_state"].size,)
+    assert opponents[1].seen[0]["observation"].shape == (LAYOUTS["observation"].size,)
     first_seeds = [o.seeds[-1] for o in opponents]
     env.reset(seed=0)
     assert [o.seeds[-1] for o in opponents] == first_seeds
@@ -307,7 +311,7 @@ def test_opponents_get_their_declared_observation_mode_and_a_reset_seed_from_the
 def test_an_opponents_illegal_choice_raises_naming_it():
     env = DejaVuGrabEnv(n_players=2, opponents=[lambda observation, mask: 40])
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="chose illegal action 40"):
+    with pytest.raises(ValueError, match="seat 1.*answered 40.*out of range"):
         env.step(0)
 
 
@@ -325,13 +329,20 @@ def test_default_opponents_are_memory_bots_that_do_not_eliminate_themselves():
 
 
 def test_reaction_times_default_equal_then_opponent_attributes_then_explicit():
-    assert DejaVuGrabEnv(n_players=3).reaction_times == (DEFAULT_REACTION_TIME,) * 3
-    env = DejaVuGrabEnv(n_players=3, opponents=[MemoryBot(reaction_time=0.4), MemoryBot()])
-    assert env.reaction_times == (DEFAULT_REACTION_TIME, 0.4, DEFAULT_REACTION_TIME)
+    env = DejaVuGrabEnv(n_players=3)
+    env.reset(seed=0)
+    assert env.game_state.reaction_times == (DEFAULT_REACTION_TIME,) * 3
+    bot = MemoryBot(reaction_time=0.4)
+    env = DejaVuGrabEnv(n_players=3, opponents=[bot, MemoryBot()])
+    env.reset(seed=0)
+    assert env.game_state.reaction_times == (DEFAULT_REACTION_TIME, 0.4, DEFAULT_REACTION_TIME)
+    bot.reaction_time = 0.9  # read again at every reset: a player may change its speed between games
+    env.reset(seed=0)
+    assert env.game_state.reaction_times == (DEFAULT_REACTION_TIME, 0.9, DEFAULT_REACTION_TIME)
     env = DejaVuGrabEnv(n_players=3, reaction_times=[0.3, 0.5, 0.7])
     assert env.reaction_times == (0.3, 0.5, 0.7)
     env.reset(seed=0)
-    assert env.state.reaction_times == (0.3, 0.5, 0.7)
+    assert env.game_state.reaction_times == (0.3, 0.5, 0.7)
 
 
 def test_the_faster_agent_wins_races_against_bots():
@@ -368,9 +379,9 @@ def test_the_faster_agent_wins_races_against_bots():
         ({"obs_mode": "full"}, "obs_mode must be one of"),
         ({"reward": "score"}, "reward must be one of"),
         ({"illegal_action": "ignore"}, "illegal_action must be one of"),
-        ({"render_mode": "human"}, "render_mode must be one of"),
-        ({"opponents": [MemoryBot()]}, "opponents must hold 3 players"),
-        ({"opponents": MemoryBot()}, "opponents must be a sequence"),
+        ({"render_mode": "window"}, "render_mode must be one of"),
+        ({"opponents": [MemoryBot()]}, "a table of 4 players needs 3 opponents beside the agent, got 1"),
+        ({"opponents": MemoryBot()}, "opponents must be a list"),
         ({"opponents": [MemoryBot(), MemoryBot(), 5]}, r"opponents\[2\] must be callable"),
         ({"reaction_times": [0.5, 0.5]}, "reaction_times must hold 4"),
         ({"reaction_times": [0.5, 0.5, -1, 0.5]}, r"reaction_times\[2\] must be positive"),
@@ -394,10 +405,10 @@ def test_bad_reset_options_raise_and_leave_the_game_as_it_was(options, message):
     env = DejaVuGrabEnv()
     env.reset(seed=0)
     env.step(0)
-    before = (list(env.state.order), env.state.position, env.state.middle)
+    before = (list(env.game_state.order), env.game_state.position, env.game_state.middle)
     with pytest.raises(ValueError, match=message):
         env.reset(seed=1, options=options)
-    assert (list(env.state.order), env.state.position, env.state.middle) == before
+    assert (list(env.game_state.order), env.game_state.position, env.game_state.middle) == before
 
 
 @pytest.mark.parametrize("n_players", [2, 3, 5, 6])
@@ -444,7 +455,7 @@ def test_a_copied_env_continues_exactly_like_the_original(clone):
         a = env.step(action)
         b = twin.step(action)
         assert np.array_equal(a[0]["observation"], b[0]["observation"]) and a[1:3] == b[1:3]
-        assert a[4]["points"] == b[4]["points"]
+        assert a[4]["points"].tolist() == b[4]["points"].tolist()
         info = a[4]
         if a[2]:
             break
@@ -456,9 +467,8 @@ def test_observations_match_a_fresh_build_across_resets_and_decks():
     for seed, options in [(0, None), (1, SCRIPT), (2, SCRIPT), (3, None)]:
         observation, info = env.reset(seed=seed, options=options)
         for _ in range(40):
-            fresh = observe(env.state, 0, "info_state")
-            assert np.array_equal(observation["observation"], fresh["observation"])
-            assert np.array_equal(observation["action_mask"], fresh["action_mask"])
+            assert np.array_equal(observation["observation"], reference_observation(env.game_state, 0, "info_state"))
+            assert np.array_equal(observation["action_mask"], legal_mask(env.game_state, 0))
             observation, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
             if terminated:
                 break

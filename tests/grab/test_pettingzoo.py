@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
-from pettingzoo.utils.wrappers import BaseParallelWrapper, BaseWrapper
 
 from dejavu_env.core.players import reset_player
-from dejavu_env.grab.bots import MemoryBot
-from dejavu_env.grab.observation import decode, observation_space
+from dejavu_env.grab.opponents import MemoryBot
+from dejavu_env.core.spaces import observation_space
+from dejavu_env.grab.observation import LAYOUTS, decode
 from dejavu_env.grab.pettingzoo import DejaVuGrabParallelEnv, env, parallel_env
 from dejavu_env.grab.rules import N_ACTIONS, new_game
 from dejavu_env.grab.seats import Seats
@@ -21,18 +21,6 @@ from dejavu_env.testing.grab_checks import RING_CARDS, scripted_order
 
 MODES = ("observation", "info_state")
 PASS_ONLY = np.eye(N_ACTIONS, dtype=np.int8)[0]
-
-
-class AcceptProbe(BaseParallelWrapper):
-    """Drops only the API tests' ``{"options": 1}`` probe, which our strict options reject by design."""
-
-    def reset(self, seed=None, options=None):
-        return super().reset(seed=seed, options=None if options == {"options": 1} else options)
-
-
-class AcceptProbeAEC(BaseWrapper):
-    def reset(self, seed=None, options=None):
-        super().reset(seed=seed, options=None if options == {"options": 1} else options)
 
 
 class RandomGrabber:
@@ -71,12 +59,14 @@ def pass_all(penv):
 @pytest.mark.parametrize("n_players", [2, 6])
 def test_pettingzoo_parallel_api_test(mode, n_players):
     for _ in range(3):
-        parallel_api_test(AcceptProbe(parallel_env(n_players=n_players, obs_mode=mode)), num_cycles=1000)
+        parallel_api_test(parallel_env(n_players=n_players, obs_mode=mode), num_cycles=1000)
 
 
-def test_api_test_probe_option_is_rejected_by_name():
-    with pytest.raises(ValueError, match="unknown reset option.*'options'"):
-        parallel_env().reset(seed=0, options={"options": 1})
+def test_unknown_reset_options_are_ignored_with_a_warning_naming_them():
+    penv = parallel_env()
+    with pytest.warns(UserWarning, match="unknown option.*'options'"):
+        penv.reset(seed=0, options={"options": 1})
+    assert penv.agents == penv.possible_agents
 
 
 # api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games.
@@ -84,7 +74,20 @@ def test_api_test_probe_option_is_rejected_by_name():
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.parametrize("mode", MODES)
 def test_aec_conversion_passes_api_test(mode):
-    api_test(AcceptProbeAEC(env(n_players=3, obs_mode=mode)), num_cycles=500)
+    api_test(env(n_players=3, obs_mode=mode), num_cycles=500)
+
+
+def test_the_aec_env_recovers_from_a_rejected_action():
+    aec = env(n_players=2)
+    aec.reset(seed=0)
+    first = aec.agent_selection
+    aec.step(0)
+    second = aec.agent_selection
+    with pytest.raises(ValueError, match="player_1's action 37 is out of range"):
+        aec.step(N_ACTIONS)
+    assert aec.agent_selection == second, "a rejected action is not stored: the same agent acts again"
+    aec.step(0)
+    assert aec.agent_selection == first and aec.unwrapped.game_state.position == 5, "the tick was played"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -131,7 +134,7 @@ def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, see
 
     reference_players = table()
     rng = np.random.default_rng(seed)
-    reference = new_game(n_players, rng)
+    reference = new_game(rng, n_players=n_players)
     Seats(reference_players, "observation").play(reference, rng)
 
     players = table()
@@ -159,7 +162,7 @@ def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, see
             for (vector, mask), (ref_vector, ref_mask) in zip(player.log, reference_player.log):
                 np.testing.assert_array_equal(vector, ref_vector)
                 np.testing.assert_array_equal(mask, ref_mask)
-    assert infos["player_0"]["winners"] == [f"player_{p}" for p in reference.winners()]
+    assert infos["player_0"]["winners"].tolist() == [int(p in reference.winners()) for p in range(n_players)]
 
 
 def test_eliminated_players_stay_agents_with_pass_only_masks_and_come_back():
@@ -174,7 +177,7 @@ def test_eliminated_players_stay_agents_with_pass_only_masks_and_come_back():
     assert obs["player_0"]["action_mask"][1:].sum() == 35
     assert decode(obs["player_0"]["observation"])["eliminated"][1] == 1  # the seat after player_0
     before = copy.deepcopy(penv.game_state)
-    with pytest.raises(ValueError, match="player 1 cannot play action 5; legal: \\[0\\]"):
+    with pytest.raises(ValueError, match="player_1 cannot play action 5: it is out of the round; legal: \\[0\\]"):
         penv.step({"player_0": 0, "player_1": 5, "player_2": 0})
     assert _same_state(penv.game_state, before)
     # Finish the round by passing: nobody holds anything but player_1, who scores 0.
@@ -212,7 +215,7 @@ def test_win_rewards_at_the_end():
     for seat, agent in enumerate(penv.possible_agents):
         expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
         assert rewards[agent] == expected
-        assert infos[agent]["round_points"] == [points[seat] for points in penv.game_state.round_points]
+        assert infos[agent]["round_points"].tolist() == [points[seat] for points in penv.game_state.round_points]
 
 
 def test_faster_reaction_times_win_the_races():
@@ -231,13 +234,13 @@ def test_bad_actions_raise_and_change_nothing():
     penv.step({"player_0": 0, "player_1": taken, "player_2": 0})
     before = copy.deepcopy(penv.game_state)
     bad_actions = [
-        ({"player_0": N_ACTIONS, "player_1": 0, "player_2": 0}, "player 0 cannot play action 37"),
-        ({"player_0": -1, "player_1": 0, "player_2": 0}, "player 0 cannot play action -1"),
-        ({"player_0": 0, "player_1": "3", "player_2": 0}, "player 1's action must be an integer"),
+        ({"player_0": N_ACTIONS, "player_1": 0, "player_2": 0}, "player_0's action 37 is out of range"),
+        ({"player_0": -1, "player_1": 0, "player_2": 0}, "player_0's action -1 is out of range"),
+        ({"player_0": 0, "player_1": "3", "player_2": 0}, "player_1's action must be an integer"),
         ({"player_0": 0, "player_1": 0}, "no action for player_2"),
         ({"player_0": 0, "player_1": 0, "player_2": 0, "player_3": 0}, "unknown agents \\['player_3'\\]"),
         ([0, 0, 0], "must be a dict"),
-        ({"player_0": taken, "player_1": 0, "player_2": 0}, f"player 0 cannot play action {taken}"),
+        ({"player_0": taken, "player_1": 0, "player_2": 0}, f"player_0 cannot play action {taken}"),
     ]
     for actions, message in bad_actions:
         with pytest.raises(ValueError, match=message):
@@ -253,7 +256,7 @@ def test_illegal_pass_mode_turns_illegal_grabs_into_passes():
     _, _, _, _, infos = penv.step({"player_0": 0, "player_1": 5})
     assert infos["player_1"]["illegal_action"] and not infos["player_0"]["illegal_action"]
     assert penv.game_state.holdings[1] == 1 << 11
-    with pytest.raises(ValueError, match="cannot play action 37"):
+    with pytest.raises(ValueError, match="action 37 is out of range"):
         penv.step({"player_0": 0, "player_1": N_ACTIONS})
 
 
@@ -264,7 +267,7 @@ def test_options_and_their_errors():
     before = copy.deepcopy(penv.game_state)
     for options, message in [({"orders": ring_orders()[:2]}, "3 permutations"),
                              ({"cards": RING_CARDS[:-1]}, "36 cards"),
-                             ({"deck": RING_CARDS}, "unknown reset option")]:
+                             ({"cards": "ring"}, "cards must be a sequence")]:
         with pytest.raises(ValueError, match=message):
             penv.reset(seed=1, options=options)
         assert _same_state(penv.game_state, before)
@@ -273,14 +276,14 @@ def test_options_and_their_errors():
 def test_constructor_checks_and_call_order():
     for kwargs, message in [({"n_players": 7}, "n_players"), ({"n_players": 1}, "n_players"),
                             ({"obs_mode": "pixels"}, "obs_mode"), ({"reward": "score"}, "reward"),
-                            ({"illegal_action": "lose"}, "illegal_action"), ({"render_mode": "human"}, "render_mode"),
+                            ({"illegal_action": "lose"}, "illegal_action"), ({"render_mode": "window"}, "render_mode"),
                             ({"render_seat": 4}, "render_seat"), ({"reaction_times": (0.5, 0.5)}, "4 values")]:
         with pytest.raises(ValueError, match=message):
             DejaVuGrabParallelEnv(**kwargs)
     penv = parallel_env(n_players=2)
     with pytest.raises(RuntimeError, match="reset"):
         penv.step({"player_0": 0, "player_1": 0})
-    assert penv.observation_space("player_1") == observation_space("observation")
+    assert penv.observation_space("player_1") == observation_space(LAYOUTS["observation"], N_ACTIONS)
     assert penv.observation_space("player_0") is not penv.observation_space("player_1")
     with pytest.raises(ValueError, match="player_2"):
         penv.action_space("player_2")

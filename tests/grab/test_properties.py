@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_env.grab.rules import MAX_TICKS_PER_ROUND, N_ROUNDS, apply_tick, new_game
+from dejavu_env.grab.rules import MAX_TICKS_PER_ROUND, N_ROUNDS, apply, new_game
 from dejavu_env.testing.grab_checks import check_objects_conserved, random_actions
 
 players = st.integers(min_value=2, max_value=6)
@@ -20,13 +20,13 @@ eagerness = st.floats(min_value=0.0, max_value=1.0)
 @given(n_players=players, seed=seeds, grab_probability=eagerness)
 def test_engine_conserves_objects_scores_honestly_and_ends(n_players, seed, grab_probability):
     rng = np.random.default_rng(seed)
-    state = new_game(n_players, rng)
+    state = new_game(rng, n_players=n_players)
     ticks = 0
     while not state.game_over:
         round_index = state.round
         out_before = [not playing for playing in state.in_round]
         held_before = list(state.holdings)
-        apply_tick(state, random_actions(state, rng, grab_probability), rng)
+        apply(state, random_actions(state, rng, grab_probability), rng)
         ticks += 1
         check_objects_conserved(state)
         if state.round == round_index and not state.game_over:
@@ -50,7 +50,7 @@ def test_env_episodes_end_with_valid_observations(n_players, seed, obs_mode):
     for step in range(N_ROUNDS * MAX_TICKS_PER_ROUND + 1):
         assert env.observation_space.contains(observation)
         assert info["action_mask"][0] == 1
-        check_objects_conserved(env.unwrapped.state)
+        check_objects_conserved(env.unwrapped.game_state)
         observation, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         assert not truncated
         if terminated:

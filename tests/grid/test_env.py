@@ -10,9 +10,9 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from dejavu_env.grid.env import MAX_DEALS, DejaVuGridEnv
-from dejavu_env.grid.observation import decode, obs_size
+from dejavu_env.grid.observation import LAYOUTS, decode
 from dejavu_env.grid.opponents import RandomOpponent
-from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP
+from dejavu_env.grid.rules import END_TURN, LOOK, MAX_TURN_ACTIONS, REVEAL, STOP
 from dejavu_env.testing.grid_checks import ScriptedPlayer, deck_starting_with
 
 MODES = ("info_state", "observation")
@@ -61,7 +61,7 @@ def test_sb3_check_env(mode):
 def test_spaces_and_masks(mode):
     env = gym.make("DejaVuGrid-v0", obs_mode=mode)
     assert env.action_space.n == 19
-    assert env.observation_space["observation"].shape == (obs_size(mode),)
+    assert env.observation_space["observation"].shape == (LAYOUTS[mode].size,)
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
     for _ in range(300):
@@ -77,6 +77,11 @@ def test_spaces_and_masks(mode):
             obs, info = env.reset()
 
 
+def played(info):
+    """The opponent's actions in ``info``, without the -1 padding."""
+    return [int(a) for a in info["opponent_actions"] if a >= 0]
+
+
 def test_sampling_with_the_int8_mask_gives_legal_actions():
     env = gym.make("DejaVuGrid-v0")
     env.action_space.seed(0)
@@ -90,16 +95,18 @@ def test_sampling_with_the_int8_mask_gives_legal_actions():
 def test_info_carries_tokens_opponent_actions_and_the_outcome():
     env = gym.make("DejaVuGrid-v0", opponent=ScriptedPlayer([LOOK + 0, END_TURN]))
     _, info = env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
-    assert info["tokens"] == (3, 4) and info["opponent_actions"] == []
+    assert info["tokens"].tolist() == [3, 4] and played(info) == []
+    assert info["opponent_actions"].shape == (MAX_TURN_ACTIONS,)
+    assert (info["winner"], info["reason"], info["scores"].tolist()) == (-1, "", [0.0, 0.0])
     _, _, _, _, info = env.step(LOOK + 0)
-    assert info["opponent_actions"] == [], "the agent's turn goes on"
+    assert played(info) == [], "the agent's turn goes on"
     _, _, _, _, info = env.step(END_TURN)
-    assert info["opponent_actions"] == [LOOK + 0, END_TURN]
+    assert played(info) == [LOOK + 0, END_TURN]
     for slot in (1, 2, 3, 4):
         _, reward, terminated, _, info = env.step(LOOK + slot)  # the third paid look hands over the 7th token
     assert terminated and reward == -1.0
-    assert info["winner"] == "opponent" and info["reason"] == "hunches"
-    assert info["scores"] == (0.0, 3.5) and info["tokens"] == (0, 7)
+    assert info["winner"] == 1 and info["winners"].tolist() == [0, 1] and info["reason"] == "hunches"
+    assert info["scores"].tolist() == [0.0, 3.5] and info["tokens"].tolist() == [0, 7]
 
 
 def test_score_reward_is_the_final_score_difference():
@@ -107,20 +114,20 @@ def test_score_reward_is_the_final_score_difference():
     env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
     for action in (REVEAL + 0, REVEAL + 1, REVEAL + 2, STOP, LOOK + 0, LOOK + 1, LOOK + 2):
         _, reward, terminated, _, info = env.step(action)
-    assert not terminated and info["tokens"] == (1, 6)
+    assert not terminated and info["tokens"].tolist() == [1, 6]
     _, reward, terminated, _, info = env.step(LOOK + 3)
-    assert terminated and info["winner"] == "opponent"
-    assert info["scores"] == (3.0, 3.5) and reward == -0.5
+    assert terminated and info["winner"] == 1
+    assert info["scores"].tolist() == [3.0, 3.5] and reward == -0.5
 
 
 def test_agent_as_seat_one_waits_for_the_opponents_opening_turn():
     env = gym.make("DejaVuGrid-v0", agent_seat=1, opponent=ScriptedPlayer([REVEAL + 3, REVEAL + 4, REVEAL + 5]))
     obs, info = env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
-    assert info["opponent_actions"] == [REVEAL + 3, REVEAL + 4, REVEAL + 5]
-    assert info["tokens"] == (5, 2), "egocentric: the agent's tokens first"
+    assert played(info) == [REVEAL + 3, REVEAL + 4, REVEAL + 5]
+    assert info["tokens"].tolist() == [5, 2], "egocentric: the agent's tokens first"
     v = decode(obs["observation"])
     assert v["known_me"][3:6].tolist() == [1, 1, 1] and v["tokens"].tolist() == [5, 2]
-    assert env.unwrapped.state.player == 1
+    assert env.unwrapped.game_state.player == 1
 
 
 class GivesTokensAwayOnce:
@@ -142,8 +149,9 @@ def test_reset_deals_again_when_the_opening_turn_ends_the_game():
     env = gym.make("DejaVuGrid-v0", agent_seat=1, opponent=opponent)
     _, info = env.reset(seed=3)
     assert opponent.games == 2
-    assert info["opponent_actions"] == [LOOK + 0, END_TURN], "only the kept game's opening turn"
-    assert info["tokens"] == (4, 3) and not env.unwrapped.state.terminal
+    assert played(info) == [LOOK + 0, END_TURN], "only the kept game's opening turn"
+    assert info["tokens"].tolist() == [4, 3] and not env.unwrapped.game_state.terminal
+    assert info["redeals"] == 1, "the first deal's opening turn ended the game"
 
 
 def test_reset_gives_up_when_every_opening_turn_ends_the_game():
@@ -160,7 +168,7 @@ def test_opponent_gets_its_own_seat_and_mode():
     env.step(LOOK + 0)
     env.step(END_TURN)
     first, second = opponent.observations
-    assert first["observation"].shape == (obs_size("observation"),) and first["action_mask"].dtype == np.int8
+    assert first["observation"].shape == (LAYOUTS["observation"].size,) and first["action_mask"].dtype == np.int8
     v = decode(first["observation"], "observation")
     assert v["tokens"].tolist() == [4, 3] and v["known_opp"][0] == 1 and v["known_me"].sum() == 0
     assert decode(second["observation"], "observation")["known_me"].tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
@@ -245,23 +253,24 @@ def test_truncation_exactly_at_max_turns():
     assert [r[3] for r in results] == [False, False, False, True], "turn 4 (the opponent's) reached the limit"
     _, reward, terminated, truncated, info = results[-1]
     assert (reward, terminated, truncated) == (0.0, False, True)
-    assert info["winner"] is None and info["reason"] == "truncated" and info["opponent_actions"] == [LOOK + 0, END_TURN]
+    assert info["winner"] == -1 and info["reason"] == "truncated" and played(info) == [LOOK + 0, END_TURN]
+    assert not info["winners"].any() and info["scores"].tolist() == [1.5, 2.0]
     with pytest.raises(RuntimeError, match="episode is over"):
         env.step(LOOK + 0)
     _, results = play(5)
     assert not any(r[3] for r in results)
     _, results = play(3)
     assert [r[3] for r in results] == [False, False, False, True]
-    assert results[-1][4]["opponent_actions"] == [], "the agent's own turn reached the limit"
+    assert played(results[-1][4]) == [], "the agent's own turn reached the limit"
 
 
 def test_illegal_action_raises_and_changes_nothing_by_default():
     env = gym.make("DejaVuGrid-v0")
     env.reset(seed=0)
-    before = env.unwrapped.state.copy()
+    before = env.unwrapped.game_state.copy()
     with pytest.raises(ValueError, match=r"action 16 \(Stop\) is illegal"):
         env.step(STOP)
-    assert env.unwrapped.state == before
+    assert env.unwrapped.game_state == before
     env.step(LOOK + 0)
 
 
@@ -270,7 +279,7 @@ def test_illegal_action_can_lose_the_episode():
     env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(STOP)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert "no reveal to stop" in info["illegal_action"] and info["winner"] == "opponent"
+    assert info["illegal_action"] and info["winner"] == 1
     assert info["reason"] == "illegal_action" and obs["action_mask"].any()
     with pytest.raises(RuntimeError):
         env.step(LOOK + 0)
@@ -289,7 +298,7 @@ def test_step_before_reset_is_an_error():
         ({"max_turns": 1}, "max_turns"),
         ({"max_turns": "many"}, "max_turns"),
         ({"reward": "points"}, "reward"),
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "window"}, "render_mode"),
         ({"illegal_action": "ignore"}, "illegal_action"),
         ({"opponent": 3}, "opponent must be callable"),
     ],
@@ -320,9 +329,9 @@ def test_reset_options_deck_and_seat():
     env = gym.make("DejaVuGrid-v0", agent_seat=0, opponent=ScriptedPlayer([LOOK + 0, END_TURN]))
     deck = deck_starting_with(*EXAMPLE)
     obs, _ = env.reset(seed=0, options={"deck": deck, "agent_seat": 1})
-    assert env.unwrapped.state.order[:8] == [env.unwrapped.state.slots[s] for s in range(8)]
+    assert env.unwrapped.game_state.order[:8] == [env.unwrapped.game_state.slots[s] for s in range(8)]
     assert decode(obs["observation"])["slot_blue"].argmax(axis=1).tolist() == [sum(p) - 2 for p in EXAMPLE[:8]]
-    assert env.unwrapped.state.player == 1
+    assert env.unwrapped.game_state.player == 1
 
 
 @pytest.mark.parametrize("mode", MODES)

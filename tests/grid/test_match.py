@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dejavu_env.grid.match import GridGameResult, play_game
-from dejavu_env.grid.observation import decode, obs_size
+from dejavu_env.grid.observation import LAYOUTS, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, TAKE_END
 from dejavu_env.testing.grid_checks import ScriptedPlayer, deck_starting_with
@@ -80,7 +80,7 @@ def test_each_player_gets_its_own_seat_in_its_own_mode():
     second = ScriptedPlayer([LOOK + 0, LOOK + 1, LOOK + 2, LOOK + 3, LOOK + 4])
     result = play_game([first, second], seed=1, obs_mode="info_state")
     assert result.winner == 0 and result.reason == "hunches"
-    assert first.observations[0]["observation"].shape == (obs_size("observation"),)
+    assert first.observations[0]["observation"].shape == (LAYOUTS["observation"].size,)
     theirs = decode(second.observations[0]["observation"], "info_state")
     assert theirs["tokens"].tolist() == [4, 3] and theirs["known_opp"][0] == 1
 

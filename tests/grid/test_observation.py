@@ -11,9 +11,7 @@ from dejavu_env.grid.observation import (
     END_VISIBLE,
     Observer,
     decode,
-    layout,
-    obs_high,
-    obs_size,
+    LAYOUTS,
     observe,
 )
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, TAKE_END, apply, new_game
@@ -40,20 +38,20 @@ def play(state, *actions):
 
 
 def test_layout_and_sizes():
-    info, current = dict(layout("info_state")), dict(layout("observation"))
+    info, current = {p.name: p.shape for p in LAYOUTS["info_state"].pieces}, {p.name: p.shape for p in LAYOUTS["observation"].pieces}
     assert info["slot_blue"] == (8, 11) and info["faces"] == (8, 8)
     assert {"pile_me", "pile_opp", "pile_sizes"} <= set(info) and "kept_me" not in info
     assert {"kept_me", "kept_opp"} <= set(current) and "pile_sizes" not in current
-    assert obs_size("info_state") == 282 and obs_size("observation") == 280
-    assert obs_high("info_state").shape == (282,)
+    assert LAYOUTS["info_state"].size == 282 and LAYOUTS["observation"].size == 280
+    assert LAYOUTS["info_state"].high().shape == (282,)
 
 
 def test_decode_gives_views_that_write_through_and_handles_batches():
-    vector = np.zeros(obs_size("info_state"), np.float32)
+    vector = np.zeros(LAYOUTS["info_state"].size, np.float32)
     views = decode(vector, "info_state")
     views["tokens"][1] = 5
     assert 5 in vector
-    batch = np.zeros((3, obs_size("observation")), np.float32)
+    batch = np.zeros((3, LAYOUTS["observation"].size), np.float32)
     assert decode(batch, "observation")["faces"].shape == (3, 8, 8)
     with pytest.raises(ValueError, match="282 entries"):
         decode(np.zeros(10), "info_state")
@@ -172,7 +170,7 @@ def test_current_view_shows_what_happened_since_the_previous_decision_once():
 def test_observations_stay_within_the_declared_bounds():
     rng = np.random.default_rng(0)
     for mode in ("info_state", "observation"):
-        high = obs_high(mode)
+        high = LAYOUTS[mode].high()
         for state in random_states(rng, new_game(rng), epsilon=0.1):
             for seat in (0, 1):
                 vector = observe(state, seat, mode)

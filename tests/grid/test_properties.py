@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dejavu_env.grid.rules import N_ACTIONS, new_game
+from dejavu_env.grid.rules import N_ACTIONS, legal_actions, new_game
 from dejavu_env.testing.grid_checks import check_invariants, random_game, random_states
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -57,7 +57,7 @@ def test_every_illegal_action_raises_and_changes_nothing(seed, steps, epsilon):
     for _, state in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
         pass
     before = state.copy()
-    legal = set(state.legal_actions())
+    legal = set(legal_actions(state))
     for action in range(-1, N_ACTIONS + 1):
         if action in legal:
             continue
@@ -83,6 +83,6 @@ def test_every_env_episode_ends_or_truncates(seed, mode, max_turns):
             if terminated or truncated:
                 break
         assert terminated or truncated
-        assert truncated == (env.unwrapped.state.turns >= max_turns and not terminated)
+        assert truncated == (env.unwrapped.game_state.turns >= max_turns and not terminated)
         assert reward in (-1.0, 0.0, 1.0) and (reward == 0.0 or terminated)
         _, info = env.reset()

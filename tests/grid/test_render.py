@@ -63,7 +63,7 @@ def test_rgb_array_is_a_readable_picture(tmp_path):
 
 def test_a_picture_hides_what_the_agent_does_not_know():
     env = make("rgb_array")
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     other = resample_hidden(state, 0, np.random.default_rng(0))
     assert other.slots != state.slots or other.order != state.order
     for render in (render_ansi, render_rgb):

@@ -49,10 +49,10 @@ def in_last_turn():
 
 
 CASES = [
-    (at_start, "3", "not an integer action id"),
-    (at_start, 3.0, "not an integer action id"),
-    (at_start, None, "not an integer action id"),
-    (at_start, True, "not an integer action id"),
+    (at_start, "3", "must be an integer action id"),
+    (at_start, 3.0, "must be an integer action id"),
+    (at_start, None, "must be an integer action id"),
+    (at_start, True, "must be an integer action id"),
     (at_start, -1, "out of range"),
     (at_start, 19, "out of range"),
     (at_start, STOP, r"action 16 \(Stop\) is illegal: there is no reveal to stop"),

@@ -17,6 +17,7 @@ from dejavu_env.grid.rules import (
     action_name,
     apply,
     legal_actions,
+    legal_mask,
     new_game,
 )
 from dejavu_env.testing.grid_checks import deck_starting_with, exhaust_deck, state_with
@@ -127,6 +128,6 @@ def test_action_names(action, name):
 
 def test_legal_mask_matches_legal_actions():
     state = state_with()
-    mask = state.legal_mask()
+    mask = legal_mask(state, state.player, bool)
     assert mask.dtype == np.bool_ and mask.shape == (19,)
     assert np.flatnonzero(mask).tolist() == legal_actions(state)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dejavu_env.grab.bots import MemoryBot
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import Observer
-from dejavu_env.grab.rules import apply_tick, new_game
+from dejavu_env.grab.rules import apply, legal_mask, new_game
 
 
 class NumpyOnly:
@@ -27,7 +27,7 @@ class NumpyOnly:
 
 
 def test_a_perfect_memory_grabs_each_object_at_its_second_sighting_and_all_of_them_in_the_end():
-    state = new_game(2, np.random.default_rng(0))
+    state = new_game(np.random.default_rng(0), n_players=2)
     rng = np.random.default_rng(1)
     aside = 0
     for card in state.aside:
@@ -38,7 +38,7 @@ def test_a_perfect_memory_grabs_each_object_at_its_second_sighting_and_all_of_th
         action = bot.act_bits(state.round, state.flipped, state.middle)
         if flipped_again:
             assert action and flipped_again >> (action - 1) & 1
-        apply_tick(state, [action, 0], rng)
+        apply(state, [action, 0], rng)
     assert state.round_points[0] == (36 - aside.bit_count(), 0)
 
 
@@ -71,27 +71,27 @@ def test_the_standard_call_and_the_bit_protocol_decide_the_same():
 
 
 def test_the_standard_call_reads_its_seat_observation():
-    state = new_game(3, np.random.default_rng(2))
+    state = new_game(np.random.default_rng(2), n_players=3)
     rng = np.random.default_rng(3)
     bots = [MemoryBot(recall=1.0, seed=s) for s in range(2)]
     observer = Observer(1)
     while state.round == 0:
-        observer.update(state)
-        via_obs = bots[0]({"observation": observer.vector.copy(), "action_mask": observer.mask.copy()}, observer.mask)
+        mask = legal_mask(state, 1)
+        via_obs = bots[0]({"observation": observer.observe(state).copy(), "action_mask": mask}, mask)
         via_bits = bots[1].act_bits(state.round, state.flipped, state.middle)
         assert via_obs == via_bits
-        apply_tick(state, [0, via_obs, 0], rng)
+        apply(state, [0, via_obs, 0], rng)
 
 
 def test_reset_reseeds_and_forgets():
     def decisions(bot: MemoryBot) -> list[int]:
-        state = new_game(2, np.random.default_rng(5))
+        state = new_game(np.random.default_rng(5), n_players=2)
         rng = np.random.default_rng(6)
         out = []
         while not state.game_over:
             action = bot.act_bits(state.round, state.flipped, state.middle)
             out.append(action)
-            apply_tick(state, [action, 0], rng)
+            apply(state, [action, 0], rng)
         return out
 
     bot = MemoryBot(recall=0.5)

@@ -1,0 +1,341 @@
+"""One base for every game's single-agent Gymnasium env (as MiniGrid has one ``MiniGridEnv``).
+
+What every front end shares lives here, written once: the constructor's common keywords
+and their checks, seed and option checks done before anything changes, the one action
+coercion, the illegal-action policy, the transactional step (a faulty opponent rolls the
+game back), action masks, the ``info`` contract, and rendering. A game's env subclasses
+:class:`DejaVuEnv` and fills in the hooks marked *game hook*: how a game starts, how the
+agent's action is played until the agent must decide again, and the game's own ``info``
+keys.
+
+The ``info`` contract: after every ``reset`` and ``step`` these keys are present, with the
+same types, in both games (per-seat arrays are egocentric: the agent first, then the seats
+after it in turn):
+
+- ``action_mask``: int8 ``(n_actions,)``, the same array as ``obs["action_mask"]``;
+- ``illegal_action``: ``bool``, the step's action was illegal and the ``illegal_action``
+  policy handled it (``False`` after ``reset``);
+- ``opponent_actions``: int16 array of a fixed length per env, the opponents' actions since
+  the agent's last decision (see the game's env), padded with ``-1``;
+- ``winner``: ``int``, the egocentric index of the sole winner (``0``: the agent), ``-1``
+  while the game goes on and when nobody or several seats won;
+- ``winners``: int8 ``(n_players,)``, 1 for each seat that won (a Grab top total can be
+  shared; a Grid draw has none);
+- ``scores``: float32 ``(n_players,)``, the game's final tallies, zeros until it ends;
+
+Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
+- ``reason``: ``str``, how the episode ended (the game's reasons, ``"truncated"``,
+  ``"illegal_action"``), ``""`` while it goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import gymnasium as gym
+import numpy as np
+
+from dejavu_env.core.actions import as_action
+from dejavu_env.core.game import GameInfo, Outcome
+from dejavu_env.core.layout import Layout
+from dejavu_env.core.players import PlayerError
+from dejavu_env.core.seeding import check_seed
+from dejavu_env.core.spaces import observation_space
+from dejavu_env.core.validation import check_choice, check_options
+
+State = TypeVar("State")
+Reply = tuple[dict[str, np.ndarray], dict[str, Any]]
+StepReply = tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]
+
+ILLEGAL_ACTIONS = ("raise", "lose", "pass")
+"""What an illegal but well-formed action does: ``"raise"`` a ``ValueError`` (the game
+unchanged); ``"lose"`` end the episode at once as a loss, reward -1 in every reward mode
+and every other seat a winner (PettingZoo's classic games do the same); ``"pass"`` play the
+game's pass action instead (Grab only: grabbing nothing). Ill-typed actions (``None``,
+strings, floats, out-of-range ids) raise a ``ValueError`` under every policy."""
+LOSS_REWARD = -1.0
+
+
+def egocentric(values: Sequence[Any], seat: int) -> list[Any]:
+    """``values`` (one per seat) reordered so that ``seat`` comes first, then the seats after it."""
+    n = len(values)
+    return [values[(seat + j) % n] for j in range(n)]
+
+
+def result_info(outcome: Outcome | None, seat: int, n_players: int) -> dict[str, Any]:
+    """The ``winner``, ``winners``, ``scores`` and ``reason`` entries of ``info`` for the seat ``seat``.
+
+    While the game goes on (``outcome`` is ``None`` or not over) they hold their neutral
+    values (``-1``, zeros, ``""``).
+    """
+    winners = np.zeros(n_players, dtype=np.int8)
+    if outcome is None or not outcome.over:
+        return {"winner": -1, "winners": winners, "scores": np.zeros(n_players, dtype=np.float32), "reason": ""}
+    for winner in outcome.winners:
+        winners[(winner - seat) % n_players] = 1
+    scores = np.array(egocentric(outcome.scores, seat), dtype=np.float32)
+    sole = int(np.flatnonzero(winners)[0]) if len(outcome.winners) == 1 else -1
+    return {"winner": sole, "winners": winners, "scores": scores, "reason": outcome.reason}
+
+
+class DejaVuEnv(gym.Env, Generic[State]):
+    """The shared front end; see the module docstring for what it does and the ``info`` contract.
+
+    Subclasses set the class attributes ``game`` (the rules' ``GAME_INFO``), ``layouts``
+    (the observation module's ``LAYOUTS``), ``illegal_actions`` (the policies the game
+    offers, from :data:`ILLEGAL_ACTIONS`), ``reset_options`` (the keys ``reset`` accepts),
+    ``pass_action`` (Grab) and ``n_opponent_actions`` (the length of
+    ``info["opponent_actions"]``), and implement the game hooks.
+    """
+
+    game: ClassVar[GameInfo]
+    layouts: ClassVar[Mapping[str, Layout]]
+    illegal_actions: ClassVar[tuple[str, ...]]
+    reset_options: ClassVar[tuple[str, ...]]
+    pass_action: ClassVar[int | None] = None
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(
+        self, *, n_players: int, obs_mode: str, reward: str, illegal_action: str, render_mode: str | None
+    ) -> None:
+        self.n_players = n_players
+        self.obs_mode = check_choice("obs_mode", obs_mode, self.game.obs_modes)
+        self.reward_mode = check_choice("reward", reward, self.game.reward_modes)
+        self.illegal_action = check_choice("illegal_action", illegal_action, self.illegal_actions)
+        self.render_mode = check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        self.action_space = gym.spaces.Discrete(self.game.n_actions)
+        self.observation_space = observation_space(self.layouts[self.obs_mode], self.game.n_actions)
+        self._state: State | None = None
+        self._done = False
+        self._illegal = False
+        self._ended: Outcome | None = None
+        self._opponent_actions: list[int] = []
+        self._no_actions = np.full(self.n_opponent_actions, -1, dtype=np.int16)
+        self._trusted = False
+
+    # ------------------------------------------------------------------ game hooks
+    @property
+    def n_opponent_actions(self) -> int:
+        """Length of ``info["opponent_actions"]`` (game hook)."""
+        raise NotImplementedError
+
+    def _parse_options(self, options: dict[str, Any]) -> Any:
+        """Validate ``reset``'s options completely, changing nothing (game hook)."""
+        raise NotImplementedError
+
+    def _start(self, parsed: Any) -> None:
+        """Deal a new game from ``self.np_random`` and play until the agent's first decision (game hook)."""
+        raise NotImplementedError
+
+    def _play(self, action: int) -> tuple[float, bool, bool, str]:
+        """Play the agent's legal ``action`` and the others until the agent decides again or the
+        episode ends; return ``(reward, terminated, truncated, reason)`` (game hook)."""
+        raise NotImplementedError
+
+    def _agent_seat(self) -> int:
+        """The agent's seat in the current game (game hook)."""
+        raise NotImplementedError
+
+    def _legal_mask(self, dtype: type) -> np.ndarray:
+        """The agent's legal actions in the current state, a fresh array (game hook)."""
+        raise NotImplementedError
+
+    def _is_legal(self, action: int) -> bool:
+        """Whether the agent may play the well-formed ``action`` now (game hook; the fast check)."""
+        raise NotImplementedError
+
+    def _illegal_reason(self, action: int) -> str:
+        """Why the well-formed, illegal ``action`` is illegal now: a sentence naming it (game hook)."""
+        raise NotImplementedError
+
+    def _observe(self) -> np.ndarray:
+        """The agent's observation vector (the observer's own array; copied here) (game hook)."""
+        raise NotImplementedError
+
+    def _outcome(self) -> Outcome:
+        """The game's :class:`Outcome` (game hook)."""
+        raise NotImplementedError
+
+    def _game_over(self) -> bool:
+        """Whether the game has ended by its rules (game hook; cheaper than :meth:`_outcome`)."""
+        raise NotImplementedError
+
+    def _game_info(self) -> dict[str, Any]:
+        """The game's own ``info`` keys, present after every reset and step (game hook)."""
+        raise NotImplementedError
+
+    def _trusts_players(self) -> bool:
+        """Whether every seated player is one of the game's own, which cannot fault (game hook).
+
+        Only then may a step skip the snapshot it would roll back to.
+        """
+        raise NotImplementedError
+
+    def _snapshot(self) -> Any:
+        """Everything a step may change, to roll back to when a player faults (game hook)."""
+        raise NotImplementedError
+
+    def _restore(self, snapshot: Any) -> None:
+        """Go back to ``snapshot`` (game hook)."""
+        raise NotImplementedError
+
+    def _render(self, mode: str) -> str | np.ndarray:
+        """The picture (``"ansi"``: text, ``"rgb_array"``: an array) from the agent's view (game hook)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Reply:
+        """Start a new episode; seed and options are checked in full before anything changes.
+
+        A rejected seed or option (a ``ValueError`` naming it) leaves the previous game as it
+        was, playable; so does a player that faults while the game is dealt.
+        """
+        seed = check_seed(seed)
+        parsed = self._parse_options(check_options(options, self.reset_options))
+        self._trusted = self._trusts_players()
+        before = self._checkpoint(force=self._state is not None)
+        generator, generator_seed = self._np_random, self._np_random_seed
+        super().reset(seed=seed)
+        self._opponent_actions = []
+        try:
+            self._start(parsed)
+        except PlayerError:
+            self._np_random, self._np_random_seed = generator, generator_seed
+            self._roll_back(before)
+            raise
+        self._done = False
+        self._illegal = False
+        self._ended = None
+        return self._reply()
+
+    def step(self, action: Any) -> StepReply:
+        """Play ``action`` (a canonical id); see the module docstring for ``info``."""
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        if type(action) is not int or not 0 <= action < self.game.n_actions:
+            action = as_action(action, self.game.n_actions)
+        reason = "" if self._is_legal(action) else self._illegal_reason(action)
+        if reason and self.illegal_action == "raise":
+            raise ValueError(reason)
+        before = self._checkpoint()
+        self._illegal = bool(reason)
+        if reason and self.illegal_action == "lose":
+            self._opponent_actions = []
+            others = tuple(s for s in range(self.n_players) if s != self._agent_seat())
+            return self._finish(LOSS_REWARD, True, False, "illegal_action", others)
+        if reason:
+            assert self.pass_action is not None
+            action = self.pass_action
+        try:
+            reward, terminated, truncated, ending = self._play(action)
+        except PlayerError:
+            self._roll_back(before)
+            raise
+        if truncated:
+            return self._finish(reward, False, True, ending, ())
+        if terminated:
+            return self._finish(reward, True, False, ending)
+        observation, info = self._reply()
+        return observation, reward, False, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the agent's legal actions (sb3-contrib's MaskablePPO calls this).
+
+        Once the episode is over it holds only the pass / End turn placeholder: never all zero.
+        """
+        if self._state is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._mask(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the table from the agent's view; ``"human"`` prints the text to the terminal."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'")
+            return None
+        if self._state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "human":
+            print(self._render("ansi"))
+            return None
+        return self._render(self.render_mode)
+
+    @property
+    def game_state(self) -> State:
+        """The full game state, hidden facts included: for tests and analysis, never for agents."""
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    # ------------------------------------------------------------------ shared plumbing
+    def _checkpoint(self, force: bool = False) -> tuple[Any, ...] | None:
+        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated.
+
+        Why conditional: the game's own players cannot fault, and copying the state at every
+        step would cost the fast path a tenth of its speed.
+        """
+        if self._state is None or (self._trusted and not force):
+            return None
+        generator = self._np_random
+        return (
+            self._snapshot(),
+            None if generator is None else generator.bit_generator.state,
+            self._opponent_actions,
+            self._illegal,
+        )
+
+    def _roll_back(self, checkpoint: tuple[Any, ...] | None) -> None:
+        if checkpoint is None:
+            return
+        snapshot, generator_state, opponent_actions, illegal = checkpoint
+        self._restore(snapshot)
+        if generator_state is not None and self._np_random is not None:
+            self._np_random.bit_generator.state = generator_state
+        self._opponent_actions = opponent_actions
+        self._illegal = illegal
+
+    def _mask(self, dtype: type) -> np.ndarray:
+        if self._done:
+            mask = np.zeros(self.game.n_actions, dtype=dtype)
+            mask[self._placeholder_action()] = 1
+            return mask
+        return self._legal_mask(dtype)
+
+    def _placeholder_action(self) -> int:
+        """The one id set in a finished episode's mask (never all zero, nothing to act on)."""
+        return self.game.n_actions - 1 if self.pass_action is None else self.pass_action
+
+    def _reply(self) -> Reply:
+        mask = self._mask(np.int8)
+        observation = {"observation": self._observe().copy(), "action_mask": mask}
+        opponent_actions = self._no_actions.copy()
+        played = self._opponent_actions
+        if played:
+            opponent_actions[: len(played)] = played
+        outcome = self._ended or (self._outcome() if self._done or self._game_over() else None)
+        info = {
+            "action_mask": mask,
+            "illegal_action": self._illegal,
+            "opponent_actions": opponent_actions,
+            **result_info(outcome, self._agent_seat(), self.n_players),
+            **self._game_info(),
+        }
+        return observation, info
+
+    def _finish(
+        self, reward: float, terminated: bool, truncated: bool, reason: str, winners: tuple[int, ...] | None = None
+    ) -> StepReply:
+        """The episode's last reply; ``winners`` overrides the game's when the front end ended it."""
+        self._done = True
+        if winners is not None:
+            self._ended = Outcome(scores=self._outcome().scores, winners=winners, reason=reason)
+        observation, info = self._reply()
+        return observation, reward, terminated, truncated, info
+
+    def _record_opponent_actions(self, actions: list[int]) -> None:
+        """What ``info["opponent_actions"]`` shows next (padded with -1 there)."""
+        if len(actions) > self.n_opponent_actions:
+            raise RuntimeError(f"{len(actions)} opponent actions overflow info's {self.n_opponent_actions}")
+        self._opponent_actions = actions

@@ -1,0 +1,88 @@
+"""The house's rules: pure engines, one shape per game, light imports.
+
+Every game package has the same modules, and the engine's modules (everything but the
+front ends) import only numpy, the standard library and the pure parts of ``dejavu_env``:
+so a leak or a gym dependency cannot creep into the rules, and a newcomer learns one shape.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dejavu_env
+
+ROOT = Path(dejavu_env.__file__).parent
+GAMES = ("grid", "grab")
+SHAPE = ("cards", "rules", "observation", "opponents", "render", "match", "env", "pettingzoo")
+"""The modules every game package has, by the same names."""
+FRONT_ENDS = {"env", "pettingzoo"}
+"""The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
+PURE_CORE = {"actions", "game", "layout", "players", "raster", "seeding", "validation"}
+"""The core modules an engine may use: they import numpy and the standard library only."""
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def engine_modules() -> list[Path]:
+    paths = [ROOT / "core" / f"{name}.py" for name in sorted(PURE_CORE)]
+    for game in GAMES:
+        paths += [p for p in sorted((ROOT / game).glob("*.py")) if p.stem not in FRONT_ENDS and p.stem != "__init__"]
+    return paths
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_has_the_same_shape(game):
+    present = {p.stem for p in (ROOT / game).glob("*.py")}
+    assert set(SHAPE) <= present, f"dejavu_env/{game} lacks {sorted(set(SHAPE) - present)}"
+
+
+@pytest.mark.parametrize("path", engine_modules(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_engine_modules_need_only_numpy_and_the_standard_library(path):
+    names = imports(path)
+    roots = {name.split(".")[0] for name in names}
+    foreign = roots - {"numpy", "dejavu_env", "__future__"} - set(sys.stdlib_module_names)
+    assert not foreign, f"{path} imports {sorted(foreign)}"
+    own = {name for name in names if name.startswith("dejavu_env.")}
+    allowed = {f"dejavu_env.core.{m}" for m in PURE_CORE}
+    allowed |= {f"dejavu_env.{path.parent.name}.{p.stem}" for p in path.parent.glob("*.py")}
+    allowed -= {f"dejavu_env.{path.parent.name}.{m}" for m in FRONT_ENDS}
+    assert own <= allowed, f"{path} reaches {sorted(own - allowed)}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_only_the_pettingzoo_module_imports_pettingzoo(game):
+    for path in (ROOT / game).glob("*.py"):
+        roots = {name.split(".")[0] for name in imports(path)}
+        assert "pettingzoo" not in roots or path.stem == "pettingzoo", f"{path} imports pettingzoo"
+
+
+def test_importing_the_package_pulls_in_no_heavy_dependency():
+    code = (
+        "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grab; import gymnasium as gym;"
+        "gym.make('DejaVuGrid-v0'); gym.make('DejaVuGrab-v0');"
+        "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo'} & set(sys.modules));"
+        "print(heavy); assert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_agents_never_import_experiments_and_the_engine_never_imports_agents():
+    repo = ROOT.parent
+    for path in (repo / "agents").rglob("*.py"):
+        assert not any(n.startswith("experiments") for n in imports(path)), f"{path} imports experiments"
+    for path in ROOT.rglob("*.py"):
+        assert not any(n.split(".")[0] in ("agents", "experiments") for n in imports(path)), f"{path} reaches up"
