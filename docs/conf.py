@@ -7,6 +7,7 @@ under ``envs/`` and the API stubs under ``api/`` are generated at build time (se
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -42,13 +43,29 @@ myst_heading_anchors = 4
 
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": True, "show-inheritance": True}
+# Document each object where it is defined: a package's re-exports (its ``__all__``) would give
+# every class two targets and make cross-references ambiguous.
+autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
+# Inherited gymnasium docstrings (``step``, ``reset``) are Google style; the env pages say it better.
+autodoc_inherit_docstrings = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 # The learners' stack is not needed to read the docstrings: a docs build needs no torch.
 autodoc_mock_imports = ["torch", "stable_baselines3", "sb3_contrib", "ray", "tensorboard"]
 napoleon_google_docstring = False
 napoleon_numpy_docstring = False
+
+
+
+def _skip_foreign_docstrings(app, what, name, obj, options, lines) -> None:
+    """Drop the docstring of a builtin that a dataclass field holds as its default (``input``)."""
+    if inspect.isbuiltin(obj) and not name.startswith("builtins."):
+        lines.clear()
+
+
+def setup(app) -> None:
+    app.connect("autodoc-process-docstring", _skip_foreign_docstrings)
+
 
 html_theme = "furo"
 html_title = f"dejavu-env {release}"
