@@ -13,18 +13,31 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 start=$(date +%s)
 
+# pip's output goes to a log, shown only when it fails.
+pip_quiet() {
+    local venv=$1; shift
+    "$venv/bin/pip" install --quiet "$@" > "$WORK/pip.log" 2>&1 || { cat "$WORK/pip.log"; exit 1; }
+}
+
 python3 -m venv "$WORK/build-venv"
-"$WORK/build-venv/bin/pip" install --quiet build
+pip_quiet "$WORK/build-venv" build
 "$WORK/build-venv/bin/python" -m build --outdir "$WORK/dist" . > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
-ls "$WORK/dist"
+echo "built: $(cd "$WORK/dist" && ls | tr '\n' ' ')"
 wheel=$(ls "$WORK"/dist/*.whl)
-if unzip -Z1 "$wheel" | grep -v -E '^(dejavu_env/|dejavu_env-[^/]*\.dist-info/)'; then
-    echo "wheel.sh: the wheel holds files outside dejavu_env (listed above)" >&2
-    exit 1
-fi
+python3 - "$wheel" <<'PY'
+import re
+import sys
+import zipfile
+
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+outside = [n for n in names if not re.match(r"dejavu_env/|dejavu_env-[^/]*\.dist-info/", n)]
+assert not outside, f"the wheel holds files outside dejavu_env: {outside}"
+assert "dejavu_env/grab/data/canonical_deck.json" in names, "the canonical deck (package data) is missing"
+print(f"wheel: {len(names)} files, all in dejavu_env")
+PY
 
 python3 -m venv "$WORK/wheel-venv"
-"$WORK/wheel-venv/bin/pip" install --quiet "$wheel"
+pip_quiet "$WORK/wheel-venv" "$wheel"
 (cd "$WORK" && "$WORK/wheel-venv/bin/python" - <<'PY'
 import importlib.util
 
@@ -43,10 +56,12 @@ PY
 )
 
 python3 -m venv "$WORK/clone-venv"
-"$WORK/clone-venv/bin/pip" install --quiet torch==2.13.0
-"$WORK/clone-venv/bin/pip" install --quiet ".[all]"
-rm -rf build/lib  # setuptools' staging folder of the non-editable install
-"$WORK/clone-venv/bin/python" -m experiments.train grid --timesteps 256 --eval-games 2 --no-progress --out "$WORK/run"
+pip_quiet "$WORK/clone-venv" torch==2.13.0
+rm -rf build/lib  # setuptools stages a non-editable install here: a stale copy would slip into it
+pip_quiet "$WORK/clone-venv" ".[all]"
+rm -rf build/lib
+echo "clone: installed non-editable in $(( $(date +%s) - start )) s since the start"
+"$WORK/clone-venv/bin/python" -m experiments.train grid --timesteps 256 --eval-games 2 --n-envs 1 --no-progress --out "$WORK/run"
 test -f "$WORK/run/best.zip"
 echo "clone: a non-editable install trains from the clone's root"
 echo "wheel.sh done in $(( $(date +%s) - start )) s"

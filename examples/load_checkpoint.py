@@ -34,7 +34,7 @@ def main(games: int = 3) -> None:
         learner.reset(game)
         done = False
         while not done:
-            obs, reward, terminated, truncated, info = env.step(learner(obs, info["action_mask"]))
+            obs, _, terminated, truncated, info = env.step(learner(obs, info["action_mask"]))
             done = terminated or truncated
         wins += info["winner"] == "agent"
         print(f"game {game}: winner {info['winner']}, scores {info['scores']}")

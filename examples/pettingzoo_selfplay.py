@@ -29,7 +29,7 @@ def grid_selfplay(seed: int) -> dict:
     env.reset(seed=seed)
     returns = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
+        obs, reward, terminated, truncated, _ = env.last()
         returns[agent] += reward
         action = None if terminated or truncated else policy(obs["observation"], obs["action_mask"])
         env.step(action)
@@ -41,11 +41,11 @@ def grab_selfplay(seed: int, n_players: int = 4) -> dict:
     """One Grab game at a table of ``n_players`` copies of the policy (parallel loop)."""
     policy = random_policy(np.random.default_rng(seed))
     env = parallel_env(n_players=n_players)
-    observations, infos = env.reset(seed=seed)
+    observations, _ = env.reset(seed=seed)
     returns = dict.fromkeys(env.possible_agents, 0.0)
     while env.agents:
         actions = {agent: policy(o["observation"], o["action_mask"]) for agent, o in observations.items()}
-        observations, rewards, terminations, truncations, infos = env.step(actions)
+        observations, rewards, _, _, _ = env.step(actions)
         for agent, reward in rewards.items():
             returns[agent] += reward
     print(f"grab self-play: points {returns}")

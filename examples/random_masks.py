@@ -8,12 +8,14 @@ takes, so a random legal policy is one line.
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 
 import dejavu_env  # noqa: F401  (registers DejaVuGrid-v0 and DejaVuGrab-v0)
 
 
-def play(env_id: str, seed: int, **kwargs: object) -> dict:
+def play(env_id: str, seed: int, **kwargs: Any) -> dict:
     """One game of uniformly random legal moves; returns the last ``info``."""
     env = gym.make(env_id, **kwargs)
     env.action_space.seed(seed)

@@ -32,7 +32,7 @@ def main() -> None:
     obs, info = env.reset(seed=0, options={"deck": GRID + REST, "agent_seat": 0})
     print(f"start: tokens (Alex, opponent) = {info['tokens']}")
     for action in ALEX:
-        obs, reward, terminated, truncated, info = env.step(action)
+        obs, _, _, _, info = env.step(action)
         view = decode(obs["observation"], "info_state")
         candidates = [n for n in range(8) if view["candidates"][n]]
         print(

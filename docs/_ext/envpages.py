@@ -18,10 +18,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
 
 import dejavu_env  # noqa: F401  (registers the ids)
 
@@ -66,13 +67,21 @@ def registered_ids() -> list[str]:
     )
 
 
+def entry_point(env_id: str) -> str:
+    """The ``"module:Class"`` string an id is registered with."""
+    point = gym.spec(env_id).entry_point
+    if not isinstance(point, str):
+        raise TypeError(f"{env_id} is registered with {point!r}, not a 'module:Class' string")
+    return point
+
+
 def game_of(env_id: str) -> str:
     """The game package of an id: ``"dejavu_env.grid.env:DejaVuGridEnv"`` gives ``"grid"``."""
-    return gym.spec(env_id).entry_point.removeprefix(PACKAGE).split(".")[0]
+    return entry_point(env_id).removeprefix(PACKAGE).split(".")[0]
 
 
 def env_class(env_id: str) -> type:
-    module, _, name = gym.spec(env_id).entry_point.partition(":")
+    module, _, name = entry_point(env_id).partition(":")
     return getattr(importlib.import_module(module), name)
 
 
@@ -85,8 +94,9 @@ def observation_pieces(env_id: str, obs_mode: str) -> list[Piece]:
     give the same rows directly.)
     """
     env = gym.make(env_id, obs_mode=obs_mode)
-    space = env.observation_space["observation"]
+    space = cast(spaces.Dict, env.observation_space)["observation"]
     env.close()
+    assert isinstance(space, spaces.Box)
     decode = importlib.import_module(PACKAGE + game_of(env_id)).decode
     index = decode(np.arange(space.shape[0], dtype=np.float32), obs_mode)
     pieces = []
@@ -124,11 +134,11 @@ def env_page(env_id: str) -> str:
     game = game_of(env_id)
     cls = env_class(env_id)
     module = cls.__module__
-    signature = inspect.signature(cls.__init__)
-    defaults = {n: p.default for n, p in signature.parameters.items() if n != "self"}
+    defaults = {n: p.default for n, p in inspect.signature(cls).parameters.items()}
     env = gym.make(env_id)
     action_space, render_modes = env.action_space, env.metadata.get("render_modes", [])
     env.close()
+    assert isinstance(action_space, spaces.Discrete)
     obs_modes = list(importlib.import_module(PACKAGE + game).OBS_MODES)
     default_mode = defaults.get("obs_mode", obs_modes[0])
     obs_modes.sort(key=lambda mode: mode != default_mode)

@@ -23,8 +23,8 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # agents/ is used from the clone
 
-import dejavu_env  # noqa: E402,F401  (registers the ids)
-from agents import make_player  # noqa: E402
+import dejavu_env  # noqa: F401  (registers the ids)
+from agents import Player, make_player
 
 OUT = ROOT / "docs" / "_static" / "gifs"
 
@@ -48,7 +48,7 @@ MOVIES = {
 }
 
 
-def _make_env(game: str, movie: Movie) -> tuple[gym.Env, object]:
+def _make_env(game: str, movie: Movie) -> tuple[gym.Env, Player]:
     agent = make_player(game, movie.agent, seed=movie.seed)
     opponents = [make_player(game, name, seed=movie.seed + 1 + i) for i, name in enumerate(movie.opponents)]
     kwargs = {"opponent": opponents[0]} if len(opponents) == 1 else {
@@ -63,14 +63,20 @@ def frames_of(game: str, movie: Movie) -> list[np.ndarray]:
     env, agent = _make_env(game, movie)
     obs, info = env.reset(seed=movie.seed)
     agent.reset(movie.seed)
-    frames = [env.render()]
+    frames = [_picture(env)]
     done = False
     while not done and len(frames) < movie.max_frames:
         obs, _, terminated, truncated, info = env.step(agent(obs, info["action_mask"]))
         done = terminated or truncated
-        frames.append(env.render())
+        frames.append(_picture(env))
     env.close()
     return frames
+
+
+def _picture(env: gym.Env) -> np.ndarray:
+    frame = env.render()
+    assert isinstance(frame, np.ndarray), "the env was made with render_mode='rgb_array'"
+    return frame
 
 
 def write_gif(frames: list[np.ndarray], path: Path, frame_ms: int) -> int:
