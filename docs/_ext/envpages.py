@@ -46,6 +46,9 @@ def _grab_action(action: int) -> str:
 ACTION_NAMES: dict[str, Callable[[int], str]] = {"grid": _grid_action, "grab": _grab_action}
 """Per game (the package under ``dejavu_env``): a short name for each action id."""
 
+CHOICES = {"reward": "REWARDS", "illegal_action": "ILLEGAL_ACTIONS"}
+"""Keywords whose allowed values an env module lists in a tuple constant, and its name."""
+
 
 @dataclass(frozen=True)
 class Piece:
@@ -142,6 +145,10 @@ def env_page(env_id: str) -> str:
     obs_modes = list(importlib.import_module(PACKAGE + game).OBS_MODES)
     default_mode = defaults.get("obs_mode", obs_modes[0])
     obs_modes.sort(key=lambda mode: mode != default_mode)
+    env_module = importlib.import_module(module)
+    choices = {key: getattr(env_module, name) for key, name in CHOICES.items() if hasattr(env_module, name)}
+    choices["obs_mode"] = tuple(obs_modes)
+    choices["render_mode"] = (None, *render_modes)
     description, history = _split_docstring(cls)
     sizes = {mode: observation_pieces(env_id, mode) for mode in obs_modes}
 
@@ -201,13 +208,20 @@ def env_page(env_id: str) -> str:
         "What each piece means:",
         "",
         *_rst(inspect.getdoc(importlib.import_module(PACKAGE + game + ".observation")) or "", module),
+        "## Rewards",
+        "",
+        "`reward=` chooses what the agent is paid: "
+        + ", ".join(f"`{mode!r}`" for mode in choices.get("reward", ()))
+        + f" (default `{defaults.get('reward')!r}`); the [description](#description) says when and how much.",
+        "",
         "## Keyword arguments",
         "",
         "Passed to `gym.make` (their meaning is in the [description](#description)):",
         "",
-        "| keyword | default |",
-        "|---|---|",
-        *(f"| `{name}` | `{_default(value)}` |" for name, value in defaults.items()),
+        "| keyword | default | choices |",
+        "|---|---|---|",
+        *(f"| `{name}` | `{_default(value)}` | {', '.join(f'`{c!r}`' for c in choices.get(name, ()))} |"
+          for name, value in defaults.items()),
         "",
         "## Version history",
         "",
