@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Packaging check: the wheel is the library alone, and the workbench runs from a clone.
+#  1. build the sdist and the wheel;
+#  2. install the wheel into a clean venv: `import dejavu_env` and both ids work, and no
+#     `agents` or `experiments` package was installed;
+#  3. install the clone non-editable (`pip install ".[all]"`) into another clean venv and
+#     train for a few steps from the clone's root, where agents/ and experiments/ are found.
+# Venvs and artefacts go to a temporary folder, removed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+start=$(date +%s)
+
+# pip's output goes to a log, shown only when it fails.
+pip_quiet() {
+    local venv=$1; shift
+    "$venv/bin/pip" install --quiet "$@" > "$WORK/pip.log" 2>&1 || { cat "$WORK/pip.log"; exit 1; }
+}
+
+python3 -m venv "$WORK/build-venv"
+pip_quiet "$WORK/build-venv" build
+"$WORK/build-venv/bin/python" -m build --outdir "$WORK/dist" . > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
+echo "built: $(cd "$WORK/dist" && ls | tr '\n' ' ')"
+wheel=$(ls "$WORK"/dist/*.whl)
+python3 - "$wheel" <<'PY'
+import re
+import sys
+import zipfile
+
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+outside = [n for n in names if not re.match(r"dejavu_env/|dejavu_env-[^/]*\.dist-info/", n)]
+assert not outside, f"the wheel holds files outside dejavu_env: {outside}"
+assert "dejavu_env/grab/data/canonical_deck.json" in names, "the canonical deck (package data) is missing"
+print(f"wheel: {len(names)} files, all in dejavu_env")
+PY
+
+python3 -m venv "$WORK/wheel-venv"
+pip_quiet "$WORK/wheel-venv" "$wheel"
+(cd "$WORK" && "$WORK/wheel-venv/bin/python" - <<'PY'
+import importlib.util
+
+import gymnasium as gym
+
+import dejavu_env
+
+for name in ("agents", "experiments", "tests", "notebooks", "examples"):
+    assert importlib.util.find_spec(name) is None, f"the wheel installed a top-level {name!r}"
+for env_id in ("DejaVuGrid-v0", "DejaVuGrab-v0"):
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=0)
+    env.step(env.action_space.sample(mask=obs["action_mask"]))
+print(f"wheel: dejavu_env {dejavu_env.__version__} imports and plays both ids; no workbench packages installed")
+PY
+)
+
+python3 -m venv "$WORK/clone-venv"
+pip_quiet "$WORK/clone-venv" torch==2.13.0
+rm -rf build/lib  # setuptools stages a non-editable install here: a stale copy would slip into it
+pip_quiet "$WORK/clone-venv" ".[all]"
+rm -rf build/lib
+echo "clone: installed non-editable in $(( $(date +%s) - start )) s since the start"
+"$WORK/clone-venv/bin/python" -m experiments.train grid --timesteps 256 --eval-games 2 --n-envs 1 --no-progress --out "$WORK/run"
+test -f "$WORK/run/best.zip"
+echo "clone: a non-editable install trains from the clone's root"
+echo "wheel.sh done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,66 @@
+"""Citations of the rules point at real blocks of ``docs/rules.md``, and the docs' own files exist.
+
+Code, tests and docs cite rules as ``docs/rules.md#grid-reveal``. The anchor is the heading's
+GitHub slug, which the documentation site reproduces (``myst_heading_anchors``), so a renamed
+heading would silently break every citation of it: this test finds them all.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ROOT / "docs" / "rules.md"
+SKIP = {".git", ".venv", "build", "dist", "runs", "node_modules", "__pycache__"}
+CITATION = re.compile(r"rules\.md#([\w-]+)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors() -> set[str]:
+    return {slug(line.lstrip("#")) for line in RULES.read_text().splitlines() if line.startswith("#")}
+
+
+def citing_files() -> list[Path]:
+    return [
+        path for path in ROOT.rglob("*")
+        if path.suffix in {".py", ".md", ".ipynb", ".txt"} and not SKIP & set(path.relative_to(ROOT).parts)
+    ]
+
+
+def test_the_rule_blocks_have_their_stable_anchors() -> None:
+    expected = {
+        "grid-cards", "grid-table", "grid-actions", "grid-turn", "grid-look", "grid-reveal", "grid-mistake",
+        "grid-stop", "grid-refill", "grid-paying", "grid-legal-actions", "grid-end-card", "grid-last-turn",
+        "grid-scoring", "grid-hunches", "grid-no-legal-action", "grid-turn-limit", "grid-opening-turn",
+        "grid-information", "grid-worked-example",
+        "grab-cards", "grab-actions", "grab-round-set-up", "grab-tick", "grab-grabbing", "grab-races",
+        "grab-end-of-round", "grab-aside-cards", "grab-elimination", "grab-scoring", "grab-game-end",
+        "grab-information", "grab-look-alikes", "grab-worked-example",
+    }
+    assert expected <= anchors()
+
+
+def test_every_rules_citation_names_an_existing_block() -> None:
+    known = anchors()
+    broken = [
+        f"{path.relative_to(ROOT)}: #{anchor}"
+        for path in citing_files()
+        for anchor in CITATION.findall(path.read_text(errors="replace"))
+        if anchor not in known
+    ]
+    assert not broken, f"citations of docs/rules.md with no such heading: {broken}"
+
+
+@pytest.mark.parametrize("game", ["grid", "grab"])
+def test_the_committed_gif_of_each_game_is_small(game: str) -> None:
+    gif = ROOT / "docs" / "_static" / "gifs" / f"{game}.gif"
+    assert gif.read_bytes()[:6] in (b"GIF87a", b"GIF89a")
+    assert gif.stat().st_size < 1_000_000, "keep each GIF under 1 MB (docs/scripts/make_gifs.py)"

@@ -1,0 +1,73 @@
+"""The README's code runs as printed, and every file it cites exists.
+
+Each ```python block runs on its own in a fresh interpreter from the clone's root, as a
+reader would paste it. The training block's ``learn(10_000, ...)`` takes about a minute,
+so by default it runs with ``DEJAVU_README_TIMESTEPS`` steps (default 512) instead;
+``DEJAVU_README_TIMESTEPS=full`` runs it exactly as printed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+LEARN = re.compile(r"\.learn\(10_000\b")
+TOP_LEVEL = ("dejavu_env/", "agents/", "experiments/", "docs/", "tests/", "notebooks/", "examples/", ".ci/")
+
+
+def _imports(block: str) -> list[str]:
+    """Top-level modules a block imports, to skip it when an extra is not installed."""
+    return sorted({m.split(".")[0] for m in re.findall(r"^\s*(?:from|import) ([\w.]+)", block, flags=re.MULTILINE)})
+
+
+def _shortened(block: str) -> str:
+    steps = os.environ.get("DEJAVU_README_TIMESTEPS", "512")
+    return block if steps == "full" else LEARN.sub(f".learn({int(steps)}", block)
+
+
+def test_the_readme_has_its_quick_start_blocks() -> None:
+    assert len(BLOCKS) >= 3
+    assert any(LEARN.search(block) and "progress_bar=True" in block for block in BLOCKS)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [pytest.param(i, marks=pytest.mark.slow) if LEARN.search(b) else i for i, b in enumerate(BLOCKS)],
+)
+def test_readme_block_runs_on_its_own(index: int) -> None:
+    block = BLOCKS[index]
+    missing = [m for m in _imports(block) if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")
+    done = subprocess.run(
+        [sys.executable, "-c", _shortened(block)], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, f"README python block {index + 1} failed:\n{done.stderr[-3000:]}"
+
+
+def cited_paths(text: str) -> set[str]:
+    """Repository paths the README names: link and image targets, and `code` spans that are paths."""
+    links = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text)
+    spans = re.findall(r"`([^`\s]+)`", text)
+    paths = {link for link in links if "://" not in link and not link.startswith("#")}
+    paths |= {
+        span for span in spans
+        if span.startswith(TOP_LEVEL) or re.fullmatch(r"[A-Z][\w-]*\.(md|cff|toml)|pyproject\.toml", span)
+    }
+    return {path.split("#")[0] for path in paths if not re.search(r"[<>*{}]", path)}
+
+
+def test_every_file_the_readme_cites_exists() -> None:
+    paths = cited_paths(README)
+    assert "docs/rules.md" in paths and "docs/_static/gifs/grid.gif" in paths
+    missing = sorted(path for path in paths if not (ROOT / path).exists())
+    assert not missing, f"the README cites files that are not in the repository: {missing}"
