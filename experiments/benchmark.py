@@ -7,9 +7,10 @@ CartPole-v1 is timed in the same run as a yardstick for the machine.
 
 from __future__ import annotations
 
-import argparse
 import platform
+import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,11 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from agents.cli import Parser, interrupted, positive_int, seed_type
+from dejavu_env.grab.rules import GAME_INFO as GRAB
+from dejavu_env.grid.rules import GAME_INFO as GRID
+
+PROG = "python -m experiments.benchmark"
 
 
 @dataclass(frozen=True)
@@ -30,11 +36,12 @@ class Case:
 
 CASES = (
     Case("CartPole-v1 (yardstick)", "CartPole-v1"),
-    Case("DejaVuGrid-v0 info_state", "DejaVuGrid-v0", {"obs_mode": "info_state"}),
-    Case("DejaVuGrid-v0 observation", "DejaVuGrid-v0", {"obs_mode": "observation"}),
-    Case("DejaVuGrab-v0 4p observation", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "observation"}),
-    Case("DejaVuGrab-v0 4p info_state", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "info_state"}),
+    Case(f"{GRID.env_id} info_state", GRID.env_id, {"obs_mode": "info_state"}),
+    Case(f"{GRID.env_id} observation", GRID.env_id, {"obs_mode": "observation"}),
+    Case(f"{GRAB.env_id} 4p observation", GRAB.env_id, {"n_players": 4, "obs_mode": "observation"}),
+    Case(f"{GRAB.env_id} 4p info_state", GRAB.env_id, {"n_players": 4, "obs_mode": "info_state"}),
 )
+"""The env ids come from each game's ``GAME_INFO``, so a version bump changes them here too."""
 
 
 def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
@@ -61,20 +68,28 @@ def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
     return steps / elapsed, episodes
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200_000, help="agent steps per case")
+def build_parser() -> Parser:
+    parser = Parser(prog=PROG, description=(__doc__ or "").splitlines()[0], example=f"{PROG} --steps 200000")
+    parser.add_argument("--steps", type=positive_int, default=200_000, help="agent steps per case")
     parser.add_argument("--quick", action="store_true", help="5,000 steps per case: a smoke run")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    parser.add_argument("--seed", type=seed_type, default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     steps = 5_000 if args.quick else args.steps
     print(f"random legal play through gym.make, {steps:,} agent steps per case")
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
     print(f"{'case':34s} {'steps/s':>10s} {'episodes':>9s}")
-    for case in CASES:
-        rate, episodes = random_play(case, steps, args.seed)
-        print(f"{case.label:34s} {rate:10,.0f} {episodes:9d}")
+    try:
+        for case in CASES:
+            rate, episodes = random_play(case, steps, args.seed)
+            print(f"{case.label:34s} {rate:10,.0f} {episodes:9d}")
+    except KeyboardInterrupt:
+        return interrupted(PROG, "stopped; the rows above are the cases finished")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -121,7 +121,7 @@ class Beliefs:
     candidate; it then may be any card of its blue number.
     """
 
-    __slots__ = ("card", "cand", "unknown")
+    __slots__ = ("cand", "card", "unknown")
 
     def __init__(self, view: GridView) -> None:
         card = view.card[:]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Player
-from agents.tournament.games import Outcome
+from agents.games.base import Outcome
 
 STRENGTHS = {"weak": 0, "mid": 3, "strong": 6, "even-a": 3, "even-b": 3, "even-c": 3}
 

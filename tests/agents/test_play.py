@@ -157,10 +157,10 @@ def test_grab_session_says_when_you_are_out() -> None:
     assert "You were out of that round" in script.text
 
 
-def test_unknown_players_and_end_of_input_are_handled() -> None:
+def test_unknown_players_and_end_of_input_are_handled(capsys: pytest.CaptureFixture[str]) -> None:
     script = Script()
     assert script.run(["grid", "--opponent", "nobody"]) == 2
-    assert "error: unknown grid player 'nobody'" in script.text
+    assert "error: unknown grid player 'nobody'" in capsys.readouterr().err
     script = Script()
     assert script.run(["grab", "--seed", "0"]) == 0  # input ends at once: leave politely
     assert script.text.endswith("Bye.")

@@ -110,7 +110,9 @@ def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
 def test_cli_reports_bad_arguments(capsys) -> None:
     from agents.tournament.__main__ import main
 
-    assert main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"]) == 2
+    with pytest.raises(SystemExit) as stop:
+        main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"])
+    assert stop.value.code == 2
     assert "unknown grab player 'nobody'" in capsys.readouterr().err
 
 

@@ -49,5 +49,9 @@ def test_the_shell_command_writes_csv_and_markdown(tmp_path: Path, capsys: pytes
     assert "grab gauntlet" in capsys.readouterr().out
 
 
-def test_the_shell_command_names_a_bad_reference() -> None:
-    assert main(["--game", "grab", "--players", "human-casual", "--opponents", "human-child", "--games", "2", "--reference", "perfect"]) == 2
+def test_the_shell_command_names_a_bad_reference(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--game", "grab", "--players", "human-casual", "--opponents", "human-child", "--games", "2",
+              "--reference", "perfect"])  # fmt: skip
+    assert stop.value.code == 2
+    assert "--reference 'perfect' must be one of --players (human-casual)" in capsys.readouterr().err

@@ -8,10 +8,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from agents.games import get_game
+from agents.mixture import MixtureOpponent
 from agents.ppo import ModelCard, PPOPlayer
-from dejavu_env.grab.match import play_game as play_grab
-from dejavu_env.grid.match import play_game as play_grid
-from experiments.opponents import MixtureOpponent
 from experiments.train import CONFIGS, TrainConfig, train
 
 pytest.importorskip("sb3_contrib")
@@ -53,13 +52,13 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["grid", "grab"])
 def test_trained_player_only_plays_legal_actions(name: str, tmp_path: Path) -> None:
-    _, best = _smoke(name, tmp_path, 256)
+    config, best = _smoke(name, tmp_path, 256)
+    game = get_game(config.game)
     player = PPOPlayer(checkpoint=best, seed=1, deterministic=False)
-    for seed in range(3):
-        if name == "grid":
-            play_grid([player, PPOPlayer(checkpoint=best, seed=2)], seed)
-        else:
-            play_grab([player, PPOPlayer(checkpoint=best, seed=2), PPOPlayer(checkpoint=best, seed=3)], seed)
+    seats = min(3, game.max_seats)  # grid: 2, grab: 3
+    others = [PPOPlayer(checkpoint=best, seed=2 + i) for i in range(seats - 1)]
+    for seed in range(3):  # the match runners raise on any illegal action
+        game.play([player, *others], seed)
     assert player.decisions > 0
 
 

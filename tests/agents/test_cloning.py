@@ -1,4 +1,5 @@
-"""Behaviour cloning: the teacher's view and labels, batching, loss going down, legal play, config wiring."""
+"""Behaviour cloning (``agents.cloning``): the teacher's view and labels, batching, loss going down,
+legal play, config wiring."""
 
 from __future__ import annotations
 
@@ -9,13 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.ppo import PPOPlayer
-from agents.registry import make_player
-from dejavu_env.grab.match import play_game
-from dejavu_env.grab.observation import LAYOUTS
-from dejavu_env.wrappers import ObservationStack
-from experiments.pretrain import (
-    BatchStudent,
+from agents.cloning import (
     PolicyHeads,
     PretrainConfig,
     TeacherView,
@@ -26,9 +21,17 @@ from experiments.pretrain import (
     record,
     stacked,
 )
-from experiments.train import CONFIGS, Stage, TrainConfig, env_factory, train
+from agents.games import get_game
+from agents.ppo import PolicyLanes, PPOPlayer
+from agents.registry import make_player
+from dejavu_env.grab.match import play_game
+from dejavu_env.grab.observation import LAYOUTS
+from dejavu_env.wrappers import ObservationStack
+from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_factory, train
 
 pytest.importorskip("sb3_contrib")
+
+GRAB = get_game("grab")
 
 
 def _config(name: str) -> TrainConfig:
@@ -36,28 +39,26 @@ def _config(name: str) -> TrainConfig:
     return dataclasses.replace(config, n_envs=1, ppo={**config.ppo, "n_steps": 64, "batch_size": 64})
 
 
-def _model(config: TrainConfig):  # noqa: ANN202  (an SB3 model)
+def _model(config: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from experiments.train import _model as build
-
-    return build(config, DummyVecEnv([env_factory(config, config.stages[0], None, 0)]))
+    return build_model(config, DummyVecEnv([env_factory(config, config.stages[0], None, 0)]))
 
 
-def _make_env(config: TrainConfig):  # noqa: ANN202  (a thunk)
+def _make_env(config: TrainConfig):
     return env_factory(dataclasses.replace(config, stack=1), Stage(0, {"human-casual": 1.0}), None, 3)
 
 
 def test_teacher_sees_its_own_view_of_the_agent_seat_and_the_student_its_own() -> None:
     perfect = make_player("grab", "perfect")
-    env = gym.make("DejaVuGrab-v0", obs_mode="observation")
-    twin = gym.make("DejaVuGrab-v0", obs_mode="info_state")
-    view = TeacherView(perfect, "observation")
+    env = gym.make(GRAB.env_id, obs_mode="observation")
+    twin = gym.make(GRAB.env_id, obs_mode="info_state")
+    view = TeacherView(GRAB, perfect, "observation")
     obs, info = env.reset(seed=5)
     twin_obs, _ = twin.reset(seed=5)
     view.reset()
     for _ in range(60):
-        teacher_obs = view(env)
+        teacher_obs = view(env.unwrapped.game_state)
         np.testing.assert_array_equal(teacher_obs["observation"], twin_obs["observation"])
         np.testing.assert_array_equal(teacher_obs["action_mask"], info["action_mask"])
         assert obs["observation"].size == LAYOUTS["observation"].size
@@ -96,7 +97,7 @@ def test_batch_student_plays_each_lane_as_the_trained_player_would(name: str) ->
     model = _model(config)
     data = record(_make_env(config), [make_player("grab", "perfect", seed=0)], 2, seed=3)
     length = min(a.size for a in data.actions)
-    student = BatchStudent(model, config.card, 2)
+    student = PolicyLanes(model, config.card, lanes=2)
     players = [PPOPlayer(model=model, card=config.card, seed=0) for _ in range(2)]
     for player in players:
         player.reset(0)
