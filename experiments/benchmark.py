@@ -30,10 +30,10 @@ class Case:
 
 CASES = (
     Case("CartPole-v1 (yardstick)", "CartPole-v1"),
-    Case("DejaVuGrid-v0 info_state", "DejaVuGrid-v0", {"obs_mode": "info_state"}),
-    Case("DejaVuGrid-v0 observation", "DejaVuGrid-v0", {"obs_mode": "observation"}),
-    Case("DejaVuGrab-v0 4p observation", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "observation"}),
-    Case("DejaVuGrab-v0 4p info_state", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "info_state"}),
+    Case("DejaVuGrid-v1 info_state", "DejaVuGrid-v1", {"obs_mode": "info_state"}),
+    Case("DejaVuGrid-v1 observation", "DejaVuGrid-v1", {"obs_mode": "observation"}),
+    Case("DejaVuGrab-v1 4p observation", "DejaVuGrab-v1", {"n_players": 4, "obs_mode": "observation"}),
+    Case("DejaVuGrab-v1 4p info_state", "DejaVuGrab-v1", {"n_players": 4, "obs_mode": "info_state"}),
 )
 
 

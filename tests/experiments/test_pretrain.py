@@ -50,8 +50,8 @@ def _make_env(config: TrainConfig):  # noqa: ANN202  (a thunk)
 
 def test_teacher_sees_its_own_view_of_the_agent_seat_and_the_student_its_own() -> None:
     perfect = make_player("grab", "perfect")
-    env = gym.make("DejaVuGrab-v0", obs_mode="observation")
-    twin = gym.make("DejaVuGrab-v0", obs_mode="info_state")
+    env = gym.make("DejaVuGrab-v1", obs_mode="observation")
+    twin = gym.make("DejaVuGrab-v1", obs_mode="info_state")
     view = TeacherView(perfect, "observation")
     obs, info = env.reset(seed=5)
     twin_obs, _ = twin.reset(seed=5)

@@ -41,7 +41,7 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
     _, best = _smoke("grid", tmp_path, 256)
     a = PPOPlayer(checkpoint=best, seed=0)
     b = PPOPlayer(checkpoint=best, seed=0)
-    env = gym.make("DejaVuGrid-v0")
+    env = gym.make("DejaVuGrid-v1")
     obs, info = env.reset(seed=3)
     for _ in range(30):
         action = a(obs, info["action_mask"])

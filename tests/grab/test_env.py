@@ -1,4 +1,4 @@
-"""DejaVuGrab-v0 as a Gymnasium environment: API, scripted games, rewards, opponents, copies."""
+"""DejaVuGrab-v1 as a Gymnasium environment: API, scripted games, rewards, opponents, copies."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def run_random(env: gym.Env, seed: int, steps: int = 400) -> list:
 
 @pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
 def test_registered_env_has_the_documented_spaces(obs_mode):
-    env = gym.make("DejaVuGrab-v0", obs_mode=obs_mode)
+    env = gym.make("DejaVuGrab-v1", obs_mode=obs_mode)
     assert isinstance(env.unwrapped, DejaVuGrabEnv)
     assert env.action_space == gym.spaces.Discrete(37)
     assert env.observation_space["observation"].shape == (LAYOUTS[obs_mode].size,)
@@ -84,7 +84,7 @@ def test_registered_env_has_the_documented_spaces(obs_mode):
 def test_gymnasium_check_env_passes(obs_mode):
     from gymnasium.utils.env_checker import check_env
 
-    env = gym.make("DejaVuGrab-v0", obs_mode=obs_mode, illegal_action="pass", render_mode="ansi")
+    env = gym.make("DejaVuGrab-v1", obs_mode=obs_mode, illegal_action="pass", render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped)
@@ -145,7 +145,7 @@ def test_games_differing_only_in_hidden_cards_give_the_agent_identical_observati
     orders_b = [scripted_order((0, 1, 2), flips=(20, 21, 22, 23, 10))] * 3
     views = []
     for orders in (orders_a, orders_b):
-        env = scripted_env()
+        env = scripted_env(obs_mode="observation")
         env.reset(seed=0, options={"cards": SCRIPT["cards"], "orders": orders})
         for action in (1 + 12, 0, 0, 0):  # object 12 (cards 11, 12) is flipped in neither game
             observation, *_ = env.step(action)
@@ -190,7 +190,7 @@ def test_win_reward_sole_shared_and_lost():
 
 
 def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates():
-    env = gym.make("DejaVuGrab-v0", n_players=3)
+    env = gym.make("DejaVuGrab-v1", n_players=3)
     observation, info = env.reset(seed=5)
     steps = 0
     while True:
@@ -220,7 +220,7 @@ def test_step_masks_and_render_before_reset_raise():
 
 
 def test_an_illegal_grab_raises_and_changes_nothing():
-    env = DejaVuGrabEnv(n_players=4)  # memory bots: asking them first would change their memory
+    env = DejaVuGrabEnv(n_players=4, illegal_action="raise")  # memory bots: asking them would change them
     env.reset(seed=3, options=SCRIPT)
     env.step(1 + 20)
     twin = copy.deepcopy(env)
@@ -233,7 +233,7 @@ def test_an_illegal_grab_raises_and_changes_nothing():
 
 
 def test_grabbing_an_object_already_taken_raises():
-    env = scripted_env()
+    env = scripted_env(illegal_action="raise")
     env.reset(seed=0, options=SCRIPT)
     env.step(1 + 5)
     with pytest.raises(ValueError, match="object 5 is not in the middle"):
@@ -296,7 +296,7 @@ def test_opponents_see_their_own_seat_and_are_asked_once_per_tick_while_in_the_r
 
 def test_opponents_get_their_declared_observation_mode_and_a_reset_seed_from_the_env():
     opponents = [Scripted(obs_mode="info_state"), Scripted()]
-    env = DejaVuGrabEnv(n_players=3, opponents=opponents)
+    env = DejaVuGrabEnv(n_players=3, opponents=opponents, obs_mode="observation")
     env.reset(seed=0)
     env.step(0)
     assert opponents[0].seen[0]["observation"].shape == (LAYOUTS["info_state"].size,)
@@ -413,7 +413,7 @@ def test_bad_reset_options_raise_and_leave_the_game_as_it_was(options, message):
 
 @pytest.mark.parametrize("n_players", [2, 3, 5, 6])
 def test_every_table_size_plays_to_the_end(n_players):
-    env = gym.make("DejaVuGrab-v0", n_players=n_players)
+    env = gym.make("DejaVuGrab-v1", n_players=n_players)
     trajectory = run_random(env, seed=n_players)
     assert trajectory[-1][2] is True
     assert len(trajectory[-1][3]) == n_players
@@ -424,9 +424,9 @@ def test_every_table_size_plays_to_the_end(n_players):
 
 @pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
 def test_same_seed_same_trajectory_different_seed_different(obs_mode):
-    a = run_random(gym.make("DejaVuGrab-v0", obs_mode=obs_mode), seed=4)
-    b = run_random(gym.make("DejaVuGrab-v0", obs_mode=obs_mode), seed=4)
-    c = run_random(gym.make("DejaVuGrab-v0", obs_mode=obs_mode), seed=5)
+    a = run_random(gym.make("DejaVuGrab-v1", obs_mode=obs_mode), seed=4)
+    b = run_random(gym.make("DejaVuGrab-v1", obs_mode=obs_mode), seed=4)
+    c = run_random(gym.make("DejaVuGrab-v1", obs_mode=obs_mode), seed=5)
     assert a == b
     assert a != c
 

@@ -138,7 +138,7 @@ def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, see
     Seats(reference_players, "observation").play(reference, rng)
 
     players = table()
-    penv = parallel_env(n_players=n_players)
+    penv = parallel_env(n_players=n_players, obs_mode="observation")
     obs, infos = penv.reset(seed=seed)
     totals = dict.fromkeys(penv.agents, 0.0)
     while penv.agents:
@@ -283,7 +283,7 @@ def test_constructor_checks_and_call_order():
     penv = parallel_env(n_players=2)
     with pytest.raises(RuntimeError, match="reset"):
         penv.step({"player_0": 0, "player_1": 0})
-    assert penv.observation_space("player_1") == observation_space(LAYOUTS["observation"], N_ACTIONS)
+    assert penv.observation_space("player_1") == observation_space(LAYOUTS["info_state"], N_ACTIONS)
     assert penv.observation_space("player_0") is not penv.observation_space("player_1")
     with pytest.raises(ValueError, match="player_2"):
         penv.action_space("player_2")
