@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test
 
 from dejavu_env.core.players import reset_player
 from dejavu_env.grab.opponents import MemoryBot
@@ -315,3 +315,8 @@ def test_importing_the_package_does_not_import_pettingzoo():
 
 def _same_state(a, b):
     return all(data_equivalence(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+
+
+def test_pettingzoo_render_test_on_the_aec_conversion(capsys):
+    render_test(env)
+    assert "P0 (you)" in capsys.readouterr().out, "human mode prints the table"

@@ -1,13 +1,9 @@
 """``DejaVuGrid-v1``: the Gymnasium front end (spaces, seats, options, masks, info, limits)."""
 
-import copy
-import pickle
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env as gym_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from dejavu_env.grid.env import MAX_DEALS, DejaVuGridEnv
 from dejavu_env.grid.observation import LAYOUTS, decode
@@ -46,15 +42,6 @@ def same(a, b):
         return a.dtype == b.dtype and np.array_equal(a, b)
     return a == b
 
-
-@pytest.mark.parametrize("mode", MODES)
-def test_gymnasium_check_env(mode):
-    gym_check_env(gym.make("DejaVuGrid-v1", obs_mode=mode, illegal_action="lose").unwrapped)
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_sb3_check_env(mode):
-    sb3_check_env(DejaVuGridEnv(obs_mode=mode, illegal_action="lose"), warn=True)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -155,7 +142,7 @@ def test_reset_deals_again_when_the_opening_turn_ends_the_game():
 
 
 def test_reset_gives_up_when_every_opening_turn_ends_the_game():
-    always = lambda obs, mask: int(np.flatnonzero(mask[:8])[0])  # noqa: E731  (only ever Look)
+    always = lambda obs, mask: int(np.flatnonzero(mask[:8])[0])
     env = gym.make("DejaVuGrid-v1", agent_seat=1, opponent=always)
     with pytest.raises(RuntimeError, match=f"{MAX_DEALS} deals"):
         env.reset(seed=0)
@@ -197,13 +184,13 @@ def test_opponent_is_reset_with_a_seed_from_the_env_generator():
     assert Recorder.seeds[0] == Recorder.seeds[1] != Recorder.seeds[2]
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("seat", [0, 1, None])
-def test_same_seed_same_trajectory(mode, seat):
-    a = rollout(gym.make("DejaVuGrid-v1", obs_mode=mode, agent_seat=seat), seed=11)
-    b = rollout(gym.make("DejaVuGrid-v1", obs_mode=mode, agent_seat=seat), seed=11)
+@pytest.mark.parametrize("seat", [1, None])
+def test_same_seed_same_trajectory_from_either_seat(seat):
+    """tests/test_envs.py checks the default seat in every mode; here the other seatings."""
+    a = rollout(gym.make("DejaVuGrid-v1", agent_seat=seat), seed=11)
+    b = rollout(gym.make("DejaVuGrid-v1", agent_seat=seat), seed=11)
     assert same(a, b)
-    c = rollout(gym.make("DejaVuGrid-v1", obs_mode=mode, agent_seat=seat), seed=12)
+    c = rollout(gym.make("DejaVuGrid-v1", agent_seat=seat), seed=12)
     assert not same(a, c)
 
 
@@ -233,13 +220,6 @@ def test_random_seat_uses_both_seats():
         seats.add(env.unwrapped._seat)
     assert seats == {0, 1}
 
-
-def test_observations_are_fresh_arrays():
-    env = gym.make("DejaVuGrid-v1")
-    obs, _ = env.reset(seed=0)
-    kept = obs["observation"].copy()
-    env.step(LOOK + 0)
-    assert np.array_equal(obs["observation"], kept), "a later step must not rewrite an earlier observation"
 
 
 def test_truncation_exactly_at_max_turns():
@@ -334,26 +314,3 @@ def test_reset_options_deck_and_seat():
     assert env.unwrapped.game_state.player == 1
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_pickle_and_deepcopy_continue_the_same_game(mode):
-    env = DejaVuGridEnv(obs_mode=mode)
-    rng = np.random.default_rng(1)
-    _, info = env.reset(seed=1)
-    for _ in range(5):
-        _, _, terminated, truncated, info = env.step(random_action(info, rng))
-        if terminated or truncated:
-            _, info = env.reset()
-    clones = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
-    actions_rng = np.random.default_rng(2)
-    for _ in range(50):
-        action = random_action(info, actions_rng)
-        reference = env.step(action)
-        for clone in clones:
-            assert same(clone.step(action), reference)
-        info = reference[4]
-        if reference[2] or reference[3]:
-            seed = int(actions_rng.integers(1000))
-            reference = env.reset(seed=seed)
-            for clone in clones:
-                assert same(clone.reset(seed=seed), reference)
-            info = reference[1]
