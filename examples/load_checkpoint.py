@@ -27,7 +27,7 @@ def main(games: int = 3) -> None:
     path = Path(CHECKPOINTS) / "ppo-grid.zip"  # or runs/<config>/best.zip after training
     learner = PPOPlayer(checkpoint=path, seed=0)
     print(f"loaded {path.name}: {learner.card}")
-    env = gym.make("DejaVuGrid-v0", obs_mode=learner.obs_mode, opponent=make_player("grid", "greedy", seed=1))
+    env = gym.make("DejaVuGrid-v1", obs_mode=learner.obs_mode, opponent=make_player("grid", "greedy", seed=1))
     wins = 0
     for game in range(games):
         obs, info = env.reset(seed=game)
@@ -36,8 +36,8 @@ def main(games: int = 3) -> None:
         while not done:
             obs, _, terminated, truncated, info = env.step(learner(obs, info["action_mask"]))
             done = terminated or truncated
-        wins += info["winner"] == "agent"
-        print(f"game {game}: winner {info['winner']}, scores {info['scores']}")
+        wins += info["winner"] == 0  # egocentric: 0 is the agent, 1 the opponent, -1 nobody
+        print(f"game {game}: winner {info['winner']}, scores {info['scores'].tolist()}")
     print(f"ppo-grid won {wins} of {games} against greedy")
 
 

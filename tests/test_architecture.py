@@ -73,7 +73,7 @@ def test_only_the_pettingzoo_module_imports_pettingzoo(game):
 def test_importing_the_package_pulls_in_no_heavy_dependency():
     code = (
         "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grab; import gymnasium as gym;"
-        "gym.make('DejaVuGrid-v0'); gym.make('DejaVuGrab-v0');"
+        "gym.make('DejaVuGrid-v1'); gym.make('DejaVuGrab-v1');"
         "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo'} & set(sys.modules));"
         "print(heavy); assert not heavy, heavy"
     )

@@ -1,4 +1,4 @@
-"""``DejaVuGrab-v0``: the real-time grab game as a single-agent Gymnasium environment.
+"""``DejaVuGrab-v1``: the real-time grab game as a single-agent Gymnasium environment.
 
 The rules live in :mod:`dejavu_env.grab.rules`, the views in
 :mod:`dejavu_env.grab.observation`, the asking of the other seats in
@@ -65,9 +65,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     **Observations**: ``{"observation": float32 vector, "action_mask": int8 (37,)}``; the
     vector's pieces are listed in ``dejavu_env.grab.observation`` and read by name with
-    ``decode(vector, obs_mode)``. ``obs_mode="observation"`` (default, 312 floats) shows the
-    current view only: remembering the earlier cards is the agent's job.
-    ``obs_mode="info_state"`` (348 floats) adds how often each object was seen this round.
+    ``decode(vector, obs_mode)``. ``obs_mode="info_state"`` (default, 348 floats) adds to the
+    current view how often each object was seen this round (perfect recall);
+    ``obs_mode="observation"`` (312 floats) shows the current view only: remembering the
+    earlier cards is then the agent's job, which makes Grab a memory benchmark.
 
     **Time**: one ``step`` is one tick. The env flips the cards and asks the opponents
     (each given its own seat's observation) for their choices of the same tick; grabs of
@@ -97,14 +98,17 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     - ``opponents``: ``n_players - 1`` callables ``opponent(observation, action_mask) -> int``
       for seats 1.. (see ``dejavu_env.core.players``); each is reset with a seed drawn from
       the env's generator at every reset. Default: ``MemoryBot()`` at every seat.
-    - ``obs_mode``: ``"observation"`` or ``"info_state"``; an opponent may declare its own.
+    - ``obs_mode``: ``"info_state"`` (default) or ``"observation"``; an opponent may declare its own.
     - ``reaction_times``: mean reaction time (seconds) per player, the agent first. Default:
       each opponent's ``reaction_time`` attribute when set (read at every reset, so a player
       that changes it between games races at its current speed), else ``DEFAULT_REACTION_TIME``.
     - ``reward``: ``"points"`` or ``"win"``.
-    - ``illegal_action``: ``"raise"`` (default: ``ValueError``, nothing changes), ``"pass"``
-      (an illegal grab counts as a pass: for learners without action masking) or ``"lose"``
-      (the episode ends at once with reward -1).
+    - ``illegal_action``: ``"pass"`` (default: an illegal grab counts as a pass and
+      ``info["illegal_action"]`` says so), ``"raise"`` (a ``ValueError``, nothing changes) or
+      ``"lose"`` (the episode ends at once with reward -1). Why ``"pass"`` by default: the
+      standard tools sample actions without masks and must run on the defaults, and a
+      grab of an object that is gone is, at a real table, simply nothing. Ill-typed actions
+      (``None``, a string, a float, an id out of range) raise under every policy.
     - ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed).
 
     ``reset(seed=..., options={"cards": [...], "orders": [...]})`` scripts a game: ``cards``
@@ -114,7 +118,12 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     Version history:
 
-    - v0: first release.
+    - v1 (dejavu-env 0.2.0): ``obs_mode="info_state"`` and ``illegal_action="pass"`` by
+      default; ``info`` has the same keys and types at every step (``winner`` is an int,
+      ``winners`` a per-seat array, ``aside_cards`` shows the aside cards turned up at a
+      round's end); the deck's objects include the rulebook's fan and traffic cone;
+      ``"human"`` render mode.
+    - v0 (dejavu-env 0.1.0): first release.
     """
 
     game = GAME_INFO
@@ -128,10 +137,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self,
         n_players: int = 4,
         opponents: Sequence[Any] | None = None,
-        obs_mode: str = "observation",
+        obs_mode: str = "info_state",
         reaction_times: Sequence[float] | None = None,
         reward: str = "points",
-        illegal_action: str = "raise",
+        illegal_action: str = "pass",
         render_mode: str | None = None,
     ) -> None:
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)

@@ -1,11 +1,11 @@
-"""The grab game's rules as a pure engine: state, legal actions and the tick (RULES.md, Grab).
+"""The grab game's rules as a pure engine: state, legal actions and the tick (``docs/rules.md#grab-game``).
 
 Pure means numpy and the standard library only, with every random draw taken from the
 ``numpy.random.Generator`` passed in. Object sets are Python integers used as 36-bit masks
 (bit ``k`` = object ``k``): a tick touches a handful of bits, and integer bit operations are
 far cheaper than numpy calls on tiny arrays.
 
-A *tick* is RULES.md's tick seen from the decision point: the state always waits for the
+A *tick* is the rules' tick (``docs/rules.md#grab-tick``) seen from the decision point: the state always waits for the
 players' choices of the current tick (its card, if any, is already flipped and its flip-time
 eliminations done). :func:`apply` resolves the grabs, then moves on to the next decision:
 the next flip, a grab-only tick, or the next round.
@@ -45,7 +45,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 N_ACTIONS = 1 + N_OBJECTS
 PASS = 0
-# RULES.md's cap on a round's grab-only ticks. It never binds in legal play (each tick in
+# The rules' cap on a round's grab-only ticks (docs/rules.md#grab-end-of-round). It never binds in legal play (each tick in
 # which anyone grabs takes an object, so the middle is empty by then); kept as stated.
 MAX_GRAB_ONLY_TICKS = 36
 DEFAULT_REACTION_TIME = 0.6
@@ -59,7 +59,7 @@ REWARDS = ("points", "win")
 
 GAME_INFO = GameInfo(
     name="grab",
-    env_id="DejaVuGrab-v0",
+    env_id="DejaVuGrab-v1",
     n_actions=N_ACTIONS,
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,

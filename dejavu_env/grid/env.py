@@ -1,4 +1,4 @@
-"""``DejaVuGrid-v0``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
+"""``DejaVuGrid-v1``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
 
 The rules live in :mod:`dejavu_env.grid.rules` and the views in
 :mod:`dejavu_env.grid.observation`; what every env shares (checks, the illegal-action
@@ -77,9 +77,13 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     - ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture of the table) or
       ``"human"`` (the text, printed), drawn from the agent's knowledge: faces it does not
       know are shown as blue backs.
-    - ``illegal_action``: ``"raise"`` (default: ``ValueError`` naming the action and why, the
-      game unchanged) or ``"lose"`` (for learners without masks: the episode ends at once as
-      a loss with reward -1 in both reward modes).
+    - ``illegal_action``: ``"lose"`` (default: the episode ends at once as a loss, reward -1
+      in both reward modes, ``info["reason"] == "illegal_action"``, as PettingZoo's classic
+      games do) or ``"raise"`` (a ``ValueError`` naming the action and why, the game
+      unchanged). Why ``"lose"`` by default: the standard tools (``check_env``, plain PPO,
+      RecurrentPPO) sample actions without masks, and must run on the defaults; ask for
+      ``"raise"`` to catch a learner's illegal choices. Ill-typed actions (``None``, a string,
+      a float, an id out of range) raise under both.
 
     Spaces: ``Discrete(19)``; observations are ``{"observation": Box(float32), "action_mask":
     Box(int8, (19,))}``. The mask is int8 in the observation and in ``info["action_mask"]``
@@ -107,6 +111,9 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
 
     Version history:
 
+    - v1 (dejavu-env 0.2.0): ``illegal_action="lose"`` by default; ``info`` has the same keys
+      and types at every step (``winner`` is an int, ``opponent_actions`` a fixed-length
+      array, ``redeals`` counts the deals ``reset`` threw away); ``"human"`` render mode.
     - v0 (dejavu-env 0.1.0): first release.
     """
 
@@ -124,7 +131,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         max_turns: int = DEFAULT_MAX_TURNS,
         reward: str = "win",
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)

@@ -26,8 +26,8 @@ class GridGameResult:
     """How one game ended.
 
     ``winner`` is the winning seat, ``None`` for a draw or a truncated game; ``scores`` are
-    RULES.md's tallies per seat (1 per pile card, 1 for the End card, 0.5 per token) however
-    the game ended; ``turns`` counts finished turns; ``reason`` is ``"hunches"``,
+    the tallies per seat (``docs/rules.md#grid-scoring``: 1 per pile card, 1 for the End card,
+    0.5 per token) however the game ended; ``turns`` counts finished turns; ``reason`` is ``"hunches"``,
     ``"end_card"`` or ``"truncated"``.
     """
 

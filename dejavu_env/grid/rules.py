@@ -13,7 +13,7 @@ Besides the table, the state records what each player has *seen* (``known``, ``f
 ``witnessed``, ``kept_since``): that is game history, it changes only when an action shows
 a face, and only :mod:`dejavu_env.grid.observation` turns it into a player's view.
 
-Action ids (RULES.md): ``0..7`` Look at slot, ``8..15`` Reveal slot, ``16`` Stop,
+Action ids (``docs/rules.md#grid-actions``): ``0..7`` Look at slot, ``8..15`` Reveal slot, ``16`` Stop,
 ``17`` Take the End card, ``18`` End the turn.
 
 The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
@@ -64,7 +64,7 @@ MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
 
 GAME_INFO = GameInfo(
     name="grid",
-    env_id="DejaVuGrid-v0",
+    env_id="DejaVuGrid-v1",
     n_actions=N_ACTIONS,
     min_players=2,
     max_players=2,
@@ -192,7 +192,7 @@ class GridState:
         return self.deck_pos == N_CARDS and self.end_taker < 0
 
     def scores(self) -> tuple[float, float]:
-        """RULES.md's tally per seat: 1 per card in the pile (End card included) + 0.5 per token."""
+        """The tally per seat (``docs/rules.md#grid-scoring``): 1 per card in the pile (End card included) + 0.5 per token."""
         return tuple(  # type: ignore[return-value]
             self.pile_sizes[p] + (self.end_taker == p) + 0.5 * self.tokens[p] for p in (0, 1)
         )

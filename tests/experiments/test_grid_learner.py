@@ -26,12 +26,13 @@ pytest.importorskip("sb3_contrib")
 
 from agents.grid.features import GridSlotExtractor  # after the skips: it imports torch
 
+GRID = get_game("grid")
 SLOT_PIECES = ("slot_blue", "slot_empty", "face_up", "known_me", "known_opp", "faces")
 
 
 def _states(obs_mode: str, games: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of ``counting`` playing ``counting``, from the agent's seat."""
-    env = gym.make("DejaVuGrid-v0", obs_mode=obs_mode, opponent=make_player("grid", "counting", seed=1), agent_seat=None)
+    env = gym.make(GRID.env_id, obs_mode=obs_mode, opponent=make_player("grid", "counting", seed=1), agent_seat=None)
     teacher = make_player("grid", "counting", seed=2)
     vectors, masks = [], []
     for seed in range(games):
@@ -64,7 +65,7 @@ def _permuted(vectors: np.ndarray, masks: np.ndarray, perm: np.ndarray, obs_mode
 
 @pytest.mark.parametrize("obs_mode", ["info_state", "observation"])
 def test_extractor_gives_eight_slot_embeddings_and_a_context(obs_mode: str) -> None:
-    env = gym.make("DejaVuGrid-v0", obs_mode=obs_mode)
+    env = gym.make(GRID.env_id, obs_mode=obs_mode)
     extractor = GridSlotExtractor(
         env.observation_space, obs_mode=obs_mode, slot_dim=8, context_dim=16, hidden=32, pair_dim=8, rounds=1
     )
@@ -76,7 +77,7 @@ def test_extractor_gives_eight_slot_embeddings_and_a_context(obs_mode: str) -> N
 
 
 def test_permuting_slots_permutes_the_slot_embeddings_and_keeps_the_context() -> None:
-    env = gym.make("DejaVuGrid-v0")
+    env = gym.make(GRID.env_id, obs_mode="info_state")
     torch.manual_seed(0)
     extractor = GridSlotExtractor(env.observation_space, obs_mode="info_state", slot_dim=8, context_dim=16, hidden=32,
                                   pair_dim=8)  # fmt: skip
@@ -94,7 +95,7 @@ def test_permuting_slots_permutes_the_slot_embeddings_and_keeps_the_context() ->
 def test_beliefs_are_countings_deductions() -> None:
     """Per slot, the card distribution is ``counting``'s: its card when known or deduced,
     else uniform over the unaccounted cards of the slot's blue number."""
-    env = gym.make("DejaVuGrid-v0")
+    env = gym.make(GRID.env_id, obs_mode="info_state")
     extractor = GridSlotExtractor(env.observation_space, obs_mode="info_state")
     vectors, _ = _states("info_state", games=4)
     cards, certain = extractor.beliefs(torch.as_tensor(vectors))
@@ -149,8 +150,8 @@ def test_config_builds_a_policy_on_the_slot_extractor() -> None:
 
 def test_grid_teacher_view_is_the_agents_own_info_state() -> None:
     counting = make_player("grid", "counting")
-    env = gym.make("DejaVuGrid-v0", opponent=make_player("grid", "greedy", seed=0), agent_seat=None)
-    view = TeacherView(get_game("grid"), counting, "info_state")
+    env = gym.make(GRID.env_id, obs_mode="info_state", opponent=make_player("grid", "greedy", seed=0), agent_seat=None)
+    view = TeacherView(GRID, counting, "info_state")
     for seed in range(2):  # both seats
         obs, info = env.reset(seed=seed)
         view.reset()

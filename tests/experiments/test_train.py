@@ -40,7 +40,7 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
     _, best = _smoke("grid", tmp_path, 256)
     a = PPOPlayer(checkpoint=best, seed=0)
     b = PPOPlayer(checkpoint=best, seed=0)
-    env = gym.make("DejaVuGrid-v0")
+    env = gym.make(get_game("grid").env_id, obs_mode=a.obs_mode)
     obs, info = env.reset(seed=3)
     for _ in range(30):
         action = a(obs, info["action_mask"])

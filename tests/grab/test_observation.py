@@ -65,7 +65,7 @@ def test_decode_gives_named_views_that_share_memory():
 
 def test_decode_works_on_batches():
     batch = np.zeros((5, 2, LAYOUTS["observation"].size), np.float32)
-    pieces = decode(batch)
+    pieces = decode(batch, "observation")
     assert pieces["holdings"].shape == (5, 2, 6, 36) and pieces["cards_left"].shape == (5, 2, 1)
     assert np.shares_memory(pieces["middle"], batch)
 
