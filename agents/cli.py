@@ -28,7 +28,10 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if "%(default)" in text or not action.option_strings or action.default in (None, False, argparse.SUPPRESS):
+        default = action.default
+        if "%(default)" in text or not action.option_strings or default is None or default is False:
+            return text
+        if default is argparse.SUPPRESS:
             return text
         return f"{text} (default: %(default)s)"
 

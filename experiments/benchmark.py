@@ -72,7 +72,7 @@ def build_parser() -> Parser:
     parser = Parser(prog=PROG, description=(__doc__ or "").splitlines()[0], example=f"{PROG} --steps 200000")
     parser.add_argument("--steps", type=positive_int, default=200_000, help="agent steps per case")
     parser.add_argument("--quick", action="store_true", help="5,000 steps per case: a smoke run")
-    parser.add_argument("--seed", type=seed_type, default=0)
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals and the random actions")
     return parser
 
 

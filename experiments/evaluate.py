@@ -31,6 +31,7 @@ from typing import Any
 from agents.base import Player
 from agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
 from agents.games import GAMES, GameAdapter, get_game
+from agents.progress import Progress
 from agents.specs import PlayerSpec, as_specs, parse_players
 from agents.stats import mean_interval, wilson_interval
 from agents.text import counted
@@ -189,8 +190,6 @@ def gauntlet(
     every player is reset from it). Ctrl-C raises :class:`GauntletInterrupted` with the rows
     of the games finished.
     """
-    from tqdm import tqdm
-
     adapter = get_game(game)
     size = adapter.table_size(table_size)
     entrants = as_specs(adapter.name, players)
@@ -206,7 +205,7 @@ def gauntlet(
         for match in schedule_for(opponent.name, games, seed, size)
     ]
     outcomes: list[tuple[int, float, int, int]] = []
-    bar = tqdm(total=len(jobs), desc=f"{adapter.name} gauntlet", unit="game", disable=not progress, smoothing=0)
+    bar = Progress(total=len(jobs), desc=f"{adapter.name} gauntlet", unit="game", disable=not progress)
     try:
         if workers == 1:
             _init_gauntlet_worker(adapter, size)
@@ -301,14 +300,14 @@ def build_parser() -> Parser:
         example=f"{PROG} --game grab --players ppo-grab,perfect --opponents human-casual --games 2000 "
         "--reference perfect",
     )
-    parser.add_argument("--game", required=True, choices=sorted(GAMES))
+    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="the game")
     parser.add_argument(
         "--players", required=True,
         help="comma-separated players to evaluate: registered names or checkpoints (a path, or name=path)",
     )  # fmt: skip
     parser.add_argument("--opponents", required=True, help="comma-separated opponents; grab: a table of copies of one")
     parser.add_argument("--games", type=positive_int, default=2000, help="games per player and opponent")
-    parser.add_argument("--seed", type=seed_type, default=0)
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals: same seed, same games")
     parser.add_argument("--table-size", type=positive_int, help="grab: players per table, 2 to 6 (default 4); grid: 2")
     parser.add_argument("--reference", help="a player of --players whose mean points the others are compared with")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")

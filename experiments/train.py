@@ -58,6 +58,7 @@ from agents.games import GameAdapter, get_game
 from agents.mixture import SELF, build_mixture
 from agents.models import ALGORITHMS, ModelCard
 from agents.ppo import PPOPlayer
+from agents.progress import Progress
 from agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments.evaluate import evaluate
@@ -421,14 +422,18 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             best["score"] = score
             save_checkpoint(model, card, best_zip)
 
+    bar = Progress(total=config.timesteps, desc="train", unit="step", disable=not progress)
+
     class Evaluation(BaseCallback):
-        """At the end of a rollout, once ``eval_every`` env steps have passed: evaluate, log, keep the best."""
+        """Moves the one progress bar of the run; at the end of a rollout, once ``eval_every`` env
+        steps have passed: evaluate, log, keep the best."""
 
         def __init__(self) -> None:
             super().__init__()
             self.next_eval = config.eval_every
 
         def _on_step(self) -> bool:
+            bar.update(min(self.num_timesteps, config.timesteps) - bar.n)
             return True
 
         def _on_rollout_end(self) -> None:
@@ -452,13 +457,14 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
                     run_evaluation(model, 0)
             else:
                 model.set_env(vec_env)
-            model.learn(stage.timesteps, callback=evaluation, reset_num_timesteps=False, progress_bar=progress)
+            model.learn(stage.timesteps, callback=evaluation, reset_num_timesteps=False)
             vec_env.close()
             vec_env = None
             self_checkpoint = out / f"stage{index}.zip"
             save_checkpoint(model, card, self_checkpoint)
         run_evaluation(model, model.num_timesteps)
     except KeyboardInterrupt:
+        bar.close()
         if vec_env is not None:
             vec_env.close()
         last = None
@@ -468,6 +474,7 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
         raise TrainingInterrupted(
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None
+    bar.close()
     print(f"trained {model.num_timesteps:,} timesteps in {time.perf_counter() - start:,.0f} s; best: {best_zip}")
     return best_zip
 
@@ -512,7 +519,19 @@ def build_parser() -> Parser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+@dataclass(frozen=True)
+class Plan:
+    """A run as the command line asks for it, every argument checked: nothing has started yet."""
+
+    name: str
+    config: TrainConfig
+    out: Path
+    default_out: bool
+    progress: bool
+
+
+def plan(argv: Sequence[str] | None = None) -> Plan:
+    """Read and check the command line and the config; a mistake exits with one line (status 2)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     config = checked(parser, lambda: TrainConfig.load(args.config))
@@ -524,14 +543,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = dataclasses.replace(config, n_envs=args.n_envs)
     out = args.out or new_run_folder(args.config.stem)
     checked(parser, lambda: check_run_folder(out))
-    out.mkdir(parents=True, exist_ok=True)
-    if args.out is None:
-        point_latest(out)
+    return Plan(args.config.stem, config, out, args.out is None, not args.no_progress)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    run = plan(argv)
+    run.out.mkdir(parents=True, exist_ok=True)
+    if run.default_out:
+        point_latest(run.out)
+    config = run.config
     stages = counted(len(config.stages), "stage")
-    print(f"training {args.config.stem}: {config.timesteps:,} timesteps in {stages}, {config.n_envs} envs -> {out} "
-          "(Ctrl-C stops and saves)", flush=True)  # fmt: skip
+    print(f"training {run.name}: {config.timesteps:,} timesteps in {stages}, {counted(config.n_envs, 'env')} -> "
+          f"{run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
     try:
-        train(config, out, progress=not args.no_progress)
+        train(config, run.out, progress=run.progress)
     except TrainingInterrupted as stop:
         saved = f"the model so far is in {stop.last}" if stop.last else "no model had been built"
         best = f", the best evaluated one in {stop.best}" if stop.best else ""

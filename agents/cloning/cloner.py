@@ -27,6 +27,7 @@ import numpy as np
 from agents.cloning.batching import Batch, make_batch
 from agents.cloning.config import PretrainConfig
 from agents.cloning.demonstrations import Demonstrations
+from agents.progress import Progress
 
 
 class PolicyHeads:
@@ -165,7 +166,6 @@ class Cloner:
     ) -> list[EpochStats]:
         """``epochs`` passes over ``train_set`` in batches of whole games; one :class:`EpochStats` per epoch."""
         import torch
-        from tqdm.auto import tqdm
 
         config = self.config
         policy = self.model.policy
@@ -176,7 +176,7 @@ class Cloner:
         # Cosine decay to a twentieth of ``lr``: the last epochs settle instead of hopping around.
         schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(1, epochs * per_epoch), eta_min=config.lr / 20)
         history = []
-        bar = tqdm(total=epochs * per_epoch, desc=f"clone ({phase})", disable=not progress, leave=False)
+        bar = Progress(total=epochs * per_epoch, desc=f"clone ({phase})", unit="batch", disable=not progress, leave=False)
         for epoch in range(epochs):
             policy.set_training_mode(True)
             order = rng.permutation(n)

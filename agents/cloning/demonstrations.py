@@ -16,6 +16,7 @@ import numpy as np
 from agents.cloning.views import TeacherView
 from agents.games import get_game
 from agents.ppo import PolicyLanes
+from agents.progress import Progress
 from dejavu_env.core.actions import as_action
 from dejavu_env.core.env import DejaVuEnv
 from dejavu_env.core.players import reset_player
@@ -106,8 +107,6 @@ def record(
     registered game (its adapter builds the teacher's view) whose observations are the
     student's unstacked view (stacking is applied when batching).
     """
-    from tqdm.auto import tqdm
-
     lanes = []
     teachers = teachers[:episodes]
     if student is not None and student.lanes != len(teachers):
@@ -121,7 +120,7 @@ def record(
     seeds = np.random.default_rng(seed).integers(0, 2**31, size=(episodes, 2)).tolist()
     finished: dict[int, tuple[np.ndarray, ...]] = {}
     playing: dict[int, int] = {}  # lane -> game index
-    bar = tqdm(total=episodes, desc="record", unit="game", disable=not progress, leave=False, smoothing=0)
+    bar = Progress(total=episodes, desc="record", unit="game", disable=not progress, leave=False)
 
     def begin(lane_index: int, game: int) -> None:
         lane = lanes[lane_index]

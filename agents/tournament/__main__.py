@@ -32,7 +32,7 @@ def build_parser() -> Parser:
         description="Play every pair (grid) or every table (grab) of players; print and save the results.",
         example=f"{PROG} --game grid --players random,greedy,counting --games 2000 --seed 0 --out results/grid",
     )
-    parser.add_argument("--game", required=True, choices=sorted(GAMES))
+    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="the game")
     parser.add_argument(
         "--players",
         help="comma-separated registered players or checkpoints (a path, or name=path) "

@@ -148,7 +148,9 @@ def terminal_tables(result: TournamentResult) -> list[Any]:
     def table(title: str, headers: Iterable[str], left: int) -> Table:
         out = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for i, header in enumerate(headers):
-            out.add_column(header, justify="left" if i < left else "right", overflow="fold")
+            # Names and intervals may wrap (at a space, or folded); single numbers keep their line.
+            whole = i >= left and "[" not in header
+            out.add_column(header, justify="left" if i < left else "right", overflow="fold", no_wrap=whole)
         return out
 
     pairs = table(f"{result.game}: head-to-head{_each(r.games for r in result.pairs)}", PAIR_COLUMNS, 2)

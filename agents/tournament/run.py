@@ -21,10 +21,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from multiprocessing.pool import Pool
 from typing import Any
 
-from tqdm import tqdm
-
 from agents.base import Player
 from agents.games.base import Outcome, TournamentGame
+from agents.progress import Progress
 from agents.specs import PlayerSpec
 from agents.tournament.schedule import Match
 
@@ -118,7 +117,7 @@ def play_schedule(
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     specs = dict(specs or {})
-    bar = tqdm(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress, smoothing=0)
+    bar = Progress(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress)
     outcomes: list[Outcome] = []
     try:
         if workers == 1 or len(schedule) < 2:

@@ -55,3 +55,25 @@ def test_the_shell_command_names_a_bad_reference(capsys: pytest.CaptureFixture[s
               "--reference", "perfect"])  # fmt: skip
     assert stop.value.code == 2
     assert "--reference 'perfect' must be one of --players (human-casual)" in capsys.readouterr().err
+
+
+def test_the_gauntlet_table_fits_an_80_column_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from rich.console import Console
+
+    from agents.games import get_game
+    from experiments.evaluate import print_gauntlet
+
+    rows = gauntlet("grab", ["human-casual", "perfect"], ["human-expert"], games=4, seed=1, reference="perfect")
+    console = Console(width=80, file=io.StringIO(), record=True)
+    print_gauntlet(get_game("grab"), rows, 4, 1, console)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text and "human-expert" in text
+
+
+def test_the_gauntlet_is_the_same_for_any_worker_count() -> None:
+    serial = gauntlet("grid", ["greedy", "random"], ["counting"], games=6, seed=2, workers=1)
+    parallel = gauntlet("grid", ["greedy", "random"], ["counting"], games=6, seed=2, workers=2)
+    assert serial == parallel
