@@ -101,7 +101,7 @@ def out_folder(text: str) -> Path:
     Checked when the arguments are read, so that a run cannot fail at its end, losing its
     results, because ``--out`` names a file or a place nobody may write to.
     """
-    path = Path(text).expanduser()
+    path = user_path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
     existing = path
@@ -112,6 +112,14 @@ def out_folder(text: str) -> Path:
     if not writable(existing):
         raise argparse.ArgumentTypeError(f"cannot write in {existing}")
     return path
+
+
+def user_path(text: str) -> Path:
+    """``text`` as a path with ``~`` expanded; an argparse error for a home folder that does not exist."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        raise argparse.ArgumentTypeError(f"cannot find the home folder that {text!r} starts from") from None
 
 
 def writable(folder: Path) -> bool:

@@ -110,7 +110,7 @@ def resolve_checkpoint(checkpoint: str | Path) -> Path:
                 f"e.g. ./{checkpoint}.zip"
             )
         return path
-    path = Path(checkpoint).expanduser()
+    path = expand_user(Path(checkpoint))
     if not path.suffix:
         path = path.with_suffix(".zip")
     if path.suffix != ".zip":
@@ -118,6 +118,14 @@ def resolve_checkpoint(checkpoint: str | Path) -> Path:
     if not path.is_file():
         raise ValueError(f"no checkpoint file {str(path)!r}")
     return path
+
+
+def expand_user(path: Path) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded; ``ValueError`` for a user or home that does not exist."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        raise ValueError(f"cannot find the home folder that {str(path)!r} starts from") from None
 
 
 def checkpoint_card(path: Path, game: str | None = None) -> ModelCard:

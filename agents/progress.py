@@ -23,7 +23,7 @@ class Progress(tqdm):  # type: ignore[misc]  (tqdm.auto picks its class at impor
         super().__init__(*args, **kwargs)
 
     def update(self, n: float | None = 1) -> bool | None:
-        if self._first is None and n:
+        if self._first is None and n and not self.disable:
             self._first = (self._time(), self.n + n)
         return super().update(n)
 

@@ -52,7 +52,7 @@ import numpy as np
 import yaml
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.cli import Parser, checked, fail, interrupted, positive_int, writable
+from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
 from agents.cloning import PretrainConfig, pretrain
 from agents.games import GameAdapter, get_game
 from agents.mixture import SELF, build_mixture
@@ -484,7 +484,7 @@ def config_path(text: str) -> Path:
     import argparse
 
     known = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
-    path = Path(text).expanduser()
+    path = user_path(text)
     if not (path.suffix or "/" in text):
         path = CONFIGS / f"{text}.yaml"
         if not path.is_file():
@@ -508,7 +508,7 @@ def build_parser() -> Parser:
     )
     names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
     parser.add_argument("config", type=config_path, help=f"a config name in experiments/configs ({names}) or a path")
-    parser.add_argument("--out", type=Path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)")
+    parser.add_argument("--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)")
     parser.add_argument(
         "--timesteps", type=positive_int,
         help="total env steps, replacing the config's (same proportions); PPO still collects whole rollouts",
