@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tqdm.auto import tqdm
+from tqdm.auto import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
 
-class Progress(tqdm):  # type: ignore[misc]  (tqdm.auto picks its class at import time)
+class Progress(tqdm):
     """``tqdm`` (the notebook widget in notebooks) with the rate measured from the first finished item."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -49,7 +49,8 @@ def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
     env = gym.make(case.env_id, **case.kwargs)
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
-    n_actions = env.action_space.n
+    assert isinstance(env.action_space, gym.spaces.Discrete), "every case has a discrete action space"
+    n_actions = int(env.action_space.n)
     episodes = 0
     start = time.perf_counter()
     for _ in range(steps):

@@ -49,7 +49,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import yaml
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable

@@ -79,10 +79,11 @@ class _Lane:
     """One game in progress during recording: its env, teacher, the teacher's view and what was seen."""
 
     env: gym.Env[Any, Any]
+    base: DejaVuEnv[Any]
     teacher: Any
     view: TeacherView
-    observation: dict[str, np.ndarray] | None = None
-    info: dict[str, Any] | None = None
+    observation: dict[str, np.ndarray] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
     seen: list[np.ndarray] = field(default_factory=list)
     masks: list[np.ndarray] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
@@ -116,7 +117,7 @@ def record(
         base = env.unwrapped
         if not isinstance(base, DejaVuEnv):
             raise TypeError(f"behaviour cloning needs a Déjà Vu env, got {base!r}")
-        lanes.append(_Lane(env, teacher, TeacherView(get_game(base.game.name), teacher, base.obs_mode)))
+        lanes.append(_Lane(env, base, teacher, TeacherView(get_game(base.game.name), teacher, base.obs_mode)))
     seeds = np.random.default_rng(seed).integers(0, 2**31, size=(episodes, 2)).tolist()
     finished: dict[int, tuple[np.ndarray, ...]] = {}
     playing: dict[int, int] = {}  # lane -> game index
@@ -142,7 +143,7 @@ def record(
         for i in active:
             lane = lanes[i]
             mask = lane.info["action_mask"]
-            view = lane.view(lane.env.unwrapped.game_state)
+            view = lane.view(lane.base.game_state)
             lane.labels.append(ask_teacher(lane.teacher, view, mask))
             lane.privileged.append(view["observation"][lane.view.privileged] / lane.view.privileged_high)
             lane.seen.append(lane.observation["observation"])
@@ -159,7 +160,7 @@ def record(
         for i, action in zip(active, actions):
             lane = lanes[i]
             lane.observation, reward, terminated, truncated, lane.info = lane.env.step(action)
-            lane.rewards.append(reward)
+            lane.rewards.append(float(reward))
             if terminated or truncated:
                 finished[playing.pop(i)] = (
                     _compact(lane.seen),

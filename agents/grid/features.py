@@ -81,6 +81,12 @@ class GridSlotExtractor(BaseFeaturesExtractor):
     ``features_dim`` is ``8 * slot_dim + context_dim``.
     """
 
+    shows: torch.Tensor
+    has: torch.Tensor
+    codes: torch.Tensor
+    powers: torch.Tensor
+    blue_cards: torch.Tensor
+
     def __init__(
         self,
         observation_space: spaces.Dict,

@@ -95,12 +95,12 @@ def play_grab(
             terminal.say(f"  middle: {describe_objects(middle, names)}")
             return True
 
-        def check(action: int, mask: np.ndarray = mask) -> str:
-            if mask[action]:
+        def check(action: int | str, mask: np.ndarray = mask) -> str:
+            if isinstance(action, str) or mask[action]:
                 return ""
             return f"the {names[action - 1]} is not in the middle any more; type 'list' to see what is"
 
-        prompt = Prompt(
+        prompt: Prompt[int | str] = Prompt(
             text="grab (name or number, Enter to pass)> ",
             parse=lambda text: parse_grab(text, names),
             check=check,
@@ -108,6 +108,7 @@ def play_grab(
             extra=show_list,
         )
         action = prompt.ask(terminal)
+        assert isinstance(action, int), "'list' is answered by show_list, never returned as a move"
         rounds_done = len(env.game_state.round_points)
         observation, _, terminated, _, info = env.step(action)
         if len(env.game_state.round_points) > rounds_done:

@@ -45,11 +45,12 @@ def play_grid(opponent: Player, opponent_name: str, seat: int, seed: int | None,
         terminal.say(rendered(env))
         mask = observation["action_mask"]
         legal = [a for a in range(len(mask)) if mask[a]]
+
+        def check(action: int, mask: np.ndarray = mask) -> str:
+            return _why_not(env, mask, action)
+
         prompt = Prompt(
-            text=f"your move ({describe_grid_moves(legal)})> ",
-            parse=parse_grid,
-            check=lambda action, mask=mask: _why_not(env, mask, action),
-            help_text=GRID_HELP,
+            text=f"your move ({describe_grid_moves(legal)})> ", parse=parse_grid, check=check, help_text=GRID_HELP
         )
         action = prompt.ask(terminal)
         observation, _, terminated, truncated, info = env.step(action)

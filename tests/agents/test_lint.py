@@ -1,0 +1,37 @@
+"""The workbench's own code is type-checked (mypy) and linted (ruff) as part of the suite.
+
+``--follow-imports=silent``: the modules of ``dejavu_env`` that ``agents`` imports are analysed
+for their types but reported by the library's own check, so this one speaks for
+``agents`` and ``experiments`` alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ["agents", "experiments"]
+
+
+def _run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.slow
+def test_mypy_finds_nothing_in_agents_and_experiments() -> None:
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed")
+    done = _run("mypy", *PACKAGES, "--follow-imports=silent")
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_ruff_finds_nothing_in_agents_and_experiments() -> None:
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed")
+    done = _run("ruff", "check", *PACKAGES)
+    assert done.returncode == 0, done.stdout[-4000:]
