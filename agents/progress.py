@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tqdm.auto import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
+from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
 
 class Progress(tqdm):
-    """``tqdm`` (the notebook widget in notebooks) with the rate measured from the first finished item."""
+    """``tqdm`` with the rate measured from the first finished item.
+
+    The text bar everywhere, notebooks included: ``tqdm.auto``'s widget needs ipywidgets, and
+    warns in every notebook without it.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("smoothing", 0)
