@@ -133,6 +133,7 @@ class TrainConfig:
             raise ValueError(f"pretrain.teacher {self.pretrain.teacher!r} is not a registered {game.name} player")
         if self.env_kwargs["obs_mode"] not in game.info.obs_modes:
             raise ValueError(f"env_kwargs.obs_mode must be one of {list(game.info.obs_modes)}")
+        check_env_kwargs(game, self.env_kwargs)
         if "policy_kwargs" in self.ppo:
             resolve_policy_kwargs(self.ppo["policy_kwargs"])
 
@@ -213,6 +214,17 @@ class TrainConfig:
     @property
     def card(self) -> ModelCard:
         return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs["obs_mode"], stack=self.stack)
+
+
+def check_env_kwargs(game: GameAdapter, env_kwargs: Mapping[str, Any]) -> None:
+    """Build one env with ``env_kwargs`` and close it: a bad keyword surfaces before training, in the env's words."""
+    seated = sorted({"opponent", "opponents"} & set(env_kwargs))
+    if seated:
+        raise ValueError(f"env_kwargs cannot name {seated[0]}: each stage's opponents are seated from the stages")
+    try:
+        gym.make(game.env_id, **env_kwargs).close()
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"env_kwargs: {err}") from None
 
 
 def _check_count(name: str, value: Any, low: int) -> None:
@@ -475,7 +487,7 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None
     bar.close()
-    print(f"trained {model.num_timesteps:,} timesteps in {time.perf_counter() - start:,.0f} s; best: {best_zip}")
+    print(f"trained {counted(model.num_timesteps, 'timestep')} in {time.perf_counter() - start:,.0f} s; best: {best_zip}")
     return best_zip
 
 
@@ -560,7 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TrainingInterrupted as stop:
         saved = f"the model so far is in {stop.last}" if stop.last else "no model had been built"
         best = f", the best evaluated one in {stop.best}" if stop.best else ""
-        return interrupted(PROG, f"stopped at {stop.timesteps:,} timesteps; {saved}{best}")
+        return interrupted(PROG, f"stopped at {counted(stop.timesteps, 'timestep')}; {saved}{best}")
     except KeyboardInterrupt:
         return interrupted(PROG, "stopped before training started")
     except ValueError as error:

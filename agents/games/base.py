@@ -76,8 +76,8 @@ class TournamentGame(Protocol):
 class Wording:
     """How reports describe a game's tables (each a phrase that fits into a sentence).
 
-    ``pairing`` and ``gauntlet`` are templates filled with ``games``, ``table_size`` and
-    ``others`` (the opponents beside one player).
+    ``pairing`` and ``gauntlet`` are templates filled with ``games`` (counted: "1 game",
+    "2,000 games"), ``table_size`` and ``others`` (the opponents beside one player).
     """
 
     pairing: str
@@ -89,7 +89,7 @@ class Wording:
 
 
 TABLE_WORDING = Wording(
-    pairing="every table of {table_size} distinct players, {games} games per table with the seats rotated on each deal",
+    pairing="every table of {table_size} distinct players, {games} per table with the seats rotated on each deal",
     head_to_head="a head-to-head win means a higher standing than that opponent at the same table",
     points="the game's points",
     wins="games won, a shared win counting as a win for each sharer",

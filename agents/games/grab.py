@@ -37,7 +37,7 @@ class GrabAdapter(GameAdapter):
     play_example = "grab --opponents human-casual,perfect"
     wording = Wording(
         pairing=(
-            "every table of {table_size} distinct players, {games} games per table "
+            "every table of {table_size} distinct players, {games} per table "
             "with the seats rotated on each deal"
         ),
         head_to_head="a head-to-head win means scoring more points than that opponent at the same table",

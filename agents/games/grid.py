@@ -32,7 +32,7 @@ class GridAdapter(GameAdapter):
     play_summary = "the grid game with hunch tokens, against one player"
     play_example = "grid --opponent counting"
     wording = Wording(
-        pairing="every pair, {games} games per pair with the seats swapped on each deal",
+        pairing="every pair, {games} per pair with the seats swapped on each deal",
         head_to_head="wins/draws/losses from each player's side; a draw (or truncation) is neither a win nor a loss",
         points="final score (cards + tokens / 2)",
         wins="games won",

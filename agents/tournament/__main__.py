@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_tables(stop.result)
         _save(stop.result, args.out, argv)
         saved = f", saved in {args.out}" if args.out else ""
-        return interrupted(PROG, f"stopped after {stop.result.matches:,} of {stop.result.scheduled:,} games; "
+        return interrupted(PROG, f"stopped after {stop.result.matches:,} of {counted(stop.result.scheduled, 'game')}; "
                                  f"the tables above count those{saved}")  # fmt: skip
     except KeyboardInterrupt:
         return interrupted(PROG, "stopped before the first game finished, nothing to show")

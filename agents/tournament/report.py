@@ -30,7 +30,7 @@ def _cell(value: Any) -> str:
 def describe(result: TournamentResult) -> str:
     """One paragraph saying what was played and how the numbers read."""
     words = result.wording
-    pairing = words.pairing.format(games=f"{result.games_per_table:,}", table_size=result.table_size)
+    pairing = words.pairing.format(games=counted(result.games_per_table, "game"), table_size=result.table_size)
     played = counted(result.matches, "game")
     if not result.complete:
         played = f"{played} of the {result.scheduled:,} scheduled (interrupted)"
