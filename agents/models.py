@@ -74,7 +74,9 @@ class ModelCard:
             raise ValueError(f"cannot read the model card {path}: {err}") from None
         names = {f.name for f in fields(cls)}
         if not isinstance(raw, dict) or not {"algo", "game", "obs_mode"} <= set(raw) <= names:
-            raise ValueError(f"{path} is not a model card: it needs algo, game and obs_mode, and at most {sorted(names)}")
+            raise ValueError(
+                f"{path} is not a model card: it needs algo, game and obs_mode, and at most {sorted(names)}"
+            )
         try:
             return cls(**raw)
         except ValueError as err:

@@ -46,7 +46,8 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             summary="perfect memory; expected value over hidden faces, tokens and End card timing",
         ),
         "forgetful": PlayerEntry(
-            "agents.grid.forgetful:ForgetfulGridPlayer", summary="counting on a fading, limited memory of the current view"
+            "agents.grid.forgetful:ForgetfulGridPlayer",
+            summary="counting on a fading, limited memory of the current view",
         ),
         "ppo-grid": PlayerEntry(
             "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grid"}, "MaskablePPO (agents/checkpoints/ppo-grid.zip)"
@@ -67,7 +68,9 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             "agents.grab.human:HumanGrabPlayer", {"preset": "expert"}, "a practised, fast player"
         ),
         "ppo-grab": PlayerEntry(
-            "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grab"}, "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)"
+            "agents.ppo:PPOPlayer",
+            {"checkpoint": "ppo-grab"},
+            "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)",
         ),
     },
 }

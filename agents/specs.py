@@ -75,7 +75,10 @@ def parse_player(game: str, text: str) -> PlayerSpec:
 
 
 def parse_players(game: str, text: str | Sequence[str], *, distinct: bool = True) -> list[PlayerSpec]:
-    """Comma-separated players (or a list of them); none at all, or a name twice when ``distinct``, is a ``ValueError``."""
+    """Comma-separated players (or a list of them).
+
+    None at all, or one name twice when ``distinct``, is a ``ValueError``.
+    """
     items = text.split(",") if isinstance(text, str) else list(text)
     specs = [parse_player(game, item) for item in items if item.strip()]
     if not specs:

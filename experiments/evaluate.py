@@ -225,7 +225,9 @@ def gauntlet(
     return _rows(jobs, outcomes, reference)
 
 
-def _rows(jobs: Sequence[_Game], outcomes: Sequence[tuple[int, float, int, int]], reference: str | None) -> list[GauntletRow]:
+def _rows(
+    jobs: Sequence[_Game], outcomes: Sequence[tuple[int, float, int, int]], reference: str | None
+) -> list[GauntletRow]:
     """One row per (player, opponent) with finished games, in the jobs' order."""
     groups: dict[tuple[str, str], list[tuple[int, float, int, int]]] = {}
     for job, outcome in zip(jobs, outcomes):
@@ -266,7 +268,9 @@ def gauntlet_markdown(game: GameAdapter, rows: Sequence[GauntletRow], table_size
     return "\n".join(lines) + "\n"
 
 
-def print_gauntlet(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int, console: Any = None) -> None:
+def print_gauntlet(
+    game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int, console: Any = None
+) -> None:
     """The rows as a table for an 80-column terminal (rich), with how to read them underneath."""
     from rich import box
     from rich.console import Console
@@ -316,7 +320,9 @@ def build_parser() -> Parser:
     return parser
 
 
-def _save(game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str]) -> None:
+def _save(
+    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str]
+) -> None:
     if out is None:
         return
     command = shlex.join(["python", "-m", "experiments.evaluate", *argv])

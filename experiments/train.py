@@ -487,7 +487,9 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None
     bar.close()
-    print(f"trained {counted(model.num_timesteps, 'timestep')} in {time.perf_counter() - start:,.0f} s; best: {best_zip}")
+    print(
+        f"trained {counted(model.num_timesteps, 'timestep')} in {time.perf_counter() - start:,.0f} s; best: {best_zip}"
+    )
     return best_zip
 
 
@@ -520,7 +522,9 @@ def build_parser() -> Parser:
     )
     names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
     parser.add_argument("config", type=config_path, help=f"a config name in experiments/configs ({names}) or a path")
-    parser.add_argument("--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)")
+    parser.add_argument(
+        "--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)"
+    )
     parser.add_argument(
         "--timesteps", type=positive_int,
         help="total env steps, replacing the config's (same proportions); PPO still collects whole rollouts",

@@ -174,9 +174,13 @@ class Cloner:
         n = len(train_set)
         per_epoch = -(-n // config.batch_episodes)
         # Cosine decay to a twentieth of ``lr``: the last epochs settle instead of hopping around.
-        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(1, epochs * per_epoch), eta_min=config.lr / 20)
+        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(
+            optimizer, T_max=max(1, epochs * per_epoch), eta_min=config.lr / 20
+        )
         history = []
-        bar = Progress(total=epochs * per_epoch, desc=f"clone ({phase})", unit="batch", disable=not progress, leave=False)
+        bar = Progress(
+            total=epochs * per_epoch, desc=f"clone ({phase})", unit="batch", disable=not progress, leave=False
+        )
         for epoch in range(epochs):
             policy.set_training_mode(True)
             order = rng.permutation(n)

@@ -7,7 +7,7 @@ ask the adapter instead of testing the game's name.
 
 from __future__ import annotations
 
-from agents.games.base import GameAdapter, Outcome, TournamentGame, Wording
+from agents.games.base import GameAdapter, MatchOutcome, TournamentGame, Wording
 from agents.games.grab import GrabAdapter
 from agents.games.grid import GridAdapter
 
@@ -24,4 +24,13 @@ def get_game(game: str | GameAdapter) -> GameAdapter:
     return GAMES[game]
 
 
-__all__ = ["GAMES", "GameAdapter", "GrabAdapter", "GridAdapter", "Outcome", "TournamentGame", "Wording", "get_game"]
+__all__ = [
+    "GAMES",
+    "GameAdapter",
+    "GrabAdapter",
+    "GridAdapter",
+    "MatchOutcome",
+    "TournamentGame",
+    "Wording",
+    "get_game",
+]

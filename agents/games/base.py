@@ -32,8 +32,9 @@ from dejavu_env.core.players import PlayerFn
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """One finished game as the tournament counts it, seat by seat.
+class MatchOutcome:
+    """One finished game as the tournament counts it, seat by seat: the rules'
+    :class:`dejavu_env.core.game.Outcome` with a ``standing`` to rank the seats by.
 
     ``standing`` orders the seats (higher is better, equal is a tie); it is what head-to-head
     counts and ratings use. ``points`` is the game's score, averaged in the player table.
@@ -69,7 +70,7 @@ class TournamentGame(Protocol):
 
     def make_player(self, name: str) -> Player: ...
 
-    def play(self, players: Sequence[Player], seed: int) -> Outcome: ...
+    def play(self, players: Sequence[Player], seed: int) -> MatchOutcome: ...
 
 
 @dataclass(frozen=True)
@@ -186,10 +187,10 @@ class GameAdapter(ABC):
         """The player registered as ``name`` for this game (see :func:`agents.make_player`)."""
         return make_player(self.name, name, seed=seed, **kwargs)
 
-    def play(self, players: Sequence[PlayerFn], seed: int) -> Outcome:
+    def play(self, players: Sequence[PlayerFn], seed: int) -> MatchOutcome:
         """Play one game with ``players`` in seat order through the game's match runner."""
         outcome = self.play_match(players, seed)
-        return Outcome(
+        return MatchOutcome(
             points=tuple(float(s) for s in outcome.scores),
             standing=self.standing(outcome),
             winners=tuple(int(w) for w in outcome.winners),
@@ -238,4 +239,3 @@ class GameAdapter(ABC):
     @abstractmethod
     def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
         """Check ``args`` (``ValueError`` on a mistake), then play one game in ``terminal``."""
-

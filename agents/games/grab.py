@@ -36,10 +36,7 @@ class GrabAdapter(GameAdapter):
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"
     wording = Wording(
-        pairing=(
-            "every table of {table_size} distinct players, {games} per table "
-            "with the seats rotated on each deal"
-        ),
+        pairing=("every table of {table_size} distinct players, {games} per table with the seats rotated on each deal"),
         head_to_head="a head-to-head win means scoring more points than that opponent at the same table",
         points="total points of the game",
         wins="games with the top total, a shared top total counting as a win for each sharer",
@@ -72,8 +69,12 @@ class GrabAdapter(GameAdapter):
             help=f"comma-separated registered players ({', '.join(self.players())}) or checkpoints "
             "(path or name=path); 1 to 5 of them",
         )
-        parser.add_argument("--reaction-time", type=positive_float, default=0.7, help="your mean reaction time in seconds")
-        parser.add_argument("--seed", type=seed_type, help="shuffle and opponent seed (default: a fresh game each time)")
+        parser.add_argument(
+            "--reaction-time", type=positive_float, default=0.7, help="your mean reaction time in seconds"
+        )
+        parser.add_argument(
+            "--seed", type=seed_type, help="shuffle and opponent seed (default: a fresh game each time)"
+        )
 
     def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
         from agents.play.grab import play_grab

@@ -152,7 +152,9 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         spread = options / n_options * ((1 - certain) * occupied).unsqueeze(-1)
         return card + spread, certain
 
-    def _pairs(self, expected: torch.Tensor, chance: torch.Tensor, certain: torch.Tensor, vector: torch.Tensor) -> torch.Tensor:
+    def _pairs(
+        self, expected: torch.Tensor, chance: torch.Tensor, certain: torch.Tensor, vector: torch.Tensor
+    ) -> torch.Tensor:
         """``(B, 8 slots, 8 numbers, PAIR_FACTS)``: a slot's stake in a number beside the number's totals.
 
         Per pair: the slot's expected shows and chance to show the number, whether that is
@@ -181,7 +183,9 @@ class GridSlotExtractor(BaseFeaturesExtractor):
             dim=-1,
         )
 
-    def _globals(self, vector: torch.Tensor, mask: torch.Tensor, expected: torch.Tensor, certain: torch.Tensor) -> torch.Tensor:
+    def _globals(
+        self, vector: torch.Tensor, mask: torch.Tensor, expected: torch.Tensor, certain: torch.Tensor
+    ) -> torch.Tensor:
         tokens = self._piece(vector, "tokens")
         levels = torch.arange(TOTAL_TOKENS + 1, device=vector.device, dtype=vector.dtype)
         token_hot = (tokens.unsqueeze(-1) == levels).float().flatten(1)
@@ -256,4 +260,3 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         slots = self.slot_out(h).flatten(1)
         summary = self.context_out(torch.cat([h.mean(1), h.amax(1), context], dim=-1))
         return torch.cat([slots, summary], dim=-1)
-

@@ -22,9 +22,7 @@ from dejavu_env.grid.cards import BLUE, CARDS, MAX_BLUE, MIN_BLUE, N_CARDS, N_NU
 from dejavu_env.grid.observation import LAYOUTS
 
 ALL_CARDS = (1 << N_CARDS) - 1
-BLUE_CARDS: tuple[int, ...] = tuple(
-    sum(1 << c for c in range(N_CARDS) if BLUE[c] == b) for b in range(MAX_BLUE + 1)
-)
+BLUE_CARDS: tuple[int, ...] = tuple(sum(1 << c for c in range(N_CARDS) if BLUE[c] == b) for b in range(MAX_BLUE + 1))
 """``BLUE_CARDS[b]``: the cards whose blue side shows ``b`` (0 for impossible ``b``)."""
 HAS: tuple[int, ...] = tuple(sum(1 << c for c in range(N_CARDS) if SHOWS[c][n]) for n in range(N_NUMBERS))
 """``HAS[n]``: the cards whose orange side shows number ``n``."""

@@ -28,7 +28,10 @@ def build_parser() -> Parser:
     games = parser.add_subparsers(dest="game", required=True, metavar="{" + ",".join(GAMES) + "}")
     for name, game in GAMES.items():
         sub = games.add_parser(
-            name, help=game.play_summary, description=f"Play {game.play_summary}.", example=f"{PROG} {game.play_example}"
+            name,
+            help=game.play_summary,
+            description=f"Play {game.play_summary}.",
+            example=f"{PROG} {game.play_example}",
         )
         game.add_play_arguments(sub)
     return parser

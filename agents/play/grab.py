@@ -54,9 +54,7 @@ def _round_summaries(env: DejaVuGrabEnv, first: int, labels: Sequence[str]) -> l
         )
         lines.append(f"Round {r + 1} is over. Points this round: {scores}.")
         if env.game_state.round_eliminated[r][0]:
-            lines.append(
-                "You were out of that round: a card showed an object you held, or it was on a card set aside."
-            )
+            lines.append("You were out of that round: a card showed an object you held, or it was on a card set aside.")
     return lines
 
 

@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 
 from agents.games import GAMES, GameAdapter, get_game
-from agents.games.base import TABLE_WORDING, Outcome, TournamentGame
+from agents.games.base import TABLE_WORDING, MatchOutcome, TournamentGame
 from agents.specs import PlayerSpec, as_specs
 from agents.tournament.report import print_tables, write_outputs
 from agents.tournament.results import PairRow, PlayerRow, TournamentResult, pair_rows, player_rows
@@ -66,7 +66,7 @@ def run_tournament(
     schedule = make_schedule(tables, games, seed)
     wording = getattr(spec, "wording", TABLE_WORDING)
 
-    def result(outcomes: list[Outcome]) -> TournamentResult:
+    def result(outcomes: list[MatchOutcome]) -> TournamentResult:
         played = schedule[: len(outcomes)]
         return TournamentResult(
             game=spec.name,
@@ -93,7 +93,7 @@ def run_tournament(
 __all__ = [
     "GAMES",
     "Match",
-    "Outcome",
+    "MatchOutcome",
     "PairRow",
     "PlayerRow",
     "TournamentInterrupted",

@@ -156,14 +156,23 @@ def terminal_tables(result: TournamentResult) -> list[Any]:
     pairs = table(f"{result.game}: head-to-head{_each(r.games for r in result.pairs)}", PAIR_COLUMNS, 2)
     for r in result.pairs:
         pairs.add_row(
-            r.player, r.opponent, f"{r.wins}-{r.draws}-{r.losses}", f"{r.win_rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+            r.player,
+            r.opponent,
+            f"{r.wins}-{r.draws}-{r.losses}",
+            f"{r.win_rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
         )
     title = f"{result.game}: players, strongest first{_each(p.games for p in result.players)}"
     shared = any(p.shared_wins for p in result.players)
     players = table(title, [c for c in PLAYER_COLUMNS if shared or c != "shared"], 1)
     for p in result.players:
-        cells = [p.player, f"{p.wins}-{p.draws}-{p.losses}", str(p.shared_wins), f"{p.win_rate:.3f}",
-                 f"{p.mean_points:.1f} [{p.ci_low:.1f}, {p.ci_high:.1f}]", f"{p.rating:.1f}±{p.rating_sigma:.1f}"]
+        cells = [
+            p.player,
+            f"{p.wins}-{p.draws}-{p.losses}",
+            str(p.shared_wins),
+            f"{p.win_rate:.3f}",
+            f"{p.mean_points:.1f} [{p.ci_low:.1f}, {p.ci_high:.1f}]",
+            f"{p.rating:.1f}±{p.rating_sigma:.1f}",
+        ]
         players.add_row(*(cells if shared else cells[:2] + cells[3:]))  # fmt: skip
     return [pairs, players]
 

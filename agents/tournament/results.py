@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from agents.games.base import Outcome, Wording
+from agents.games.base import MatchOutcome, Wording
 from agents.stats import mean_interval, wilson_interval
 from agents.tournament.schedule import Match
 
@@ -109,7 +109,7 @@ class TournamentResult:
         raise ValueError(f"no row for player {player!r}; players: {[r.player for r in self.players]}")
 
 
-def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[Outcome]) -> list[PairRow]:
+def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[MatchOutcome]) -> list[PairRow]:
     """Head-to-head rows for every ordered pair that met, in the order of ``players``."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for match, outcome in zip(schedule, outcomes, strict=True):
@@ -129,7 +129,7 @@ def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Seque
     return rows
 
 
-def player_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[Outcome]) -> list[PlayerRow]:
+def player_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[MatchOutcome]) -> list[PlayerRow]:
     """Per-player rows, strongest (by conservative rating) first."""
     points: dict[str, list[float]] = {p: [] for p in players}
     wins = dict.fromkeys(players, 0)

@@ -22,7 +22,7 @@ from multiprocessing.pool import Pool
 from typing import Any
 
 from agents.base import Player
-from agents.games.base import Outcome, TournamentGame
+from agents.games.base import MatchOutcome, TournamentGame
 from agents.progress import Progress
 from agents.specs import PlayerSpec
 from agents.tournament.schedule import Match
@@ -35,7 +35,7 @@ _players: dict[tuple[str, int], Player] = {}
 class ScheduleInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped :func:`play_schedule`; ``outcomes`` holds the games finished, a prefix of the schedule."""
 
-    def __init__(self, outcomes: list[Outcome]) -> None:
+    def __init__(self, outcomes: list[MatchOutcome]) -> None:
         super().__init__(f"interrupted after {len(outcomes)} games")
         self.outcomes = outcomes
 
@@ -74,7 +74,7 @@ def _init_tournament_worker(game: TournamentGame, specs: Mapping[str, PlayerSpec
     _init_worker(game, specs)
 
 
-def _play(match: Match) -> Outcome:
+def _play(match: Match) -> MatchOutcome:
     if _game is None:
         raise RuntimeError("a tournament worker was used before _init_worker gave it its game")
     seated = []
@@ -108,7 +108,7 @@ def play_schedule(
     workers: int = 1,
     progress: bool = False,
     specs: Mapping[str, PlayerSpec] | None = None,
-) -> list[Outcome]:
+) -> list[MatchOutcome]:
     """The outcome of every match of ``schedule``, in order, played by ``workers`` processes.
 
     ``specs`` says how to build the players named in the schedule (default: by name, with
@@ -118,7 +118,7 @@ def play_schedule(
         raise ValueError(f"workers must be >= 1, got {workers}")
     specs = dict(specs or {})
     bar = Progress(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress)
-    outcomes: list[Outcome] = []
+    outcomes: list[MatchOutcome] = []
     try:
         if workers == 1 or len(schedule) < 2:
             _init_worker(game, specs)

@@ -249,8 +249,19 @@ def test_the_benchmark_never_fails_obscurely(argv: list[str]) -> None:
 @SETTINGS
 @given(
     argv=_argv(
-        st.sampled_from(["grid", "grab", "grab-stack", "nosuch", "{file}", "{root}", "{root}/broken.yaml",
-                         "{root}/odd.yaml", "{root}/list.yaml"]).map(lambda v: [v]),
+        st.sampled_from(
+            [
+                "grid",
+                "grab",
+                "grab-stack",
+                "nosuch",
+                "{file}",
+                "{root}",
+                "{root}/broken.yaml",
+                "{root}/odd.yaml",
+                "{root}/list.yaml",
+            ]
+        ).map(lambda v: [v]),
         _option("--timesteps", COUNTS),
         _option("--n-envs", ["0", "-1", "1", "2"]),
         _option("--eval-games", ["0", "3"]),

@@ -104,8 +104,10 @@ def test_batch_student_plays_each_lane_as_the_trained_player_would(name: str) ->
     for t in range(length):
         masks = np.array([data.masks[g][t] for g in range(2)])
         batched = student.act([data.observations[g][t].astype(np.float32) for g in range(2)], masks)
-        single = [p({"observation": data.observations[g][t].astype(np.float32), "action_mask": masks[g]}, masks[g])
-                  for g, p in enumerate(players)]
+        single = [
+            p({"observation": data.observations[g][t].astype(np.float32), "action_mask": masks[g]}, masks[g])
+            for g, p in enumerate(players)
+        ]
         assert batched.tolist() == single
 
 
@@ -146,7 +148,7 @@ def test_discounted_returns_and_padded_batches() -> None:
     width = max(lengths)
     assert batch.observations.shape == (2 * width, LAYOUTS["observation"].size)
     assert batch.valid.reshape(2, width).sum(axis=1).tolist() == lengths
-    np.testing.assert_array_equal(batch.actions[:lengths[0]], data.actions[0])
+    np.testing.assert_array_equal(batch.actions[: lengths[0]], data.actions[0])
     assert batch.returns[0] == data.rewards[0].sum()
     flat = make_batch(data, np.array([0, 1]), stack=1, gamma=1.0, pad=False)
     assert flat.valid.all() and flat.actions.size == sum(lengths)
@@ -158,7 +160,9 @@ def test_cloning_lowers_the_loss_and_the_clone_plays_legally(name: str, tmp_path
     model = _model(config)
     data = record(_make_env(config), [make_player("grab", "perfect", seed=0)], 12, seed=4)
     before, _ = evaluate_clone(model, data, config.stack)
-    pre = PretrainConfig(episodes=40, epochs=10, batch_episodes=4, lr=3e-3, holdout=0.0, opponents={"human-casual": 1.0})
+    pre = PretrainConfig(
+        episodes=40, epochs=10, batch_episodes=4, lr=3e-3, holdout=0.0, opponents={"human-casual": 1.0}
+    )
     history = pretrain(model, config.card, pre, _make_env(config), tmp_path / "pretrain.csv", progress=False)
     after, accuracy = evaluate_clone(model, data, config.stack)
     assert after < before - 0.5  # on games it was not trained on
@@ -167,14 +171,18 @@ def test_cloning_lowers_the_loss_and_the_clone_plays_legally(name: str, tmp_path
     assert (tmp_path / "pretrain.csv").read_text().count("\n") == 1 + pre.epochs
     player = PPOPlayer(model=model, card=config.card, seed=0)
     for seed in range(2):  # the match runner raises on any illegal action
-        play_game([player, make_player("grab", "human-casual", seed=1), make_player("grab", "human-casual", seed=2)], seed)
+        play_game(
+            [player, make_player("grab", "human-casual", seed=1), make_player("grab", "human-casual", seed=2)], seed
+        )
     assert player.decisions > 0
 
 
 def test_dagger_rounds_add_games_played_by_the_student(tmp_path: Path) -> None:
     config = _config("grab")
     model = _model(config)
-    pre = PretrainConfig(episodes=4, epochs=1, batch_episodes=4, dagger=2, dagger_episodes=3, dagger_epochs=1, holdout=0.25)
+    pre = PretrainConfig(
+        episodes=4, epochs=1, batch_episodes=4, dagger=2, dagger_episodes=3, dagger_epochs=1, holdout=0.25
+    )
     history = pretrain(model, config.card, pre, _make_env(config), tmp_path / "pretrain.csv", progress=False)
     assert [(h.phase, h.games) for h in history] == [("teacher", 3), ("dagger1", 6), ("dagger2", 9)]
     assert np.isfinite(history[-1].val_loss)

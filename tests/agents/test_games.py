@@ -12,7 +12,7 @@ import pytest
 import dejavu_env
 from agents.cloning import TeacherView
 from agents.games import GAMES, GameAdapter, get_game
-from agents.games.base import Outcome
+from agents.games.base import MatchOutcome
 
 ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
@@ -75,7 +75,7 @@ def test_opponents_enter_the_env_through_the_adapter(game: GameAdapter) -> None:
 def test_one_game_gives_the_tournaments_outcome(game: GameAdapter) -> None:
     players = [game.make_player("random") for _ in range(game.default_seats)]
     outcome = game.play(players, seed=3)
-    assert isinstance(outcome, Outcome)
+    assert isinstance(outcome, MatchOutcome)
     assert len(outcome.points) == len(outcome.standing) == game.default_seats
     assert set(outcome.winners) <= set(range(game.default_seats))
     assert outcome == game.play(players, seed=3), "one seed, one game"

@@ -28,7 +28,9 @@ class Rigged:
 
 def rig(folder: Path, name: str) -> Path:
     """A ``<name>.zip`` (and card) in ``folder`` whose SB3 data runs :class:`Rigged` when loaded."""
-    data = {"policy_class": {":type:": "<class 'type'>", ":serialized:": base64.b64encode(pickle.dumps(Rigged())).decode()}}
+    data = {
+        "policy_class": {":type:": "<class 'type'>", ":serialized:": base64.b64encode(pickle.dumps(Rigged())).decode()}
+    }
     path = folder / f"{name}.zip"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("data", json.dumps(data))

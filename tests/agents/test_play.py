@@ -80,7 +80,11 @@ def test_parse_grab_reads_names_numbers_and_commands(text: str, expected: object
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("t", "could be teapot, toothbrush, towel, traffic cone, toaster"), ("99", "numbered 0 to 35"), ("xyz", "no object")],
+    [
+        ("t", "could be teapot, toothbrush, towel, traffic cone, toaster"),
+        ("99", "numbered 0 to 35"),
+        ("xyz", "no object"),
+    ],
 )
 def test_parse_grab_explains_nonsense(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -37,8 +37,22 @@ def test_a_reference_outside_the_players_is_refused() -> None:
 
 
 def test_the_shell_command_writes_csv_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["--game", "grab", "--players", "human-casual,perfect", "--opponents", "human-child", "--games", "4",
-            "--reference", "perfect", "--workers", "2", "--out", str(tmp_path)]
+    argv = [
+        "--game",
+        "grab",
+        "--players",
+        "human-casual,perfect",
+        "--opponents",
+        "human-child",
+        "--games",
+        "4",
+        "--reference",
+        "perfect",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     csv_lines = (tmp_path / "gauntlet.csv").read_text().splitlines()
     assert csv_lines[0] == ",".join(HEADERS)

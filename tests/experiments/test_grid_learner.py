@@ -41,7 +41,11 @@ def _states(obs_mode: str, games: int = 3) -> tuple[np.ndarray, np.ndarray]:
         while not done:
             vectors.append(obs["observation"])
             masks.append(info["action_mask"])
-            action = teacher(obs, info["action_mask"]) if obs_mode == "info_state" else int(np.flatnonzero(info["action_mask"])[0])
+            action = (
+                teacher(obs, info["action_mask"])
+                if obs_mode == "info_state"
+                else int(np.flatnonzero(info["action_mask"])[0])
+            )
             obs, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
     return np.array(vectors), np.array(masks)

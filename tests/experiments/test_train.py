@@ -19,7 +19,9 @@ pytest.importorskip("sb3_contrib")
 
 def _smoke(name: str, tmp_path: Path, timesteps: int) -> tuple[TrainConfig, Path]:
     config = TrainConfig.load(CONFIGS / f"{name}.yaml").scaled(timesteps)
-    config = type(config)(**{**config.__dict__, "n_envs": 1, "eval_games": 4, "ppo": {**config.ppo, "n_steps": 128, "batch_size": 64}})
+    config = type(config)(
+        **{**config.__dict__, "n_envs": 1, "eval_games": 4, "ppo": {**config.ppo, "n_steps": 128, "batch_size": 64}}
+    )
     best = train(config, tmp_path / name, progress=False)
     return config, best
 
@@ -126,8 +128,10 @@ def test_a_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) -> None:
         ({"eval_opponents": ["nobody"]}, "eval_opponents names unknown grid players"),
         ({"best_against": "forgetful"}, "best_against 'forgetful' must be one of eval_opponents"),
         ({"n_envs": 0}, "n_envs must be a whole number >= 1"),
-        ({"env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise", "max_turns": 1}},
-         "env_kwargs: max_turns must be >= 2, got 1"),
+        (
+            {"env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise", "max_turns": 1}},
+            "env_kwargs: max_turns must be >= 2, got 1",
+        ),
         ({"env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise", "colour": 1}}, "env_kwargs: .*colour"),
         ({"env_id": "DejaVuGrid-v0"}, r"unknown config keys \['env_id'\]"),
         ({"pretrain": {"teacher": "nobody"}}, "pretrain.teacher 'nobody' is not a registered grid player"),
