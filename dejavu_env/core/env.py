@@ -22,10 +22,10 @@ after it in turn):
 - ``winners``: int8 ``(n_players,)``, 1 for each seat that won (a Grab top total can be
   shared; a Grid draw has none);
 - ``scores``: float32 ``(n_players,)``, the game's final tallies, zeros until it ends;
-
-Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
 - ``reason``: ``str``, how the episode ended (the game's reasons, ``"truncated"``,
   ``"illegal_action"``), ``""`` while it goes on.
+
+Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
 """
 
 from __future__ import annotations
