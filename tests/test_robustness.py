@@ -136,7 +136,8 @@ def test_a_seed_is_a_non_negative_integer_or_none(env_id, seed):
     env = gym.make(env_id)
     env.reset(seed=0)
     before = snapshot(env)
-    valid = seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
+    integral = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+    valid = seed is None or (integral and seed >= 0)
     if valid:
         env.reset(seed=seed)
         return
@@ -156,7 +157,7 @@ def test_ill_typed_actions_raise_under_every_policy_and_change_nothing(env_id, a
     if policy not in env_cls.illegal_actions:
         return
     env = gym.make(env_id, illegal_action=policy)
-    _, info = env.reset(seed=3)
+    _, _info = env.reset(seed=3)
     before = snapshot(env)
     n = env.action_space.n
     integral = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
@@ -268,7 +269,7 @@ def test_a_faulty_opponent_leaves_the_game_exactly_as_it_was(env_id, fault):
 def test_a_fault_while_dealing_leaves_the_last_game_playable(env_id):
     faulty = FaultyOnce(FAULTS["raises"], at=10**9)
     env = gym.make(env_id, opponent=faulty, agent_seat=1) if "Grid" in env_id else table(env_id, faulty)
-    _, info = env.reset(seed=0)
+    _, _info = env.reset(seed=0)
     before = snapshot(env)
     faulty.at = faulty.calls + 1
     with pytest.raises(PlayerError, match="seat"):
@@ -294,7 +295,7 @@ def test_an_opponent_cannot_change_the_game_through_its_observation():
         return int(np.flatnonzero(action_mask)[0])
 
     env = gym.make("DejaVuGrab-v1", n_players=2, opponents=[vandal])
-    observation, info = env.reset(seed=0)
+    observation, _info = env.reset(seed=0)
     observation, *_ = env.step(0)
     assert observation["observation"].max() <= 108
 

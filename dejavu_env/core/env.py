@@ -94,7 +94,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
     illegal_actions: ClassVar[tuple[str, ...]]
     reset_options: ClassVar[tuple[str, ...]]
     pass_action: ClassVar[int | None] = None
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(
         self, *, n_players: int, obs_mode: str, reward: str, illegal_action: str, render_mode: str | None
@@ -298,7 +298,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
 
     def _mask(self, dtype: type) -> np.ndarray:
         if self._done:
-            mask = np.zeros(self.game.n_actions, dtype=dtype)
+            mask: np.ndarray = np.zeros(self.game.n_actions, dtype=dtype)
             mask[self._placeholder_action()] = 1
             return mask
         return self._legal_mask(dtype)

@@ -158,7 +158,11 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         )
         super().__init__(
-            n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
+            n_players=n_players,
+            obs_mode=obs_mode,
+            reward=reward,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
         )
         self._seats = Seats([None, *self.opponents], self.obs_mode)
         self._observer = Observer(AGENT, self.obs_mode)

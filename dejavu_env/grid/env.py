@@ -20,7 +20,7 @@ from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
-from dejavu_env.grid.opponents import RandomOpponent
+from dejavu_env.grid.opponents import RandomOpponent, fast_random
 from dejavu_env.grid.render import render_ansi, render_rgb
 from dejavu_env.grid.rules import (
     DEFAULT_MAX_TURNS,
@@ -139,8 +139,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         super().__init__(
             n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
         )
-        # Exactly RandomOpponent (not a subclass, which may read observations): skip building them.
-        self._fast_opponent = self.opponent if type(self.opponent) is RandomOpponent else None
+        self._fast_opponent = fast_random(self.opponent)
         self._opponent_obs_mode = player_obs_mode(self.opponent, self.obs_mode)
         self._observers: dict[tuple[int, str], Observer] = {}
         self._observer = self._opponent_observer = self._observer_for(0, self.obs_mode)

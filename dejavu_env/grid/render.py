@@ -39,7 +39,7 @@ def _pile_names(mask: np.ndarray) -> list[str]:
 
 
 def _scalar(view: View, name: str, index: int = 0) -> int:
-    return int(round(float(view[name][index])))
+    return round(float(view[name][index]))
 
 
 def _verdict(result: Outcome | None, seat: int) -> str:
