@@ -14,6 +14,7 @@ import numpy as np
 
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
+from dejavu_env.core.text import plural
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, GrabDeck
 from dejavu_env.grab.rules import N_ROUNDS
 
@@ -61,7 +62,7 @@ def _status(view: View, seat: int, result: Outcome | None) -> str:
         phase = "last card flipped"
     else:
         phase = "grabbing after the last card"
-    return f"round {round_index + 1}/{N_ROUNDS}, {cards_left} of {N_FLIPS} cards left, {phase}"
+    return f"round {round_index + 1}/{N_ROUNDS}, {cards_left} of {plural(N_FLIPS, 'card')} left, {phase}"
 
 
 def render_ansi(view: View, *, seat: int = 0, deck: GrabDeck, result: Outcome | None = None) -> str:
