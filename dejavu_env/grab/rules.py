@@ -22,7 +22,7 @@ a game is reproducible from its seed.
 
 The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
 :func:`legal_mask` / :func:`legal_actions` / :func:`is_legal`, :func:`apply`,
-:func:`rewards` and :func:`outcome`.
+:func:`is_over`, :func:`rewards` and :func:`outcome`.
 """
 
 from __future__ import annotations
@@ -332,6 +332,11 @@ def rewards(state: GrabState, mode: str, rounds_before: int = 0) -> tuple[float,
     winners = state.winners()
     shared = len(winners) > 1
     return tuple((0.0 if shared else 1.0) if seat in winners else -1.0 for seat in range(n))
+
+
+def is_over(state: GrabState) -> bool:
+    """Whether the game has ended: all three rounds are scored."""
+    return state.game_over
 
 
 def outcome(state: GrabState) -> Outcome:

@@ -18,7 +18,7 @@ Action ids (``docs/rules.md#grid-actions``): ``0..7`` Look at slot, ``8..15`` Re
 
 The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
 :func:`legal_mask` / :func:`legal_actions` / :func:`is_legal`, :func:`apply`,
-:func:`rewards` and :func:`outcome`.
+:func:`is_over`, :func:`rewards` and :func:`outcome`.
 """
 
 from __future__ import annotations
@@ -498,6 +498,11 @@ def rewards(state: GridState, mode: str) -> tuple[float, float]:
         s0, s1 = state.scores()
         return s0 - s1, s1 - s0
     return state.returns()
+
+
+def is_over(state: GridState) -> bool:
+    """Whether the game has ended by the rules (a turn limit is the front ends' business)."""
+    return state.terminal
 
 
 def outcome(state: GridState) -> Outcome:
