@@ -22,7 +22,7 @@ SHAPE = ("cards", "rules", "observation", "opponents", "render", "match", "env",
 """The modules every game package has, by the same names."""
 FRONT_ENDS = {"env", "pettingzoo"}
 """The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
-PURE_CORE = {"actions", "game", "layout", "players", "raster", "seeding", "validation"}
+PURE_CORE = {"actions", "game", "layout", "players", "raster", "seeding", "text", "validation"}
 """The core modules an engine may use: they import numpy and the standard library only."""
 
 

@@ -94,7 +94,9 @@ def test_same_seed_same_trajectory_and_another_seed_another(env_id, mode):
 
 
 @pytest.mark.parametrize(("env_id", "mode"), CASES)
-@pytest.mark.parametrize("clone", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))], ids=["deepcopy", "pickle"])
+@pytest.mark.parametrize(
+    "clone", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))], ids=["deepcopy", "pickle"]
+)
 def test_a_copied_env_continues_exactly_like_the_original(env_id, mode, clone):
     env = gym.make(env_id, obs_mode=mode, render_mode="ansi").unwrapped
     _, info = env.reset(seed=8)
@@ -203,7 +205,7 @@ def test_episodes_end_within_the_games_bounds(env_id, mode):
     for seed in range(5):
         _, info = env.reset(seed=seed)
         total = 0.0
-        for step in range(info_bound + 1):
+        for _step in range(info_bound + 1):
             _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
             total += reward
             if terminated or truncated:

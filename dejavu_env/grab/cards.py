@@ -61,7 +61,7 @@ def validate_cards(cards: Any) -> tuple[tuple[int, ...], ...]:
     counts = [0] * N_OBJECTS
     checked = []
     for c, card in enumerate(cards):
-        if isinstance(card, (str, bytes)) or not isinstance(card, Sequence) and not hasattr(card, "tolist"):
+        if isinstance(card, (str, bytes)) or (not isinstance(card, Sequence) and not hasattr(card, "tolist")):
             raise ValueError(f"card {c} must be a list of object ids, got {card!r}")
         ids = list(card.tolist() if hasattr(card, "tolist") else card)
         if not ids:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.game import Outcome
 from dejavu_env.core.players import check_player, reset_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_int
+from dejavu_env.grab import rules as game_rules
 from dejavu_env.grab.cards import N_ASIDE, GrabDeck, canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, Observer, decode
 from dejavu_env.grab.opponents import MemoryBot
@@ -31,8 +31,6 @@ from dejavu_env.grab.rules import (
     PASS,
     GrabState,
     check_action,
-    is_legal,
-    legal_mask,
     new_game,
     outcome,
     rewards,
@@ -126,6 +124,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     - v0 (dejavu-env 0.1.0): first release.
     """
 
+    rules: ClassVar[Any] = game_rules
     game = GAME_INFO
     layouts = LAYOUTS
     illegal_actions = ("raise", "pass", "lose")
@@ -158,7 +157,11 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         )
         super().__init__(
-            n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
+            n_players=n_players,
+            obs_mode=obs_mode,
+            reward=reward,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
         )
         self._seats = Seats([None, *self.opponents], self.obs_mode)
         self._observer = Observer(AGENT, self.obs_mode)
@@ -198,14 +201,6 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     def _agent_seat(self) -> int:
         return AGENT
 
-    def _legal_mask(self, dtype: type) -> np.ndarray:
-        assert self._state is not None
-        return legal_mask(self._state, AGENT, dtype)
-
-    def _is_legal(self, action: int) -> bool:
-        assert self._state is not None
-        return is_legal(self._state, AGENT, action)
-
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
         try:
@@ -213,18 +208,6 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         except ValueError as err:
             return str(err)
         raise AssertionError(f"action {action} is legal")
-
-    def _observe(self) -> np.ndarray:
-        assert self._state is not None
-        return self._observer.observe(self._state)
-
-    def _outcome(self) -> Outcome:
-        assert self._state is not None
-        return outcome(self._state)
-
-    def _game_over(self) -> bool:
-        assert self._state is not None
-        return self._state.game_over
 
     def _game_info(self) -> dict[str, Any]:
         state = self._state

@@ -32,7 +32,7 @@ class MemoryBot:
     """
 
     obs_mode = "observation"
-    __slots__ = ("recall", "reaction_time", "_rng", "_luck", "_round", "_looked", "_sure", "_ready")
+    __slots__ = ("_looked", "_luck", "_ready", "_rng", "_round", "_sure", "reaction_time", "recall")
 
     def __init__(self, recall: float = 0.8, reaction_time: float | None = None, seed: int | None = None) -> None:
         if not 0.0 <= float(recall) <= 1.0:

@@ -172,8 +172,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         rewards_by_agent = dict(zip(self.possible_agents, per_seat))
         agents = self.possible_agents
         done = state.game_over
-        terminations = dict.fromkeys(agents, done)
-        truncations = dict.fromkeys(agents, False)
+        terminations: dict[str, bool] = dict.fromkeys(agents, done)
+        truncations: dict[str, bool] = dict.fromkeys(agents, False)
         observations, infos = self._observations(), self._infos()
         if done:
             self.agents = []

@@ -9,18 +9,18 @@ says what is the grid game's own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.game import Outcome
 from dejavu_env.core.players import ask_player, check_player, player_obs_mode, reset_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.grid import rules as game_rules
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
-from dejavu_env.grid.opponents import RandomOpponent
+from dejavu_env.grid.opponents import RandomOpponent, fast_random
 from dejavu_env.grid.render import render_ansi, render_rgb
 from dejavu_env.grid.rules import (
     DEFAULT_MAX_TURNS,
@@ -29,7 +29,6 @@ from dejavu_env.grid.rules import (
     GridState,
     is_legal,
     legal_ids,
-    legal_mask,
     mask_array,
     outcome,
     rewards,
@@ -117,6 +116,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     - v0 (dejavu-env 0.1.0): first release.
     """
 
+    rules: ClassVar[Any] = game_rules
     game = GAME_INFO
     layouts = LAYOUTS
     illegal_actions = ("raise", "lose")
@@ -139,8 +139,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         super().__init__(
             n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
         )
-        # Exactly RandomOpponent (not a subclass, which may read observations): skip building them.
-        self._fast_opponent = self.opponent if type(self.opponent) is RandomOpponent else None
+        self._fast_opponent = fast_random(self.opponent)
         self._opponent_obs_mode = player_obs_mode(self.opponent, self.obs_mode)
         self._observers: dict[tuple[int, str], Observer] = {}
         self._observer = self._opponent_observer = self._observer_for(0, self.obs_mode)
@@ -197,29 +196,9 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     def _agent_seat(self) -> int:
         return self._seat
 
-    def _legal_mask(self, dtype: type) -> np.ndarray:
-        assert self._state is not None
-        return legal_mask(self._state, self._seat, dtype)
-
-    def _is_legal(self, action: int) -> bool:
-        assert self._state is not None
-        return is_legal(self._state, self._seat, action)
-
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
         return self._state.illegal_reason(action)
-
-    def _observe(self) -> np.ndarray:
-        assert self._state is not None
-        return self._observer.observe(self._state)
-
-    def _outcome(self) -> Outcome:
-        assert self._state is not None
-        return outcome(self._state)
-
-    def _game_over(self) -> bool:
-        assert self._state is not None
-        return self._state.terminal
 
     def _game_info(self) -> dict[str, Any]:
         state = self._state

@@ -50,7 +50,7 @@ def run_random(env: gym.Env, seed: int, steps: int = 400) -> list:
     trajectory = [(observation["observation"].tolist(), info["points"].tolist(), info["eliminated"].tolist())]
     for _ in range(steps):
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        observation, reward, terminated, truncated, info = env.step(action)
+        observation, reward, terminated, _truncated, info = env.step(action)
         trajectory.append((observation["observation"].tolist(), reward, terminated, info["points"].tolist()))
         if terminated:
             break
@@ -95,7 +95,7 @@ def test_maskable_ppo_trains_a_few_steps():
 
 def test_scripted_game_follows_the_given_deck_and_order():
     env = scripted_env(render_mode="ansi")
-    observation, info = env.reset(seed=0, options=SCRIPT)
+    observation, _info = env.reset(seed=0, options=SCRIPT)
     pieces = decode(observation["observation"])
     assert np.flatnonzero(pieces["newest_card"]).tolist() == [0, 1]
     assert env.game_state.aside == (33, 34, 35)
@@ -143,7 +143,7 @@ def test_points_reward_is_paid_on_the_step_that_ends_each_round():
     assert reward == 0.0
     total = 0.0
     for _ in range(200):
-        _, reward, terminated, _, info = env.step(0)
+        _, reward, _terminated, _, info = env.step(0)
         total += reward
         if info["round"] == 1:
             break
@@ -171,10 +171,10 @@ def test_win_reward_sole_shared_and_lost():
 
 def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates():
     env = gym.make("DejaVuGrab-v1", n_players=3)
-    observation, info = env.reset(seed=5)
+    env.reset(seed=5)
     steps = 0
     while True:
-        observation, reward, terminated, truncated, info = env.step(0)
+        _observation, _reward, terminated, truncated, info = env.step(0)
         steps += 1
         assert not truncated
         if terminated:
@@ -291,7 +291,7 @@ def test_opponents_get_their_declared_observation_mode_and_a_reset_seed_from_the
 def test_an_opponents_illegal_choice_raises_naming_it():
     env = DejaVuGrabEnv(n_players=2, opponents=[lambda observation, mask: 40])
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="seat 1.*answered 40.*out of range"):
+    with pytest.raises(ValueError, match=r"seat 1.*answered 40.*out of range"):
         env.step(0)
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dejavu_env.core.spaces import observation_space
 from dejavu_env.grab.cards import N_OBJECTS, make_deck
 from dejavu_env.grab.observation import (
     LAYOUTS,
     Observer,
-    reference_observation,
     array_to_bits,
     bits_to_array,
     decode,
     observe,
+    reference_observation,
 )
-from dejavu_env.core.spaces import observation_space
 from dejavu_env.grab.rules import N_ACTIONS, GrabState, apply, legal_mask, new_game
 from dejavu_env.testing.grab_checks import RING_CARDS, random_actions, resample_hidden, scripted_order
 

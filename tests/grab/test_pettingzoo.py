@@ -11,9 +11,9 @@ from gymnasium.utils.env_checker import data_equivalence
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test
 
 from dejavu_env.core.players import reset_player
-from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.core.spaces import observation_space
 from dejavu_env.grab.observation import LAYOUTS, decode
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.pettingzoo import DejaVuGrabParallelEnv, env, parallel_env
 from dejavu_env.grab.rules import N_ACTIONS, new_game
 from dejavu_env.grab.seats import Seats
@@ -147,7 +147,7 @@ def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, see
             for agent, player in zip(penv.possible_agents, players)
         }
         rounds_done = len(penv.game_state.round_points)
-        obs, rewards, terminations, truncations, infos = penv.step(actions)
+        obs, rewards, _terminations, _truncations, infos = penv.step(actions)
         ended = penv.game_state.round_points[rounds_done:]
         assert [rewards[agent] for agent in penv.possible_agents] == (list(ended[0]) if ended else [0] * n_players)
         for agent, reward in rewards.items():

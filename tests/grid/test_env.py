@@ -142,7 +142,9 @@ def test_reset_deals_again_when_the_opening_turn_ends_the_game():
 
 
 def test_reset_gives_up_when_every_opening_turn_ends_the_game():
-    always = lambda obs, mask: int(np.flatnonzero(mask[:8])[0])
+    def always(obs, mask):  # only ever Look
+        return int(np.flatnonzero(mask[:8])[0])
+
     env = gym.make("DejaVuGrid-v1", agent_seat=1, opponent=always)
     with pytest.raises(RuntimeError, match=f"{MAX_DEALS} deals"):
         env.reset(seed=0)

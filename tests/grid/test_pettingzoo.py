@@ -167,7 +167,7 @@ def test_final_rewards_and_infos(reward):
 def test_truncation_at_max_turns():
     aec = raw_env(max_turns=3, reward="score")
     aec.reset(seed=0)
-    for agent in aec.agent_iter(10_000):
+    for _agent in aec.agent_iter(10_000):
         obs, reward, terminated, truncated, info = aec.last()
         if terminated or truncated:
             break

@@ -54,8 +54,8 @@ def test_games_are_determined_by_the_seed(seed, epsilon):
 def test_every_illegal_action_raises_and_changes_nothing(seed, steps, epsilon):
     rng = np.random.default_rng(seed)
     state = new_game(rng)
-    for _, state in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
-        pass
+    for _ in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
+        pass  # random_states plays on the same state object
     before = state.copy()
     legal = set(legal_actions(state))
     for action in range(-1, N_ACTIONS + 1):
