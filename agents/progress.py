@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
+from tqdm import tqdm
 
 
 class Progress(tqdm):

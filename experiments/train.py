@@ -49,7 +49,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
+import yaml
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
@@ -156,10 +156,10 @@ class TrainConfig:
         """Build from a config file's mapping; unknown or missing keys are a ``ValueError``.
 
         A config file's mistakes, its shape included, are ``ValueError``: the error contract
-        for bad input (hence the ``noqa: TRY004`` below).
+        for bad input.
         """
         if not isinstance(raw, dict):
-            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")  # noqa: TRY004
+            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
         raw = dict(raw)
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(raw) - names)
@@ -174,7 +174,7 @@ class TrainConfig:
             Stage(s["timesteps"], {str(k): float(v) for k, v in dict(s["opponents"]).items()}) for s in raw["stages"]
         ]
         if not isinstance(raw.get("env_kwargs", {}), dict):
-            raise ValueError("env_kwargs must be a mapping")  # noqa: TRY004
+            raise ValueError("env_kwargs must be a mapping")
         if raw.get("pretrain") is not None:
             raw["pretrain"] = PretrainConfig.from_dict(raw["pretrain"])
         return cls(**raw)
@@ -296,7 +296,7 @@ def resolve_policy_kwargs(policy_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     is a ``ValueError`` naming the key.
     """
     if not isinstance(policy_kwargs, Mapping):
-        raise ValueError(f"ppo.policy_kwargs must be a mapping, got {policy_kwargs!r}")  # noqa: TRY004
+        raise ValueError(f"ppo.policy_kwargs must be a mapping, got {policy_kwargs!r}")
     resolved = dict(policy_kwargs)
     for key, value in policy_kwargs.items():
         if not (key.endswith(("_class", "_fn")) and isinstance(value, str)):

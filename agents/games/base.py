@@ -24,11 +24,11 @@ import numpy as np
 
 from agents.base import Player
 from agents.registry import available_players, make_player
-from agents.text import plural
 from dejavu_env.core.game import GameInfo
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.layout import Layout
 from dejavu_env.core.players import PlayerFn
+from dejavu_env.core.text import plural
 
 
 @dataclass(frozen=True)
@@ -175,8 +175,8 @@ class GameAdapter(ABC):
         """A ``ValueError`` in a player's terms unless ``count`` opponents fit beside one player."""
         low, high = self.min_seats - 1, self.max_seats - 1
         if not low <= count <= high:
-            wanted = f"exactly {low}" if low == high else f"{low} to {high}"
-            raise ValueError(f"{self.name} seats {wanted} {plural(high, 'opponent')} beside you, got {count}")
+            wanted = f"exactly {plural(low, 'opponent')}" if low == high else f"{low} to {plural(high, 'opponent')}"
+            raise ValueError(f"{self.name} seats {wanted} beside you, got {count}")
 
     # ------------------------------------------------------------------ players and games
     def players(self) -> list[str]:

@@ -191,7 +191,7 @@ def test_dagger_rounds_add_games_played_by_the_student(tmp_path: Path) -> None:
 def test_pretrain_section_is_validated_scaled_and_run_before_the_first_stage(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown pretrain keys"):
         PretrainConfig.from_dict({"teachr": "perfect"})
-    with pytest.raises(ValueError, match="pretrain.lr"):
+    with pytest.raises(ValueError, match=r"pretrain\.lr"):
         PretrainConfig.from_dict({"lr": 0})
     config = _config("grab")
     config = dataclasses.replace(config, pretrain=PretrainConfig(episodes=600, epochs=1, batch_episodes=2))

@@ -55,9 +55,9 @@ def test_table_sizes_and_opponent_counts_are_checked_in_a_players_terms(game: Ga
 
 
 def test_opponent_counts_read_in_a_players_terms() -> None:
-    with pytest.raises(ValueError, match="^grab seats 1 to 5 opponents beside you, got 6$"):
+    with pytest.raises(ValueError, match=r"^grab seats 1 to 5 opponents beside you, got 6$"):
         get_game("grab").check_opponent_count(6)
-    with pytest.raises(ValueError, match="^grid seats exactly 1 opponent beside you, got 2$"):
+    with pytest.raises(ValueError, match=r"^grid seats exactly 1 opponent beside you, got 2$"):
         get_game("grid").check_opponent_count(2)
 
 

@@ -86,7 +86,7 @@ def test_the_cards_game_is_checked_before_the_zip_is_opened(tmp_path: Path) -> N
     zip_path = tmp_path / "mine.zip"
     zip_path.write_bytes(b"not a zip at all")
     shutil.copy(CHECKPOINTS / "ppo-grab.json", tmp_path / "mine.json")
-    with pytest.raises(ValueError, match="mine.zip was trained for grab, not grid"):
+    with pytest.raises(ValueError, match=r"mine\.zip was trained for grab, not grid"):
         PPOPlayer(checkpoint=zip_path, game="grid")
     with pytest.raises(ValueError, match="trained for grab, not grid"):
         parse_player("grid", f"mine={zip_path}")

@@ -24,7 +24,7 @@ from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_fact
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.grid.features import GridSlotExtractor  # after the skips: it imports torch
+from agents.grid.features import GridSlotExtractor  # noqa: E402  (after the skips: it imports torch)
 
 GRID = get_game("grid")
 SLOT_PIECES = ("slot_blue", "slot_empty", "face_up", "known_me", "known_opp", "faces")
