@@ -50,7 +50,9 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             summary="counting on a fading, limited memory of the current view",
         ),
         "ppo-grid": PlayerEntry(
-            "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grid"}, "MaskablePPO (agents/checkpoints/ppo-grid.zip)"
+            "agents.ppo:PPOPlayer",
+            {"checkpoint": "ppo-grid", "game": "grid"},
+            "MaskablePPO (agents/checkpoints/ppo-grid.zip)",
         ),
     },
     "grab": {
@@ -69,7 +71,7 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
         ),
         "ppo-grab": PlayerEntry(
             "agents.ppo:PPOPlayer",
-            {"checkpoint": "ppo-grab"},
+            {"checkpoint": "ppo-grab", "game": "grab"},
             "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)",
         ),
     },
@@ -80,11 +82,6 @@ def _game_table(game: str) -> dict[str, PlayerEntry]:
     if game not in PLAYERS:
         raise ValueError(f"unknown game {game!r}; known games: {sorted(PLAYERS)}")
     return PLAYERS[game]
-
-
-def parse_names(text: str) -> list[str]:
-    """Player names as the command lines take them: comma-separated, spaces and empty items ignored."""
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def available_players(game: str) -> list[str]:
