@@ -271,27 +271,43 @@ def gauntlet_markdown(game: GameAdapter, rows: Sequence[GauntletRow], table_size
 def print_gauntlet(
     game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int, console: Any = None
 ) -> None:
-    """The rows as a table for an 80-column terminal (rich), with how to read them underneath."""
+    """The rows as a table for an 80-column terminal (rich), with how to read them underneath.
+
+    Rates and shares are percentages, points have one decimal, and the games go into the
+    title when every row played the same number; ``vs ref`` and ``illegal`` show only when
+    some row has them. The CSV and Markdown files keep every column at full precision.
+    """
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
-    table = Table(title=f"{game.name} gauntlet", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    headers = ["player", "opponent", "games", "win rate [95% CI]", "mean points [95% CI]"]
+    games = {r.row.games for r in rows}
+    each = f" ({counted(games.pop(), 'game')} each)" if len(games) == 1 else ""
+    table = Table(
+        title=f"{game.name} gauntlet{each}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
+    headers = ["player", "opponent", *(["games"] if not each else []), "win % [95% CI]", "points [95% CI]"]
     with_ratio = any(r.points_vs_reference is not None for r in rows)
     with_illegal = any(r.illegal_rate is not None for r in rows)
     headers += ["vs ref"] * with_ratio + ["illegal"] * with_illegal
     for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i < 2 else "right", overflow="fold")
+        whole = i >= 2 and "[" not in header  # single numbers keep their line; names and intervals may wrap
+        table.add_column(header, justify="left" if i < 2 else "right", overflow="fold", no_wrap=whole)
     for r in rows:
         e = r.row
-        cells = [r.player, e.opponent, f"{e.games:,}", f"{e.win_rate:.3f} [{e.win_low:.3f}, {e.win_high:.3f}]",
-                 f"{e.mean_points:.2f} [{e.points_low:.2f}, {e.points_high:.2f}]"]  # fmt: skip
+        cells = [r.player, e.opponent, *([f"{e.games:,}"] if not each else []),
+                 f"{100 * e.win_rate:.1f} [{100 * e.win_low:.1f}, {100 * e.win_high:.1f}]",
+                 f"{e.mean_points:.1f} [{e.points_low:.1f}, {e.points_high:.1f}]"]  # fmt: skip
         if with_ratio:
-            cells.append("" if r.points_vs_reference is None else f"{r.points_vs_reference:.3f}")
+            cells.append("" if r.points_vs_reference is None else f"{r.points_vs_reference:.1%}")
         if with_illegal:
-            cells.append("" if r.illegal_rate is None else f"{r.illegal_rate:.4f}")
+            cells.append("" if r.illegal_rate is None else f"{r.illegal_rate:.2%}")
         table.add_row(*cells)
     console.print(table)
     console.print(describe(game, rows, table_size, seed), style="dim")

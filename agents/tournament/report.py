@@ -146,7 +146,14 @@ def terminal_tables(result: TournamentResult) -> list[Any]:
     from rich.table import Table
 
     def table(title: str, headers: Iterable[str], left: int) -> Table:
-        out = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        out = Table(
+            title=title,
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            show_edge=False,
+            collapse_padding=True,
+        )
         for i, header in enumerate(headers):
             # Names and intervals may wrap (at a space, or folded); single numbers keep their line.
             whole = i >= left and "[" not in header
