@@ -100,7 +100,9 @@ def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "grab: head-to-head" in out and "grab: players, strongest first" in out
-    assert "perfect" in out.split("strongest first")[1].split("\n")[4]  # first data row
+    table = out.split("strongest first")[1].splitlines()
+    first_row = table[next(i for i, line in enumerate(table) if line.startswith("─")) + 1]
+    assert first_row.startswith("perfect")
     header = (tmp_path / "players.md").read_text()
     assert "python -m agents.tournament --game grab --players perfect,human-child,random" in header
     with (tmp_path / "players.csv").open() as handle:
