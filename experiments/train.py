@@ -37,7 +37,6 @@ import csv
 import dataclasses
 import importlib
 import inspect
-import multiprocessing
 import signal
 import sys
 import time
@@ -233,18 +232,19 @@ def _check_count(name: str, value: Any, low: int) -> None:
 
 
 def env_factory(
-    config: TrainConfig, stage: Stage, self_checkpoint: Path | None, rank: int
+    config: TrainConfig, stage: Stage, self_checkpoint: Path | None, rank: int, worker: bool = False
 ) -> Callable[[], gym.Env[Any, Any]]:
-    """A thunk that builds one training env (run in the worker process for SubprocVecEnv).
+    """A thunk that builds one training env.
 
-    In a worker process the thunk also leaves Ctrl-C to the parent, which stops training and
-    closes the workers itself: no worker prints a traceback.
+    ``worker``: the thunk runs in a ``SubprocVecEnv`` worker process, which then leaves
+    Ctrl-C to the main process: it stops training and closes the workers itself, so no
+    worker prints a traceback.
     """
 
     def make() -> gym.Env[Any, Any]:
         from stable_baselines3.common.monitor import Monitor
 
-        if multiprocessing.parent_process() is not None:
+        if worker:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         game = config.adapter
         seed = config.seed * 1000 + rank
@@ -459,8 +459,9 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
     self_checkpoint: Path | None = None
     try:
         for index, stage in enumerate(config.stages):
-            thunks = [env_factory(config, stage, self_checkpoint, rank) for rank in range(config.n_envs)]
-            vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
+            workers = config.n_envs > 1
+            thunks = [env_factory(config, stage, self_checkpoint, rank, workers) for rank in range(config.n_envs)]
+            vec_env = SubprocVecEnv(thunks) if workers else DummyVecEnv(thunks)
             if model is None:
                 model = build_model(config, vec_env)
                 model.set_logger(logger)
