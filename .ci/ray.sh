@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# CI for the distributed extra: a second venv with Ray RLlib (which pins gymnasium 1.2.x, where the
+# main venv has 1.4), the Ray tests on a real local Ray instance, then the rest of the suite under
+# gymnasium 1.2. Called from .ci/run after the main suite; about 8 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv-ray
+. .venv-ray/bin/activate
+pip install --upgrade pip
+pip install torch==2.13.0
+pip install -e ".[all,distributed]"
+python -c "import gymnasium, ray; print('gymnasium', gymnasium.__version__, 'ray', ray.__version__)"
+python -m pytest tests/rllib -m ray -p no:cacheprovider
+python -m pytest -n 2 --ignore=tests/rllib -p no:cacheprovider
