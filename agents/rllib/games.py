@@ -14,6 +14,9 @@ again.
   players whose choice is a function of the current observation qualify (Grid's perfect-
   memory players read the perfect-recall view; ``forgetful`` and Grab's ``human-*`` keep a
   memory of their own and do not).
+- ``potential``: the agent's score lead as its own observation shows it, for optional
+  potential-based reward shaping (:class:`agents.rllib.env.ScoreShaping`); ``None`` where the
+  view does not show the score (Grid's current view hides pile sizes, as the rulebook asks).
 - ``draw_is_win``: how a tie at the top counts for the league's win rate, as the
   tournament counts it (Grab: a shared top total is a win; Grid: a draw is not).
 """
@@ -24,6 +27,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -41,12 +46,22 @@ class GameSpec:
     """Every reward mode gives the seats returns that sum to zero (Grid), so one seat's return gives the other's."""
     env_options: tuple[str, ...] = field(default=())
     """The constructor's keyword arguments a config may set."""
+    potentials: dict[str, str] = field(default_factory=dict)
+    """obs_mode -> ``"module:function"`` of ``f(observation_vector) -> score lead``."""
 
     def pettingzoo(self, **kwargs: Any) -> Any:
         """A PettingZoo env of this game, built by its front end with ``kwargs`` over the defaults."""
         module, _, function = self.factory.partition(":")
         make: Callable[..., Any] = getattr(importlib.import_module(module), function)
         return make(**{**self.env_defaults, **kwargs})
+
+    def potential(self, obs_mode: str) -> Callable[[np.ndarray], float] | None:
+        """The score-lead function of observations in ``obs_mode``, or ``None`` if that view hides the score."""
+        target = self.potentials.get(obs_mode)
+        if target is None:
+            return None
+        module, _, function = target.partition(":")
+        return getattr(importlib.import_module(module), function)
 
     def seats(self, env_kwargs: dict[str, Any]) -> int:
         """Players at the table for these env keyword arguments."""
@@ -63,6 +78,7 @@ GAMES: dict[str, GameSpec] = {
         draw_is_win=False,
         zero_sum=True,
         env_options=("obs_mode", "reward", "max_turns"),
+        potentials={"info_state": "agents.rllib.games:grid_score_lead"},
     ),
     "grab": GameSpec(
         name="grab",
@@ -75,6 +91,20 @@ GAMES: dict[str, GameSpec] = {
         env_options=("obs_mode", "reward", "n_players", "reaction_times"),
     ),
 }
+
+
+def grid_score_lead(vector: np.ndarray) -> float:
+    """RULES.md's tally, mine minus the opponent's, read from a Grid perfect-recall observation.
+
+    1 per pile card, 1 for the End card, 0.5 per hunch token: the same sum as the env's
+    ``reward="score"`` pays at the end, so shaping with it moves that payment to the steps
+    that earn it (a token paid away, a set kept) without changing which play is best.
+    """
+    from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, decode
+
+    view = decode(np.asarray(vector, dtype=np.float32), "info_state")
+    piles, tokens, end = view["pile_sizes"], view["tokens"], view["end_card"]
+    return float(piles[0] - piles[1] + 0.5 * (tokens[0] - tokens[1]) + end[END_MINE] - end[END_OPPONENTS])
 
 
 def get_spec(game: str) -> GameSpec:

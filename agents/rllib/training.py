@@ -51,6 +51,8 @@ class RunSpec:
     model: dict[str, Any] = field(default_factory=dict)
     ppo: dict[str, Any] = field(default_factory=dict)
     league: LeagueSpec = field(default_factory=LeagueSpec)
+    shaping: float = 0.0
+    """Scale of the score-lead reward shaping (:class:`agents.rllib.env.ScoreShaping`); 0 is off."""
     seed: int = 0
     num_env_runners: int = 1
     num_envs_per_env_runner: int = 1
@@ -96,6 +98,10 @@ class RunSpec:
         if bad_env:
             raise ValueError(f"env keys {bad_env} are not options of {self.game}; known: {list(game.env_options)}")
         probe = game.pettingzoo(**self.env)  # the front end validates its own options
+        if self.shaping < 0:
+            raise ValueError(f"shaping must be >= 0, got {self.shaping}")
+        if self.shaping and game.potential(self.obs_mode) is None:
+            raise ValueError(f"shaping needs a view that shows the score; {self.game}'s {self.obs_mode!r} does not")
         for name, value in (("iterations", self.iterations), ("num_envs_per_env_runner", self.num_envs_per_env_runner)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
@@ -200,7 +206,7 @@ def ppo_config(
         PPOConfig()
         # RLlib's env check steps random actions from the action space, ignoring the mask; the
         # front ends reject illegal actions with a ValueError, as their contract says.
-        .environment(env_name(run.game), env_config=dict(run.env), disable_env_checking=True)
+        .environment(env_name(run.game), env_config={**run.env, "shaping": run.shaping}, disable_env_checking=True)
         .env_runners(
             num_env_runners=run.num_env_runners,
             num_envs_per_env_runner=run.num_envs_per_env_runner,
