@@ -87,6 +87,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-every", type=int, help="evaluate every N iterations (0: never)")
     parser.add_argument("--eval-games", type=int, help="games per opponent at each evaluation")
     parser.add_argument("--export-name", help="name of the exported player files (default rllib-<game>)")
+    parser.add_argument("--export-from", type=Path,
+                        help="train nothing: export this algorithm checkpoint (with the config's card facts) to --out")
     args = parser.parse_args(argv)
     if args.address is not None and not ADDRESS.match(args.address):
         parser.error(f"--address must be 'auto' or host:port, got {args.address!r}")
@@ -94,6 +96,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--num-cpus must be at least 1, got {args.num_cpus}")
     if args.export_name is not None and not re.fullmatch(r"[\w.\-]+", args.export_name):
         parser.error(f"--export-name must be a plain file name, got {args.export_name!r}")
+    if args.export_from is not None and not (args.export_from / "rllib_checkpoint.json").is_file():
+        parser.error(f"--export-from must be an RLlib algorithm checkpoint folder, got {str(args.export_from)!r}")
     return args
 
 
@@ -111,6 +115,34 @@ def param_space(config: Any, run: RunSpec, sweep: bool) -> Any:
     return space
 
 
+def export_only(run: RunSpec, args: argparse.Namespace, target: Path) -> int:
+    """``--export-from``: one checkpoint to a Ray-free player, with the config's facts on its card."""
+    import ray
+
+    from agents.rllib.export import export_checkpoint
+
+    training = {"algo": "ppo (ray rllib, new API stack)", "ray": ray.__version__, "config": args.config,
+                "seed": run.seed, "shaping": run.shaping, **_checkpoint_progress(args.export_from, run.checkpoint_every)}
+    path = export_checkpoint(args.export_from, target, game=run.game, obs_mode=run.obs_mode, env=run.env_kwargs,
+                             training=training)
+    print(json.dumps({"exported": [str(path)]}, indent=2))
+    return 0
+
+
+def _checkpoint_progress(checkpoint: Path, every: int) -> dict[str, Any]:
+    """Iteration, env steps and wall time of a Tune trial's ``checkpoint_<n>`` (saved every ``every`` iterations)."""
+    results = checkpoint.parent / "result.json"
+    if not results.is_file() or not checkpoint.name.startswith("checkpoint_") or every < 1:
+        return {}
+    iteration = (int(checkpoint.name.rsplit("_", 1)[-1]) + 1) * every
+    for line in results.read_text().splitlines():
+        row = json.loads(line)
+        if row.get("training_iteration") == iteration:
+            return {"iterations": iteration, "env_steps": row.get("num_env_steps_sampled_lifetime"),
+                    "wall_time_s": round(float(row.get("time_total_s", 0.0)), 1)}
+    return {}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     overrides = {"iterations": args.iterations, "seed": args.seed, "num_env_runners": args.num_env_runners,
@@ -126,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = Path(args.config).stem.removeprefix("rllib-")
     out = (args.out or Path("runs") / f"rllib-{name}").resolve()
     export_name = args.export_name or f"rllib-{run.game}"
+    if args.export_from is not None:
+        return export_only(run, args, out / export_name)
 
     if args.address and "RAY_AUTH_MODE" not in os.environ and (Path.home() / ".ray" / "auth_token").exists():
         # `ray start` turns token authentication on when ~/.ray/auth_token exists and
@@ -180,6 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ray": ray.__version__,
             "config": args.config,
             "seed": seed,
+            "shaping": run.shaping,
             "iterations": result.metrics.get("training_iteration"),
             "env_steps": result.metrics.get("num_env_steps_sampled_lifetime"),
             "wall_time_s": round(wall, 1),

@@ -67,10 +67,10 @@ def sb3_rate(game: str, steps: int, obs_mode: str) -> float:
     vec = make_vec_env(lambda: gym.make(env_id, obs_mode=obs_mode), n_envs=1)
     model = MaskablePPO("MultiInputPolicy", vec, n_steps=steps, policy_kwargs={"net_arch": [256, 256]}, verbose=0,
                         device="cpu")
-    model._setup_learn(steps, CallbackList([]))
-    model.collect_rollouts(vec, CallbackList([]), model.rollout_buffer, max(200, steps // 10))  # warm-up
+    _, callback = model._setup_learn(steps, CallbackList([]))
+    model.collect_rollouts(vec, callback, model.rollout_buffer, max(200, steps // 10))  # warm-up
     start = time.perf_counter()
-    model.collect_rollouts(vec, CallbackList([]), model.rollout_buffer, steps)
+    model.collect_rollouts(vec, callback, model.rollout_buffer, steps)
     return steps / (time.perf_counter() - start)
 
 
@@ -93,13 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runners", default="1,2", help="comma-separated env-runner counts to time")
     parser.add_argument("--steps", type=int, default=4000, help="env steps each runner samples in the timed call")
     parser.add_argument("--envs-per-runner", type=int, default=1, help="envs vectorised inside each runner")
+    parser.add_argument("--mlp", action="store_true", help="time an MLP 256x256 (SB3's network) instead of the config's")
     parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 figure")
     args = parser.parse_args(argv)
     try:
         counts = [int(x) for x in args.runners.split(",") if x.strip()]
         if not counts or min(counts) < 1 or args.steps < 1 or args.envs_per_runner < 1:
             raise ValueError("--runners, --steps and --envs-per-runner must be positive")
-        run = load_run(args.config, {})
+        run = load_run(args.config, {"model": {"encoder": "mlp", "hiddens": [256, 256]}} if args.mlp else {})
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -108,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     rows: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}",
+                            "load_average_1min_before": round(os.getloadavg()[0], 2),
                             "game": run.game, "model": run.model.get("encoder", "mlp"),
                             "envs_per_runner": args.envs_per_runner, "steps_per_runner": args.steps}
     rows["cartpole_random_steps_per_s"] = round(cartpole_rate(20_000))
@@ -122,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(counts) > 1:
         base = rows[f"rllib_{counts[0]}_runners_env_steps_per_s"]
         rows["speedup"] = {c: round(rows[f"rllib_{c}_runners_env_steps_per_s"] / base, 2) for c in counts}
+    rows["load_average_1min_after"] = round(os.getloadavg()[0], 2)
     print(json.dumps(rows, indent=2))
     return 0
 

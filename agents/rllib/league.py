@@ -150,7 +150,7 @@ class LeagueCallback(RLlibCallback):
         if (
             win_rate is not None
             and episodes >= self.min_episodes
-            and win_rate > self.threshold
+            and win_rate >= self.threshold
             and len(self.league.snapshots) < self.max_snapshots
             and self.league.snapshot_weight > 0
         ):
