@@ -213,6 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "algo": "ppo (ray rllib, new API stack)",
             "ray": ray.__version__,
             "config": args.config,
+            "trial": Path(result.path).name,
             "seed": seed,
             "shaping": run.shaping,
             "iterations": result.metrics.get("training_iteration"),

@@ -85,3 +85,15 @@ def test_a_win_is_the_top_return_and_a_shared_top_counts_only_where_the_game_say
     assert not episode_win({"player_0": 0.0, "player_1": 0.0}, "player_0", draw_is_win=False)
     assert episode_win({"player_0": 9.0, "player_1": 9.0, "player_2": 3.0}, "player_1", draw_is_win=True)
     assert not episode_win({"player_0": 9.0, "player_1": 8.0, "player_2": 3.0}, "player_1", draw_is_win=True)
+
+
+def test_the_tune_sweep_is_a_grid_over_seeds_and_ppo_keys() -> None:
+    from agents.rllib.training import ppo_config
+    from experiments.rllib import param_space
+    from tests.rllib.tiny import tiny_spec
+
+    run = tiny_spec("grid", tune={"seeds": [0, 1], "grid": {"lr": [1e-4, 3e-4]}})
+    config = ppo_config(run)
+    space = param_space(config, run, sweep=True)
+    assert space["seed"] == {"grid_search": [0, 1]} and space["lr"] == {"grid_search": [1e-4, 3e-4]}
+    assert param_space(config, run, sweep=False) is config
