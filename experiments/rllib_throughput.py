@@ -3,7 +3,7 @@
 ``python -m experiments.rllib_throughput grid --runners 1,2`` builds the config's PPO (its
 network, pure self-play so no heuristic sits in the loop), warms each env runner up, then
 times ``sample()`` on all remote runners at once; the SB3 figure is MaskablePPO's own rollout
-collection (``collect_rollouts``, one process, one env: ``DejaVuGrid-v0`` with its built-in
+collection (``collect_rollouts``, one process, one env: ``DejaVuGrid-v1`` with its built-in
 random opponent) with an MLP policy, timed in the same run, and CartPole-v1's random-play
 rate as the machine's yardstick.
 
@@ -63,7 +63,7 @@ def sb3_rate(game: str, steps: int, obs_mode: str) -> float:
     import dejavu_env  # noqa: F401  (registers the ids)
 
     torch.set_num_threads(1)
-    env_id = "DejaVuGrid-v0" if game == "grid" else "DejaVuGrab-v0"
+    env_id = "DejaVuGrid-v1" if game == "grid" else "DejaVuGrab-v1"
     vec = make_vec_env(lambda: gym.make(env_id, obs_mode=obs_mode), n_envs=1)
     model = MaskablePPO("MultiInputPolicy", vec, n_steps=steps, policy_kwargs={"net_arch": [256, 256]}, verbose=0,
                         device="cpu")

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -15,13 +14,14 @@ torch = pytest.importorskip("torch")
 from agents.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, save_export
 from agents.policy_net import MASKED_LOGIT, NetSpec, PolicyNet
 from agents.tournament import get_game
-from dejavu_env.grid.observation import obs_high, obs_size
+from dejavu_env.grid.observation import LAYOUTS
 from dejavu_env.grid.rules import N_ACTIONS
 
 
 def _grid_spec(**kwargs: object) -> NetSpec:
-    high = [float(h) if h > 0 else 1.0 for h in np.broadcast_to(obs_high("info_state"), (obs_size("info_state"),))]
-    return NetSpec(obs_size=obs_size("info_state"), n_actions=N_ACTIONS, obs_high=high, **kwargs)
+    layout = LAYOUTS["info_state"]
+    high = [float(h) if h > 0 else 1.0 for h in layout.high()]
+    return NetSpec(obs_size=layout.size, n_actions=N_ACTIONS, obs_high=high, **kwargs)
 
 
 def _export(tmp_path: Path, game: str = "grid") -> Path:
