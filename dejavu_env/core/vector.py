@@ -169,9 +169,10 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         """One env's options (the single env's keys), checked in full (game hook); ``env`` names it in errors."""
         raise NotImplementedError
 
-    def _start(self, games: np.ndarray, parsed: Sequence[Any]) -> None:
-        """Deal new games in ``games`` (``parsed[i]`` the options of ``games[i]``) and play until their agents
-        decide (game hook); the players seated there were reset already."""
+    def _start(self, games: np.ndarray, parsed: Sequence[Any] | None) -> None:
+        """Deal new games in ``games`` (``parsed[i]`` the options of ``games[i]``; ``None``: no options, the
+        autoreset's fast path) and play until their agents decide (game hook); the players seated there
+        were reset already."""
         raise NotImplementedError
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -404,8 +405,6 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     def _begin(self, games: np.ndarray, parsed: Sequence[Any] | None) -> None:
         """New games in ``games``: draw the league, reset the players seated there, deal."""
-        if parsed is None:
-            parsed = [self._parse_options({}, None)] * len(games)
         if self._league_probs is not None:
             u = self.streams.uniform(games, self.n_seats)
             cumulative = np.cumsum(self._league_probs)

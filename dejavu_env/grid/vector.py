@@ -125,17 +125,24 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             raise ValueError(f"env {env}: {err}" if env is not None else str(err)) from None
         return _Options(deck, seat)
 
-    def _start(self, games: np.ndarray, parsed: Sequence[_Options]) -> None:
+    def _start(self, games: np.ndarray, parsed: Sequence[_Options] | None) -> None:
+        seats = self.agent_seat if parsed is None else [p.seat for p in parsed]
+        decks = None if parsed is None else [p.deck for p in parsed]
         drawn = (self.streams.uniform(games)[:, 0] * 2).astype(np.int64)
-        given = np.array([-1 if p.seat is None else p.seat for p in parsed], dtype=np.int64)
-        self.seat[games] = np.where(given < 0, drawn, given)
+        if seats is None:
+            self.seat[games] = drawn
+        elif isinstance(seats, int):
+            self.seat[games] = seats
+        else:
+            given = np.array([-1 if s is None else s for s in seats], dtype=np.int64)
+            self.seat[games] = np.where(given < 0, drawn, given)
         self._observer.forget(games)
         self._truncated[games] = False
         self.redeals[games] = 0
-        decks = [p.deck for p in parsed]
         self._deal(games, decks)
         second = self.seat[games] == 1
-        pending, pending_decks = games[second], [d for d, s in zip(decks, second.tolist()) if s]
+        pending = games[second]
+        pending_decks = None if decks is None else [d for d, s in zip(decks, second.tolist()) if s]
         for attempt in range(MAX_DEALS):
             if not len(pending):
                 return
@@ -144,7 +151,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             over = self.state.terminal[pending] != 0
             self.redeals[pending] = attempt
             pending = pending[over]
-            pending_decks = [d for d, o in zip(pending_decks, over.tolist()) if o]
+            if pending_decks is not None:
+                pending_decks = [d for d, o in zip(pending_decks, over.tolist()) if o]
             if len(pending):
                 self._deal(pending, pending_decks)
         if len(pending):
@@ -153,11 +161,12 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
                 "deals; the agent never got a decision"
             )
 
-    def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None]) -> None:
+    def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None] | None) -> None:
         orders = self.streams.permutations(games, N_CARDS)
-        for i, deck in enumerate(decks):
-            if deck is not None:
-                orders[i] = deck
+        if decks is not None:
+            for i, deck in enumerate(decks):
+                if deck is not None:
+                    orders[i] = deck
         deal(self.state, games, orders)
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
