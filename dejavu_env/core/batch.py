@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
+from typing_extensions import Self
 
 S = TypeVar("S", bound="PackedState")
 
@@ -60,7 +61,7 @@ class PackedState:
         """How many games the batch holds."""
         return self.data.shape[1]
 
-    def take(self: S, games: np.ndarray) -> S:
+    def take(self, games: np.ndarray) -> Self:
         """An independent batch of the games ``games`` (an index array), in that order."""
         new = object.__new__(type(self))
         new.data = np.take(self.data, games, axis=1)
@@ -80,7 +81,7 @@ class PackedState:
             if name not in self.CONSTANT:
                 getattr(self, name)[games] = getattr(part, name)
 
-    def copy(self: S) -> S:
+    def copy(self) -> Self:
         """An independent copy of the whole batch."""
         new = object.__new__(type(self))
         new.data = self.data.copy()

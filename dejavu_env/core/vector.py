@@ -64,7 +64,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from dejavu_env.core.batch_players import PolicyPlayer
-from dejavu_env.core.env import ILLEGAL_ACTIONS, LOSS_REWARD, DejaVuEnv
+from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
 from dejavu_env.core.game import GameInfo
 from dejavu_env.core.layout import Layout
 from dejavu_env.core.players import PlayerError

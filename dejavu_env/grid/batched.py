@@ -44,7 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dejavu_env.core.batch import PackedState, Row, bit_masks, field
-from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
+from dejavu_env.grid.cards import CARDS, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
     END_TURN,

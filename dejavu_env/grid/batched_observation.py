@@ -24,6 +24,7 @@ import numpy as np
 from dejavu_env.core.batch import field, unpack_bits
 from dejavu_env.core.validation import check_choice
 from dejavu_env.grid.batched import (
+    CANDS,
     CARD_BITS,
     COUNT,
     DECK_POS,
@@ -46,7 +47,6 @@ from dejavu_env.grid.batched import (
     TOKENS,
     TOP,
     WITNESSED_AT,
-    CANDS,
     GridBatch,
 )
 from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS

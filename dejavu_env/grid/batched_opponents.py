@@ -20,6 +20,7 @@ import numpy as np
 from dejavu_env.core.batch import nth_set, random_legal, unpack_bits
 from dejavu_env.core.streams import Streams
 from dejavu_env.grid.batched import (
+    CANDS,
     LEGAL,
     N_ACTIONS,
     PHASE,
@@ -28,7 +29,6 @@ from dejavu_env.grid.batched import (
     SIZE_BITS,
     TOKEN_BITS,
     TOKENS,
-    CANDS,
     GridBatch,
     legal_masks,
 )
