@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
-from typing_extensions import Self
 
 S = TypeVar("S", bound="PackedState")
 
@@ -61,7 +60,7 @@ class PackedState:
         """How many games the batch holds."""
         return self.data.shape[1]
 
-    def take(self, games: np.ndarray) -> Self:
+    def take(self: S, games: np.ndarray) -> S:
         """An independent batch of the games ``games`` (an index array), in that order."""
         new = object.__new__(type(self))
         new.data = np.take(self.data, games, axis=1)
@@ -81,7 +80,7 @@ class PackedState:
             if name not in self.CONSTANT:
                 getattr(self, name)[games] = getattr(part, name)
 
-    def copy(self) -> Self:
+    def copy(self: S) -> S:
         """An independent copy of the whole batch."""
         new = object.__new__(type(self))
         new.data = self.data.copy()

@@ -233,12 +233,13 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             super().reset(seed=seed if isinstance(seed, int) else None)
         self._seed_streams(games, seeds)
         before = self._checkpoint(force=True) if self._started.all() else None
+        self._opponent_actions = self._opponent_actions.copy()  # the last info's array stays as it was handed out
         try:
             self._begin(games, parsed)
         except PlayerError:
             self._roll_back(before)
             raise
-        return self._observe_all(), self._info()
+        return self._reply()
 
     def step(self, actions: Any) -> tuple:
         """Play one action per env (an array of ``num_envs`` action ids); see the module docstring."""
@@ -261,7 +262,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         truncated = np.zeros(self.num_envs, dtype=bool)
         self._illegal[:] = False
         self._illegal[illegal] = True
-        self._opponent_actions.fill(-1)
+        self._opponent_actions = np.full((self.num_envs, self.n_opponent_actions), -1, dtype=np.int16)
         if len(illegal) and self.illegal_action == "lose":
             playing = playing[ok]
             rewards[illegal] = LOSS_REWARD
@@ -284,7 +285,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         self._done = ended.copy()
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
             return self._same_step_reply(rewards, terminated, truncated, ended, before)
-        return self._observe_all(), rewards, terminated, truncated, self._info()
+        observations, info = self._reply()
+        return observations, rewards, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n_actions)`` bool masks of each agent's legal actions (sb3-contrib's MaskablePPO).
@@ -451,13 +453,16 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         return all(getattr(p, "trusted", False) for p in self.players)
 
     def _checkpoint(self, force: bool = False) -> Any:
-        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated (the fast path)."""
+        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated (the fast path).
+
+        The opponent-actions array is kept as it is: a step or a reset replaces it before writing.
+        """
         if self._trusted() and not force:
             return None
         players = [p.snapshot() if hasattr(p, "snapshot") else None for p in self.players]
         return (
             self._snapshot(), self.streams.snapshot(), players, self._done.copy(), self._illegal.copy(),
-            self._ended_reason.copy(), self._opponent_actions.copy(), self.opponent_ids.copy(), self._started.copy(),
+            self._ended_reason.copy(), self._opponent_actions, self.opponent_ids.copy(), self._started.copy(),
         )
 
     def _roll_back(self, checkpoint: Any) -> None:
@@ -483,10 +488,13 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
     def _placeholder_action(self) -> int:
         return self.game.n_actions - 1 if self.pass_action is None else self.pass_action
 
-    def _observe_all(self) -> dict[str, np.ndarray]:
-        return {"observation": self._observe(), "action_mask": self._masks().view(np.int8)}
+    def _reply(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The observations and the stacked ``info`` of every env; the mask array is shared by both, as in the
+        single env."""
+        masks = self._masks().view(np.int8)
+        return {"observation": self._observe(), "action_mask": masks}, self._info(masks)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, masks: np.ndarray) -> dict[str, Any]:
         """The stacked ``info`` of every env (the single env's keys, each with its ``_key`` mask)."""
         n = self.num_envs
         winners, scores, reasons = self._results()
@@ -497,9 +505,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             reasons[forced] = self._ended_reason[forced]
         sole = winners.sum(axis=1) == 1
         info: dict[str, Any] = {
-            "action_mask": self._masks().view(np.int8),
+            "action_mask": masks,
             "illegal_action": self._illegal.copy(),
-            "opponent_actions": self._opponent_actions.copy(),
+            "opponent_actions": self._opponent_actions,
             "winner": np.where(sole, np.argmax(winners, axis=1), -1).astype(np.int64),
             "winners": winners,
             "scores": scores,
@@ -515,16 +523,15 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         self, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, ended: np.ndarray, before: Any
     ) -> tuple:
         """SameStep: capture the ended envs' last observation and info, then reset them at once."""
-        last_obs = self._observe_all()
-        last_info = self._info()
+        last_obs, last_info = self._reply()
         games = np.flatnonzero(ended)
+        self._opponent_actions = self._opponent_actions.copy()  # last_info keeps the ended episodes' moves
         try:
             self._begin(games, None)
         except PlayerError:
             self._roll_back(before)
             raise
-        observations = self._observe_all()
-        info = self._info()
+        observations, info = self._reply()
         final_obs = np.full(self.num_envs, None, dtype=object)
         for g in games.tolist():
             final_obs[g] = {"observation": last_obs["observation"][g], "action_mask": last_obs["action_mask"][g]}

@@ -315,12 +315,15 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
 def _grabs(state: GrabBatch, a: np.ndarray, grab: np.ndarray, streams: Streams, log: list | None) -> None:
     """Give each grabbed object to its only grabber, or to the winner of the race for it."""
     d = state.data
-    same = (a[:, :, None] == a[:, None, :]) & grab[:, :, None]  # (n, p, q): q grabs p's object too
-    contenders = same.sum(axis=2)
-    won = grab & (contenders == 1)
-    raced = np.flatnonzero((contenders > 1).any(axis=1))
+    ordered = np.sort(a, axis=1)
+    raced = np.flatnonzero(((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] > 0)).any(axis=1))
+    won = grab
     if len(raced):
-        won[raced] |= _races(state, raced, a[raced], same[raced], contenders[raced], streams, log)
+        won = grab.copy()
+        contenders = a[raced]
+        same = (contenders[:, :, None] == contenders[:, None, :]) & grab[raced][:, :, None]  # q grabs p's object too
+        k = same.sum(axis=2)
+        won[raced] = (k == 1) & grab[raced] | _races(state, raced, contenders, same, k, streams, log)
     objects = np.where(won, np.int64(1) << np.maximum(a - 1, 0), 0)
     d[MIDDLE] &= ~objects.sum(axis=1)
     d[HOLD:] |= objects.T

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dejavu_env.core.batch import bit_masks, random_legal, unpack_bits
+from dejavu_env.core.batch import bit_masks, random_legal
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch, legal_bits
 from dejavu_env.grab.batched_observation import observe
@@ -147,42 +147,40 @@ class MemoryBatchBot:
             raise ValueError(f"reaction_time must be positive, got {reaction_time!r}")
         self.recall = float(recall)
         self.reaction_time = reaction_time
-        self._memory: np.ndarray | None = None  # (n_envs, seats, 6): luck of rounds 0-2, round, looked, ready
+        self._memory: np.ndarray | None = None
 
     _LUCK, _ROUND, _LOOKED, _READY = 0, 3, 4, 5
+    """Rows of the memory table ``(6, seats, n_envs)``: the luck of rounds 0-2, the round it
+    last saw, the objects it looked at, the objects it is ready to grab (each env and seat)."""
 
     def _table(self, request: GrabRequest) -> np.ndarray:
-        n_envs = len(request.streams.keys)
-        n_seats = request.state.n_players
-        if self._memory is None or self._memory.shape[:2] != (n_envs, n_seats):
-            self._memory = np.zeros((n_envs, n_seats, 6), dtype=np.int64)
+        shape = (6, request.state.n_players, len(request.streams.keys))
+        if self._memory is None or self._memory.shape != shape:
+            self._memory = np.zeros(shape, dtype=np.int64)
         return self._memory
 
     def reset(self, request: GrabRequest) -> None:
-        memory = self._table(request)
+        memory = self._table(request)[:, request.seat]
         stuck = request.uniform(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
         luck = stuck.reshape(-1, N_ROUNDS, N_OBJECTS).astype(np.int64) @ _POWERS
-        rows = memory[request.games, request.seats]
-        rows[:, : self._ROUND] = luck
-        rows[:, self._ROUND] = -1
-        rows[:, self._LOOKED :] = 0
-        memory[request.games, request.seats] = rows
+        games = request.games
+        memory[: self._ROUND, games] = luck.T
+        memory[self._ROUND, games] = -1
+        memory[self._LOOKED :, games] = 0
 
     def act(self, request: GrabRequest) -> np.ndarray:
-        memory = self._table(request)
-        rows = memory[request.games, request.seats]
+        memory = self._table(request)[:, request.seat]  # (6, n_envs), a view
+        games = request.games
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
-        new_round = rows[:, self._ROUND] != round_index
-        rows[new_round, self._ROUND] = round_index[new_round]
-        rows[new_round, self._LOOKED :] = 0
-        sure = np.take_along_axis(rows[:, : self._ROUND], round_index[:, None], axis=1)[:, 0]
-        looked = rows[:, self._LOOKED]
-        recognised = flipped & looked & sure
-        rows[:, self._LOOKED] = looked | flipped
-        ready = (rows[:, self._READY] | recognised) & request.fact(MIDDLE)  # taken objects never come back
-        rows[:, self._READY] = ready
-        memory[request.games, request.seats] = rows
+        fresh_round = memory[self._ROUND, games] != round_index
+        memory[self._ROUND, games] = round_index
+        looked = np.where(fresh_round, 0, memory[self._LOOKED, games])
+        ready = np.where(fresh_round, 0, memory[self._READY, games])
+        recognised = flipped & looked & memory[round_index, games]  # the luck of this round
+        memory[self._LOOKED, games] = looked | flipped
+        ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
+        memory[self._READY, games] = ready
         fresh = ready & flipped
         choice = np.where(fresh != 0, fresh, ready)
         return np.where(choice != 0, 1 + _lowest_object(choice), 0)
@@ -201,4 +199,3 @@ class MemoryBatchBot:
 BATCH_PLAYERS = {"memory": MemoryBatchBot, "perfect": PerfectBatchPlayer, "random": RandomBatchPlayer}
 """The grab game's batch players by name."""
 
-__all__ = ["BATCH_PLAYERS", "GrabRequest", "MemoryBatchBot", "PerfectBatchPlayer", "RandomBatchPlayer", "unpack_bits"]

@@ -236,7 +236,7 @@ def test_the_batched_memory_bot_decides_as_memory_bot(recall):
     for seat in range(1, n_players):
         bot.reset(GrabRequest(state, np.arange(n), np.arange(n), np.full(n, seat), streams, "observation"))
         for g in range(n):
-            scalars[g][seat]._luck = tuple(int(x) for x in bot._memory[g, seat, :3])
+            scalars[g][seat]._luck = tuple(int(x) for x in bot._memory[:3, seat, g])
     decided = 0
     while (state.game_over == 0).any():
         live = np.flatnonzero(state.game_over == 0)
