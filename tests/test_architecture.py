@@ -22,7 +22,9 @@ SHAPE = ("cards", "rules", "observation", "opponents", "render", "match", "env",
 """The modules every game package has, by the same names."""
 FRONT_ENDS = {"env", "pettingzoo", "vector"}
 """The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
-PURE_CORE = {"actions", "batch", "batch_players", "game", "layout", "players", "raster", "seeding", "streams", "validation"}
+PURE_CORE = {
+    "actions", "batch", "batch_players", "game", "layout", "players", "raster", "seeding", "streams", "validation",
+}
 """The core modules an engine may use: they import numpy and the standard library only."""
 LIBRARY_FRONT_ENDS = {"sb3": {"stable_baselines3"}}
 """Top-level modules of ``dejavu_env`` that import a learning library (imported explicitly, never by the package)."""

@@ -62,7 +62,8 @@ def test_make_vec_uses_the_batched_env_and_declares_its_autoreset_mode(env_id):
 def test_defaults_are_the_single_envs(env_id):
     """One place: the vector env reads its keyword defaults from the single env's class."""
     env, single = make(env_id).unwrapped, gym.make(env_id).unwrapped
-    assert (env.obs_mode, env.reward_mode, env.illegal_action) == (single.obs_mode, single.reward_mode, single.illegal_action)
+    for name in ("obs_mode", "reward_mode", "illegal_action"):
+        assert getattr(env, name) == getattr(single, name), name
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -137,7 +138,8 @@ def test_next_step_autoreset_ignores_the_action_and_starts_a_new_episode(env_id)
             break
     assert ended.any()
     placeholder = env.unwrapped._placeholder_action()
-    assert (obs["action_mask"][ended].argmax(axis=1) == placeholder).all() and (obs["action_mask"][ended].sum(1) == 1).all()
+    masks = obs["action_mask"][ended]
+    assert (masks.argmax(axis=1) == placeholder).all() and (masks.sum(axis=1) == 1).all()
     actions = legal_actions(obs, rng)
     obs, reward, terminated, truncated, info = env.step(actions)
     assert (reward[ended] == 0).all() and not terminated[ended].any() and not truncated[ended].any()

@@ -85,6 +85,12 @@ class Streams:
         """``(len(games), n)`` floats in ``[0, 1)`` with 53 random bits each."""
         return (self.bits(games, n) >> np.uint64(11)).astype(np.float64) * _TO_UNIT
 
+    def uniform1(self, games: np.ndarray) -> np.ndarray:
+        """``(len(games),)``: one uniform each, as ``uniform(games)[:, 0]`` in fewer numpy calls (the players' path)."""
+        step = self.counters[games] + np.uint64(1)
+        self.counters[games] = step
+        return (mix(self.keys[games] + step * GAMMA) >> np.uint64(11)) * _TO_UNIT
+
     def uniform_at(self, games: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Floats in ``[0, 1)`` at ``counters[games] + offsets`` (no counter moves: the caller
         advances them with :meth:`advance` once it knows how many each game used)."""

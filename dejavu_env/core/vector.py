@@ -84,7 +84,7 @@ def scalar_defaults(env_class: type) -> dict[str, Any]:
     """The keyword defaults of a single env's constructor: the one place they are written."""
     return {
         name: p.default
-        for name, p in inspect.signature(env_class.__init__).parameters.items()
+        for name, p in inspect.signature(env_class).parameters.items()
         if p.default is not inspect.Parameter.empty
     }
 
@@ -103,7 +103,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     scalar_env: ClassVar[type[DejaVuEnv]]
     batch_players: ClassVar[Mapping[str, type]]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata: dict[str, Any] = {  # noqa: RUF012  (gymnasium's VectorEnv declares it so; instances copy it)
+        "render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(
         self,
@@ -369,7 +371,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if mask is None:
             return np.ones(self.num_envs, dtype=bool)
         if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
-            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got {mask!r:.80}")
+            raise ValueError(
+                f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got {mask!r:.80}"
+            )
         if not mask.any():
             raise ValueError("options['reset_mask'] must select at least one env")
         if not self._started.all() and not mask.all():
@@ -379,7 +383,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
     def _env_options(self, per_env: Any) -> list[dict[str, Any] | None]:
         if per_env is None:
             return [None] * self.num_envs
-        if isinstance(per_env, (str, bytes, dict)) or not isinstance(per_env, Sequence) or len(per_env) != self.num_envs:
+        if isinstance(per_env, (str, bytes, dict)) or not isinstance(per_env, Sequence):
+            raise ValueError(f"options['env_options'] must hold {self.num_envs} dicts or None, got {per_env!r:.80}")
+        if len(per_env) != self.num_envs:
             raise ValueError(f"options['env_options'] must hold {self.num_envs} dicts or None, got {per_env!r:.80}")
         checked: list[dict[str, Any] | None] = []
         for i, entry in enumerate(per_env):
@@ -471,7 +477,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         snapshot, streams, players, done, illegal, reasons, opponent_actions, ids, started = checkpoint
         self._restore(snapshot)
         self.streams.restore(streams)
-        for player, saved in zip(self.players, players):
+        for player, saved in zip(self.players, players, strict=True):
             if saved is not None:
                 player.restore(saved)
         self._done, self._illegal, self._ended_reason = done, illegal, reasons

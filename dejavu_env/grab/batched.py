@@ -160,7 +160,7 @@ def _log(values: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- legal actions
-def legal_bits(state: GrabState | GrabBatch, seat: int) -> np.ndarray:
+def legal_bits(state: GrabBatch, seat: int) -> np.ndarray:
     """Legal actions of ``seat`` per game as bit masks over action ids (the reference's ``legal_bits``):
     pass always; a grab of each object in the middle while the seat is in the round and the game goes on."""
     d = state.data
@@ -210,7 +210,7 @@ def _start_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     _flip(state, mask, streams)
 
 
-def _flip(state: GrabState | GrabBatch, mask: np.ndarray, streams: Streams) -> None:
+def _flip(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-tick`` steps 1-2 where ``mask``: flip the next card, eliminate whoever holds
     one of its objects; a round with nobody left in it ends at once."""
     d = state.data
@@ -241,7 +241,7 @@ def _eliminate(d: np.ndarray, games: np.ndarray, objects: np.ndarray) -> None:
     d[IN_ROUND, games] &= ~out
 
 
-def _end_round(state: GrabState | GrabBatch, mask: np.ndarray, streams: Streams) -> None:
+def _end_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-end-of-round`` where ``mask``: the aside check (``#grab-aside-cards``),
     scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
     d = state.data
@@ -362,7 +362,8 @@ def _races(
     streams.advance(games, draws)
     if log is not None:
         log.append(
-            {"games": games.copy(), "actions": a.copy(), "equal": equal, "timed": t.sigma > 0, "u": u, "z": z, "pick": pick}
+            {"games": games.copy(), "actions": a.copy(), "equal": equal, "timed": t.sigma > 0, "u": u, "z": z,
+             "pick": pick}
         )
     return won
 
@@ -417,7 +418,8 @@ def rounds_done(state: GrabBatch) -> np.ndarray:
 
 
 def round_rewards(state: GrabBatch, seat: int, before: np.ndarray) -> np.ndarray:
-    """``seat``'s points from the rounds finished since ``before`` rounds were (the reference's ``"points"`` rewards)."""
+    """``seat``'s points from the rounds finished since ``before`` rounds were (the reference's ``"points"``
+    rewards)."""
     d = state.data
     done = d[ROUND] + d[OVER]
     total = np.zeros(d.shape[1])
@@ -507,7 +509,9 @@ def from_scalar(games: Sequence[GrabState]) -> GrabBatch:
             int(out) << (ELIM_BITS * r + s) for r, flags in enumerate(g.round_eliminated) for s, out in enumerate(flags)
         )
         values[ASIDE] = sum(
-            c << (_ASIDE_ROUND_BITS * r + CARD_BITS * j) for r, cards in enumerate(g.round_asides) for j, c in enumerate(cards)
+            c << (_ASIDE_ROUND_BITS * r + CARD_BITS * j)
+            for r, cards in enumerate(g.round_asides)
+            for j, c in enumerate(cards)
         )
         for row, value in values.items():
             d[row, i] = int(value)

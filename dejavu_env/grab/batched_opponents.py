@@ -19,7 +19,7 @@ import numpy as np
 
 from dejavu_env.core.batch import bit_masks, random_legal
 from dejavu_env.core.streams import Streams
-from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch, legal_bits
+from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
 from dejavu_env.grab.cards import N_OBJECTS
 from dejavu_env.grab.rules import N_ACTIONS, N_ROUNDS
@@ -29,8 +29,9 @@ _POWERS = np.int64(1) << np.arange(N_OBJECTS, dtype=np.int64)
 
 @dataclass
 class GrabRequest:
-    """Games waiting on one batch player at one seat: columns ``cols`` of ``state`` are env games
-    ``games``; the player sits at ``seats`` (all the same seat) and is in the round in each."""
+    """Seats waiting on one batch player: entry ``i`` is column ``cols[i]`` of ``state`` (env game
+    ``games[i]``) at seat ``seats[i]``, in the round there. A game may come several times, once per
+    seat, in increasing seat order; ``repeats`` says so, and each entry then draws its own numbers."""
 
     state: GrabBatch
     cols: np.ndarray
@@ -38,15 +39,17 @@ class GrabRequest:
     seats: np.ndarray
     streams: Streams
     default_obs_mode: str
+    repeats: bool = False
 
     @property
     def seat(self) -> int:
+        """The seat, for a request of one seat."""
         return int(self.seats[0]) if len(self.seats) else 0
 
     @property
     def legal(self) -> np.ndarray:
-        """Legal-action bit masks (pass, and a grab of each object in the middle)."""
-        return legal_bits(self.state, self.seat)[self.cols]
+        """Legal-action bit masks: pass, and a grab of each object in the middle (every seat asked is in)."""
+        return self.fact(MIDDLE) << 1 | 1
 
     def masks(self) -> np.ndarray:
         """Boolean ``(m, 37)`` legal-action masks."""
@@ -56,12 +59,20 @@ class GrabRequest:
         return getattr(player, "obs_mode", None) or self.default_obs_mode
 
     def observations(self, obs_mode: str) -> np.ndarray:
-        """``(m, size)`` float32 views of the seat, in ``obs_mode``."""
-        return observe(self.state.take(self.cols), self.seat, obs_mode)
+        """``(m, size)`` float32 views of the seats asked, in ``obs_mode``."""
+        return observe(self.state.take(self.cols), self.seats, obs_mode)
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """``(m,)`` (or ``(m, n)``) uniform numbers in [0, 1) from each game's own stream."""
-        u = self.streams.uniform(self.games, n)
+        if not self.repeats:
+            return self.streams.uniform1(self.games) if n == 1 else self.streams.uniform(self.games, n)
+        # Several seats of one game: each takes the next numbers of the game's stream, seat by seat.
+        first = np.searchsorted(self.games, self.games)  # entries of a game are adjacent (sorted by game)
+        place = np.arange(len(self.games)) - first
+        offsets = place[:, None] * n + np.arange(n)
+        u = self.streams.uniform_at(np.repeat(self.games, n), offsets.ravel()).reshape(-1, n)
+        unique, counts = np.unique(self.games, return_counts=True)
+        self.streams.advance(unique, counts * n)
         return u[:, 0] if n == 1 else u
 
     def fact(self, row: int) -> np.ndarray:
@@ -169,18 +180,18 @@ class MemoryBatchBot:
         memory[self._LOOKED :, games] = 0
 
     def act(self, request: GrabRequest) -> np.ndarray:
-        memory = self._table(request)[:, request.seat]  # (6, n_envs), a view
-        games = request.games
+        memory = self._table(request)
+        games, seats = request.games, request.seats
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
-        fresh_round = memory[self._ROUND, games] != round_index
-        memory[self._ROUND, games] = round_index
-        looked = np.where(fresh_round, 0, memory[self._LOOKED, games])
-        ready = np.where(fresh_round, 0, memory[self._READY, games])
-        recognised = flipped & looked & memory[round_index, games]  # the luck of this round
-        memory[self._LOOKED, games] = looked | flipped
+        fresh_round = memory[self._ROUND, seats, games] != round_index
+        memory[self._ROUND, seats, games] = round_index
+        looked = np.where(fresh_round, 0, memory[self._LOOKED, seats, games])
+        ready = np.where(fresh_round, 0, memory[self._READY, seats, games])
+        recognised = flipped & looked & memory[round_index, seats, games]  # the luck of this round
+        memory[self._LOOKED, seats, games] = looked | flipped
         ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
-        memory[self._READY, games] = ready
+        memory[self._READY, seats, games] = ready
         fresh = ready & flipped
         choice = np.where(fresh != 0, fresh, ready)
         return np.where(choice != 0, 1 + _lowest_object(choice), 0)

@@ -67,7 +67,7 @@ class GridRequest:
 
     def uniform(self) -> np.ndarray:
         """One uniform number in [0, 1) per game, from the game's own stream."""
-        return self.streams.uniform(self.games)[:, 0]
+        return self.streams.uniform1(self.games)
 
 
 class RandomBatchPlayer:

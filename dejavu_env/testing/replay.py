@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -143,7 +143,8 @@ def replay_grid_vector(env: Any, steps: int, rng: np.random.Generator, seed: int
             if game.terminal:
                 winner = -1 if game.winner is None else (game.winner - seat) % 2
                 _check("winner", i, info["winner"][i], winner)
-                _check("scores", i, info["scores"][i], np.float32([game.scores()[seat], game.scores()[1 - seat]]))
+                tally = game.scores()
+                _check("scores", i, info["scores"][i], np.array([tally[seat], tally[1 - seat]], np.float32))
                 _check("reason", i, info["reason"][i], game.reason)
             episodes += ended
         done = terminated | truncated
@@ -219,8 +220,10 @@ def _replay_grab_episode(env: int, episode: dict[str, Any], base: Any) -> int:
 
     orders = episode["orders"] + [list(range(36))] * (3 - len(episode["orders"]))
     draws = ReplayedDraws()
-    game = new_game(draws, n_players=base.n_players, deck=canonical_deck(), reaction_times=episode["means"],
-                    orders=orders)
+    game = new_game(
+        cast(np.random.Generator, draws), n_players=base.n_players, deck=canonical_deck(),
+        reaction_times=episode["means"], orders=orders,
+    )
     mode = base.obs_mode
     _check("observation", env, episode["first"][0], reference_observation(game, 0, mode))
     _check("mask", env, episode["first"][1], legal_mask(game, 0))
@@ -228,7 +231,7 @@ def _replay_grab_episode(env: int, episode: dict[str, Any], base: Any) -> int:
         rounds_before = len(game.round_points)
         for actions, tick_draws in step["ticks"]:
             draws.extend(tick_draws)
-            apply_checked(game, actions, draws)
+            apply_checked(game, actions, cast(np.random.Generator, draws))
         if draws.draws:
             raise AssertionError(f"env {env}: the reference engine left {len(draws.draws)} recorded draws unused")
         _check("terminated", env, step["terminated"], game.game_over)

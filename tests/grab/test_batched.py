@@ -93,7 +93,7 @@ def replay(game: dict, n_players: int, spread: float) -> None:
     reference = new_game(
         draws, n_players=n_players, deck=DECK, reaction_times=game["means"], reaction_spread=spread, orders=orders
     )
-    for tick, (actions, expected) in enumerate(zip(game["actions"], game["fields"])):
+    for tick, (actions, expected) in enumerate(zip(game["actions"], game["fields"], strict=True)):
         apply_checked(reference, actions, draws)
         assert fields(reference) == expected, f"tick {tick}"
         check_objects_conserved(reference)
@@ -185,7 +185,8 @@ def test_resampled_hidden_facts_leave_the_batched_views_unchanged(seed, n_player
 def request_for(state: batched.GrabBatch, seat: int, u: float | None = None) -> GrabRequest:
     """The request of ``seat`` in the games where it is in the round (``u``: every uniform draw)."""
     cols = np.flatnonzero((state.game_over == 0) & state.in_round[:, seat])
-    request = GrabRequest(state, cols, state.games[cols], np.full(len(cols), seat), Streams.create(state.n), "observation")
+    seats = np.full(len(cols), seat)
+    request = GrabRequest(state, cols, state.games[cols], seats, Streams.create(state.n), "observation")
     if u is not None:
         request.uniform = lambda n=1: np.full(len(cols), u)  # type: ignore[method-assign]
     return request

@@ -74,8 +74,7 @@ def test_the_engine_is_the_reference_engine_move_for_move(seed, epsilon):
 
 
 def test_skilled_play_in_the_batch_reaches_the_end_card_and_the_last_turn():
-    for state, games in play(16, 0, 0.0, steps=2000):
-        pass
+    *_, (state, games) = play(16, 0, 0.0, steps=2000)
     assert {game.reason for game in games} == {"end_card"}
     assert (state.reason == batched.END_CARD).all() and state.last_turn.all()
 
@@ -141,8 +140,7 @@ def test_cards_and_tokens_are_conserved_and_every_game_ends_or_hits_the_turn_lim
 def test_resampled_hidden_facts_leave_the_batched_views_unchanged(seed, steps, epsilon):
     """The OpenSpiel resampling test on the batched observer: redraw what a seat cannot know."""
     rng = np.random.default_rng(seed)
-    for state, games in play(8, seed, epsilon, steps=steps):
-        pass
+    *_, (state, games) = play(8, seed, epsilon, steps=steps)
     for seat in (0, 1):
         others = batched.from_scalar([resample_hidden(game, seat, rng) for game in games])
         for mode in MODES:
@@ -150,7 +148,7 @@ def test_resampled_hidden_facts_leave_the_batched_views_unchanged(seed, steps, e
 
 
 class FixedDraws:
-    """A stand-in for the scalar player's generator: ``integers(k)`` gives ``floor(u * k)``, as the batched players pick."""
+    """The scalar player's generator replaced: ``integers(k)`` gives ``floor(u * k)``, as the batched players pick."""
 
     def __init__(self, u: float) -> None:
         self.u = u
@@ -172,20 +170,19 @@ def test_the_batched_greedy_chooses_what_the_scalar_greedy_chooses(u):
         part = state.take(live)
         streams = Streams.create(state.n)
         request = GridRequest(part, live, part.player.copy(), streams, "info_state")
-        request.uniform = lambda n=len(live): np.full(n, u)  # type: ignore[method-assign]
+        request.uniform = lambda n=len(live): np.full(n, u)  # type: ignore[method-assign]  # noqa: B008
         chosen = player.act(request)
         for j, g in enumerate(live.tolist()):
             seat = games[g].player
-            expected = scalar({"observation": reference_observation(games[g], seat), "action_mask": legal_mask(games[g], seat)},
-                              legal_mask(games[g], seat))
+            mask = legal_mask(games[g], seat)
+            expected = scalar({"observation": reference_observation(games[g], seat), "action_mask": mask}, mask)
             assert chosen[j] == expected, (g, chosen[j], expected)
             checked += 1
     assert checked > 1000
 
 
 def test_known_cards_are_the_info_state_faces():
-    for state, games in play(8, 3, 0.2, steps=60):
-        pass
+    *_, (state, games) = play(8, 3, 0.2, steps=60)
     cards = known_cards(state, 1)
     for g, game in enumerate(games):
         expected = [c if game.known[1] >> s & 1 else -1 for s, c in enumerate(game.slots)]
