@@ -29,6 +29,9 @@ from dejavu_env.core.batch import nth_set
 BATCH_SIZES = (1, 64, 1024, 4096)
 QUICK_BATCH_SIZES = (1, 64, 1024)
 SYNC_ENVS = 16
+MIN_BATCHES, MAX_BATCHES = 10, 1000
+"""A vector case takes ``steps / num_envs`` batched steps, within these bounds (a batch of 1 would
+otherwise take as many calls as the single env's steps, at a higher cost per call)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
     env = gym.make_vec(case.env_id, num_envs=case.num_envs, vectorization_mode=mode, **case.kwargs)
     rng = np.random.default_rng(seed)
     observation, _ = env.reset(seed=seed)
-    batches = max(10, -(-steps // case.num_envs))
+    batches = min(MAX_BATCHES, max(MIN_BATCHES, -(-steps // case.num_envs)))
     episodes = 0
     start = time.process_time()
     for _ in range(batches):
@@ -118,7 +121,7 @@ def grid_memory_mb(num_envs: int = 4096, seed: int = 0) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200_000, help="agent steps per case (at least 10 batched steps)")
+    parser.add_argument("--steps", type=int, default=200_000, help="agent steps per case (10 to 1000 batched steps)")
     parser.add_argument("--quick", action="store_true", help="5,000 steps per case, batches up to 1024: a smoke run")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -127,7 +130,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2)
     steps = 5_000 if args.quick else args.steps
     sizes = QUICK_BATCH_SIZES if args.quick else BATCH_SIZES
-    print(f"random legal play, about {steps:,} agent steps per case; steps per CPU-second (time.process_time)")
+    print(f"random legal play, about {steps:,} agent steps per case ({MIN_BATCHES}-{MAX_BATCHES} vector steps)")
+    print("steps per CPU-second (time.process_time); x CartPole: the ratio to CartPole-v1 through gym.make, same run")
     machine = platform.processor() or platform.machine()
     print(f"machine: {machine}, python {platform.python_version()}, numpy {np.__version__}")
     print(f"{'case':30s} {'how':>8s} {'envs':>5s} {'steps/CPU-s':>12s} {'x CartPole':>10s} {'episodes':>9s}")

@@ -30,7 +30,7 @@ _DOMAIN = np.uint64(0x6A09E667F3BCC909)
 """Mixed into the seed so that a key is not simply SplitMix64's first output of the seed."""
 _TO_UNIT = 2.0**-53
 SEED_BITS = 63
-"""Seeds drawn for ``seed=None`` lie in ``0 .. 2**63 - 1``."""
+"""Seeds drawn for ``seed=None`` lie below ``2**63``."""
 
 
 def mix(z: np.ndarray) -> np.ndarray:
@@ -109,7 +109,7 @@ class Streams:
         self.counters[games] += by.astype(np.uint64)
 
     def permutations(self, games: np.ndarray | None, n: int) -> np.ndarray:
-        """A uniformly random permutation of ``0 .. n-1`` per game (``int8``), from ``n`` draws each."""
+        """A uniformly random permutation of ``range(n)`` per game (``int8``), from ``n`` draws each."""
         return np.argsort(self.bits(games, n), axis=1, kind="stable").astype(np.int8)
 
     def snapshot(self) -> tuple[np.ndarray, np.ndarray]:

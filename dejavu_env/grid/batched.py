@@ -32,9 +32,9 @@ style: shuffles are drawn outside, see :mod:`dejavu_env.core.streams`).
 
 The surface, as the reference's: ``GAME_INFO``; :func:`new_batch` / :func:`deal`;
 :func:`legal_bits` / :func:`legal_masks`; :func:`apply` (one action per game, for its player
-to move) and :func:`step` (a subset of games); :func:`rewards`, :func:`scores`; the observer
-(:class:`BatchObserver` and :func:`observe`) writing the same ``LAYOUTS`` vectors; and
-:func:`to_scalar` / :func:`from_scalar` to move single games between the two engines.
+to move) and :func:`step` (a subset of games); :func:`rewards`, :func:`scores`; and
+:func:`to_scalar` / :func:`from_scalar` to move single games between the two engines. The
+observer, writing the same ``LAYOUTS`` vectors, is :mod:`dejavu_env.grid.batched_observation`.
 """
 
 from __future__ import annotations
