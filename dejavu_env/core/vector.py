@@ -520,9 +520,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             "reason": reasons,
         }
         self._game_info(info)
-        everyone = np.ones(n, dtype=bool)
         for key in list(info):
-            info[f"_{key}"] = everyone
+            info[f"_{key}"] = np.ones(n, dtype=bool)  # one array per key, as SyncVectorEnv hands out
         return info
 
     def _same_step_reply(
@@ -541,10 +540,10 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         final_obs = np.full(self.num_envs, None, dtype=object)
         for g in games.tolist():
             final_obs[g] = {"observation": last_obs["observation"][g], "action_mask": last_obs["action_mask"][g]}
-        info["final_obs"], info["_final_obs"] = final_obs, ended
+        info["final_obs"], info["_final_obs"] = final_obs, ended.copy()
         # As SyncVectorEnv stacks them: each key's mask says which envs ended (other rows are not meaningful).
-        info["final_info"] = {key: ended if key.startswith("_") else value for key, value in last_info.items()}
-        info["_final_info"] = ended
+        info["final_info"] = {key: ended.copy() if key.startswith("_") else value for key, value in last_info.items()}
+        info["_final_info"] = ended.copy()
         return observations, rewards, terminated, truncated, info
 
     def close_extras(self, **kwargs: Any) -> None:
