@@ -54,6 +54,11 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             {"checkpoint": "ppo-grid", "game": "grid"},
             "MaskablePPO (agents/checkpoints/ppo-grid.zip)",
         ),
+        "rllib-grid": PlayerEntry(
+            "agents.exported:ExportedPlayer",
+            {"checkpoint": "rllib-grid", "game": "grid"},
+            "RLlib self-play PPO from a blank network, exported to torch (agents/checkpoints/rllib-grid.pt)",
+        ),
     },
     "grab": {
         "random": PlayerEntry("agents.random_player:RandomPlayer", summary="uniform over legal actions"),

@@ -1,14 +1,24 @@
 """Déjà Vu memory card games as Gymnasium environments.
 
-Importing this package registers ``DejaVuGrid-v1`` and ``DejaVuGrab-v1``. It needs only
-gymnasium and numpy: the players that learn (torch, stable-baselines3) live in ``agents``.
+Importing this package registers ``DejaVuGrid-v1`` and ``DejaVuGrab-v1``, each with its
+single-agent env (``gym.make``) and its batched vector env (``gym.make_vec(id, num_envs=N)``,
+which uses the ``vector_entry_point``). It needs only gymnasium and numpy: the players that
+learn (torch, stable-baselines3) live in ``agents``.
 """
 
 from gymnasium.envs.registration import register
 
 __version__ = "0.2.0"
 
-register(id="DejaVuGrid-v1", entry_point="dejavu_env.grid.env:DejaVuGridEnv")
-register(id="DejaVuGrab-v1", entry_point="dejavu_env.grab.env:DejaVuGrabEnv")
+register(
+    id="DejaVuGrid-v1",
+    entry_point="dejavu_env.grid.env:DejaVuGridEnv",
+    vector_entry_point="dejavu_env.grid.vector:DejaVuGridVectorEnv",
+)
+register(
+    id="DejaVuGrab-v1",
+    entry_point="dejavu_env.grab.env:DejaVuGrabEnv",
+    vector_entry_point="dejavu_env.grab.vector:DejaVuGrabVectorEnv",
+)
 
 __all__ = ["__version__"]

@@ -11,6 +11,9 @@ The same shape as every game's package:
   :mod:`~dejavu_env.grid.pettingzoo`: the PettingZoo AEC env (import it explicitly).
 - :mod:`~dejavu_env.grid.render`: text and pictures from a seat's view.
 - :mod:`~dejavu_env.grid.match`: :func:`play_game` for tournaments.
+- :mod:`~dejavu_env.grid.batched`, :mod:`~dejavu_env.grid.batched_observation`,
+  :mod:`~dejavu_env.grid.batched_opponents`: the same rules, views and players over a batch of
+  games; :mod:`~dejavu_env.grid.vector`: the batched vector env (``gym.make_vec``).
 """
 
 from dejavu_env.grid.cards import BLUE, CARD_ID, CARDS, N_CARDS, N_SLOTS, card_id, card_name, parse_deck

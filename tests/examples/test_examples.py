@@ -24,6 +24,8 @@ EXAMPLES = {
     "tournament": (("openskill", "rich"), "written: pairs.csv"),
     "load_checkpoint": (("sb3_contrib",), "ppo-grid won"),
     "train_maskable_ppo": (("sb3_contrib",), "after 2048 steps"),
+    "batched_random_play": ((), "1024 grid games x 200 steps"),
+    "batched_maskable_ppo": (("sb3_contrib",), "steps on 256 batched games"),
 }
 SLOW = {"train_maskable_ppo", "load_checkpoint"}
 

@@ -1,0 +1,135 @@
+"""What both batched engines share: a packed state block, bit unpacking, uniform legal choices.
+
+Why a packed block: a batched engine steps all games at once, then keeps stepping the few
+whose turn is not over (the opponent's moves, Grab's rounds without the agent). Gathering
+those games' state in one numpy call, playing on the small copy and writing it back in one
+more is far cheaper than one gather and one scatter per field. So every integer field of a
+game lives in one ``(n_rows, n_games)`` ``int64`` block: each field is a row, contiguous
+across games as in a struct of arrays, and :meth:`PackedState.take` / :meth:`PackedState.put`
+move whole games. Per-seat and per-slot values share a row as bit fields (a seat's field is
+the row shifted by a multiple of the seat), so that an engine reads and writes "the player
+to move's" value with a shift instead of a gather. Pure numpy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+S = TypeVar("S", bound="PackedState")
+
+
+class Row:
+    """A field of a :class:`PackedState` held in one row of its block: reads as the ``(n,)``
+    view of that row (writes go through)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, state: Any, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        return state.data[self.index]
+
+    def __set__(self, state: Any, value: Any) -> None:
+        state.data[self.index] = value
+
+
+class PackedState:
+    """A batch of games as one ``(N_ROWS, n)`` int64 block (``data``) plus per-game arrays.
+
+    Subclasses declare their fields (:class:`Row` or properties that decode bit fields), in
+    ``ARRAYS`` the names of other per-game arrays (first axis = game) that travel with the
+    games in :meth:`take` (those listed in ``CONSTANT`` stay fixed during a game and are not
+    written back by :meth:`put`), and in ``SHARED`` attributes that every part of a batch
+    shares as they are (tables indexed by the env's game numbers, for instance).
+    """
+
+    ARRAYS: ClassVar[tuple[str, ...]] = ()
+    CONSTANT: ClassVar[tuple[str, ...]] = ()
+    SHARED: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, data: np.ndarray, **arrays: Any) -> None:
+        self.data = data
+        for name in (*self.ARRAYS, *self.SHARED):
+            setattr(self, name, arrays[name])
+
+    @property
+    def n(self) -> int:
+        """How many games the batch holds."""
+        return self.data.shape[1]
+
+    def take(self: S, games: np.ndarray) -> S:
+        """An independent batch of the games ``games`` (an index array), in that order."""
+        new = object.__new__(type(self))
+        new.data = np.take(self.data, games, axis=1)
+        for name in self.ARRAYS:
+            setattr(new, name, getattr(self, name)[games])
+        for name in self.SHARED:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def put(self, games: np.ndarray, part: PackedState) -> None:
+        """Write ``part`` (from :meth:`take` of the same ``games``) back into this batch."""
+        n_rows, n = self.data.shape
+        # One scatter into the flat block: several times faster than ``data[:, games] = ...``.
+        offsets = (np.arange(n_rows, dtype=np.int64) * n)[:, None] + games
+        self.data.reshape(-1)[offsets.reshape(-1)] = part.data.reshape(-1)
+        for name in self.ARRAYS:
+            if name not in self.CONSTANT:
+                getattr(self, name)[games] = getattr(part, name)
+
+    def copy(self: S) -> S:
+        """An independent copy of the whole batch."""
+        new = object.__new__(type(self))
+        new.data = self.data.copy()
+        for name in self.ARRAYS:
+            setattr(new, name, getattr(self, name).copy())
+        for name in self.SHARED:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def restore(self, other: PackedState) -> None:
+        """Make this batch equal to ``other`` (a :meth:`copy` of it), in place."""
+        self.data[...] = other.data
+        for name in self.ARRAYS:
+            getattr(self, name)[...] = getattr(other, name)
+
+    def nbytes(self) -> int:
+        """Bytes held by the batch's arrays."""
+        return self.data.nbytes + sum(getattr(self, name).nbytes for name in self.ARRAYS)
+
+
+def field(word: np.ndarray, shift: Any, bits: int) -> np.ndarray:
+    """The ``bits``-wide unsigned field of ``word`` starting at bit ``shift`` (a number or an array)."""
+    return (word >> shift) & ((1 << bits) - 1)
+
+
+def unpack_bits(values: np.ndarray, width: int) -> np.ndarray:
+    """The low ``width`` bits (a multiple of 8, at most 64) of each value as ``(*shape, width)`` uint8 0/1."""
+    values = np.asarray(values)
+    raw = np.ascontiguousarray(values, dtype="<i8").view(np.uint8).reshape(*values.shape, 8)[..., : width // 8]
+    return np.unpackbits(raw, axis=-1, bitorder="little")
+
+
+def nth_set(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per row of a 0/1 ``(m, n_actions)`` mask, its ``floor(u * count)``-th set column (``u`` in [0, 1)).
+
+    The one way a batched player picks uniformly among legal actions: as the scalar players'
+    ``legal[int(u * len(legal))]``, the same ``u`` picks the same action. Every row must have
+    a set column (at most 255 of them).
+    """
+    counts = np.cumsum(mask, axis=1, dtype=np.uint8)
+    k = (u * counts[:, -1]).astype(np.uint8)
+    return np.argmax(counts > k[:, None], axis=1)
+
+
+def random_legal(bits: np.ndarray, u: np.ndarray, n_actions: int) -> np.ndarray:
+    """:func:`nth_set` of the legal actions given as bit masks over action ids (``bits``, int64)."""
+    return nth_set(unpack_bits(bits, -(-n_actions // 8) * 8), u)
+
+
+def bit_masks(bits: np.ndarray, n: int) -> np.ndarray:
+    """The boolean ``(m, n)`` mask of the ``n`` low bits of each int in ``bits``."""
+    return unpack_bits(bits, -(-n // 8) * 8)[:, :n].view(np.bool_)

@@ -1,0 +1,289 @@
+"""``DejaVuGrab-v1`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrab-v1", num_envs=N)``.
+
+The game's parts of the vector front end; what both games' vector envs share is in
+:mod:`dejavu_env.core.vector`, the rules in :mod:`dejavu_env.grab.batched`, the views in
+:mod:`dejavu_env.grab.batched_observation` and the players in
+:mod:`dejavu_env.grab.batched_opponents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from dejavu_env.core.batch import unpack_bits
+from dejavu_env.core.validation import check_int
+from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
+from dejavu_env.grab.batched import (
+    IN_ROUND,
+    OVER,
+    GrabBatch,
+    asides,
+    legal_bits,
+    new_batch,
+    points,
+    round_points,
+    round_rewards,
+    rounds_done,
+    set_tables,
+    start,
+    step,
+    to_scalar,
+    win_rewards,
+)
+from dejavu_env.grab.batched_observation import BatchObserver
+from dejavu_env.grab.batched_opponents import BATCH_PLAYERS, GrabRequest, MemoryBatchBot
+from dejavu_env.grab.cards import GrabDeck, canonical_deck, make_deck
+from dejavu_env.grab.env import AGENT, DejaVuGrabEnv
+from dejavu_env.grab.observation import Observer, decode
+from dejavu_env.grab.opponents import MemoryBot
+from dejavu_env.grab.render import render_ansi, render_rgb
+from dejavu_env.grab.rules import (
+    DEFAULT_REACTION_TIME,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    N_ACTIONS,
+    check_action,
+    outcome,
+    validate_orders,
+    validate_reaction_times,
+)
+
+DEFAULTS = scalar_defaults(DejaVuGrabEnv)
+"""The single env's keyword defaults, which the vector env shares."""
+
+
+@dataclass(frozen=True)
+class _Options:
+    deck: GrabDeck | None
+    orders: tuple[tuple[int, ...], ...] | None
+
+
+class DejaVuGrabVectorEnv(DejaVuVectorEnv):
+    """``num_envs`` grab games stepped at once, the agent at seat 0 of each, the other seats inside the batch.
+
+    The keyword arguments, observations, actions, rewards, masks, ``info`` keys and reset
+    options are :class:`~dejavu_env.grab.env.DejaVuGrabEnv`'s (its docstring), per env;
+    what batching adds (autoreset, seeding, ``reset_mask`` and ``env_options``, the league)
+    is in :mod:`dejavu_env.core.vector`. Differences from the single env:
+
+    - ``opponents``: ``n_players - 1`` batch players (:mod:`dejavu_env.grab.batched_opponents`)
+      or names (``"memory"``, ``"perfect"``, ``"random"``), or callables
+      ``policy(observations, masks) -> actions`` deciding for a batch of games. Default:
+      ``"memory"`` at every seat, as the single env's ``MemoryBot()``; a ``MemoryBot``
+      stands for the batched bot with its ``recall`` and ``reaction_time``. Single-game
+      players are refused.
+    - ``league`` / ``league_probs``: a pool; every opponent seat of every env draws one at each
+      reset (``opponent_ids[env, seat - 1]``).
+    - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
+
+    Reaction times come, as in the single env, from ``reaction_times`` or else each seat's
+    player (``reaction_time``, default 0.6 s). ``render()`` returns one picture per env.
+    """
+
+    scalar_env = DejaVuGrabEnv
+    batch_players = BATCH_PLAYERS
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        n_players: int = DEFAULTS["n_players"],
+        opponents: Sequence[Any] | None = DEFAULTS["opponents"],
+        obs_mode: str = DEFAULTS["obs_mode"],
+        reaction_times: Sequence[float] | None = DEFAULTS["reaction_times"],
+        reward: str = DEFAULTS["reward"],
+        illegal_action: str = DEFAULTS["illegal_action"],
+        render_mode: str | None = DEFAULTS["render_mode"],
+        *,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        league: Sequence[Any] | None = None,
+        league_probs: Sequence[float] | None = None,
+    ) -> None:
+        n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
+        n_others = n_players - 1
+        if league is not None and opponents is not None:
+            raise ValueError("give either opponents or league, not both")
+        if league is not None:
+            seated: list[Any] = []
+        elif opponents is None:
+            seated = [MemoryBatchBot()] * n_others
+        else:
+            if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
+                raise ValueError(f"opponents must be a list of {n_others} players, got {opponents!r:.80}")
+            if len(opponents) != n_others:
+                raise ValueError(
+                    f"a table of {n_players} players needs {n_others} opponents beside the agent, got {len(opponents)}"
+                )
+            seated = [self._batch_player(p, f"opponents[{i}]") for i, p in enumerate(opponents)]
+        self.reaction_times = None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
+        super().__init__(
+            num_envs, n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
+            render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
+            seat_players=seated,
+        )
+        self._canonical = canonical_deck()
+        self.state: GrabBatch = new_batch(self.num_envs, n_players, self._canonical)
+        self._decks: dict[int, GrabDeck] = {}  # envs playing a custom deck
+        self._aside = np.full((self.num_envs, 3), -1, dtype=np.int16)
+        self._observer = BatchObserver(self.num_envs, self.obs_mode)
+        self._canonical_bits = np.array(self._canonical.card_bits, dtype=np.int64)
+
+    @property
+    def n_opponent_actions(self) -> int:
+        return self.n_players - 1
+
+    def _batched_equivalent(self, player: Any) -> Any:
+        if type(player) is MemoryBot:
+            return MemoryBatchBot(player.recall, player.reaction_time)
+        return None
+
+    # ------------------------------------------------------------------ game hooks
+    def _parse_options(self, options: dict[str, Any], env: int | None) -> _Options:
+        try:
+            deck = None if options.get("cards") is None else make_deck(options["cards"])
+            orders = None if options.get("orders") is None else validate_orders(options["orders"])
+        except ValueError as err:
+            raise ValueError(f"env {env}: {err}" if env is not None else str(err)) from None
+        return _Options(deck, orders)
+
+    def _start(self, games: np.ndarray, parsed: Sequence[_Options] | None) -> None:
+        card_bits = np.broadcast_to(self._canonical_bits, (len(games), len(self._canonical_bits)))
+        orders: Sequence[Any] = [None] * len(games)
+        if parsed is not None:
+            card_bits = card_bits.copy()
+            for i, options in enumerate(parsed):
+                g = int(games[i])
+                self._decks.pop(g, None)
+                if options.deck is not None:
+                    self._decks[g] = options.deck
+                    card_bits[i] = options.deck.card_bits
+            orders = [options.orders for options in parsed]
+        elif self._decks:
+            for g in games.tolist():
+                self._decks.pop(g, None)
+        set_tables(self.state, games, card_bits, self._means(games), orders)
+        start(self.state, games, self.streams)
+        self._observer.forget(games)
+        self._aside[games] = -1
+
+    def _means(self, games: np.ndarray) -> np.ndarray:
+        """Each seat's mean reaction time in ``games``: ``reaction_times``, else its player's, else the default."""
+        if self.reaction_times is not None:
+            return np.broadcast_to(np.array(self.reaction_times), (len(games), self.n_players))
+        per_player = np.array(
+            [DEFAULT_REACTION_TIME] + [getattr(p, "reaction_time", None) or DEFAULT_REACTION_TIME for p in self.players]
+        )
+        seats = np.concatenate([np.full((len(games), 1), -1), self.opponent_ids[games]], axis=1)
+        return per_player[seats + 1]
+
+    def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        state = self.state
+        before = rounds_done(state).copy()
+        self._aside[games] = -1
+        work = state.take(games)
+        where = games
+        first_tick = True
+        while True:
+            ticks = self._ask(work, where)
+            if first_tick:
+                ticks[:, AGENT] = actions
+                self._opponent_actions[where] = ticks[:, 1:]
+                first_tick = False
+            step(work, np.arange(len(where)), ticks, self.streams)
+            w = work.data
+            out = ((w[IN_ROUND] >> AGENT) & 1 == 0) & (w[OVER] == 0)  # the agent waits for the next round
+            if out.all():
+                continue
+            state.put(where, work)
+            if not out.any():
+                break
+            keep = np.flatnonzero(out)
+            where = where[keep]
+            work = work.take(keep)
+        done = rounds_done(state)[games]
+        ended = np.flatnonzero(done > before[games])
+        if len(ended):
+            last = asides(state)[games[ended], done[ended] - 1]
+            self._aside[games[ended]] = last
+        over = state.data[OVER, games] != 0
+        if self.reward_mode == "points":
+            reward = round_rewards(state, AGENT, before)[games]
+        else:
+            reward = win_rewards(state)[games, AGENT]
+        return reward, over, np.zeros(len(games), dtype=bool)
+
+    def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
+        """Every seat's action in the tick (pass for the agent and for players out of the round)."""
+        ticks = np.zeros((len(where), self.n_players), dtype=np.int64)
+        in_round = (work.data[IN_ROUND][:, None] >> np.arange(1, self.n_players)) & 1  # (m, other seats)
+        if len(self.players) == 1:  # one player at every seat: one request for all of them
+            cols, seats = np.nonzero(in_round)
+            seats += 1
+            request = GrabRequest(work, cols, where[cols], seats, self.streams, self.obs_mode, repeats=True)
+            ticks[cols, seats] = self.players[0].act(request)
+            return ticks
+        for seat in range(1, self.n_players):
+            asked = np.flatnonzero(in_round[:, seat - 1])
+            kinds = self.opponent_ids[where[asked], seat - 1]
+            for k in np.unique(kinds).tolist():
+                cols = asked[kinds == k]
+                request = GrabRequest(work, cols, where[cols], np.full(len(cols), seat), self.streams, self.obs_mode)
+                ticks[cols, seat] = self.players[k].act(request)
+        return ticks
+
+    def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GrabRequest:
+        if state is None:
+            return GrabRequest(self.state, games, games, np.asarray(seat), self.streams, self.obs_mode)
+        return GrabRequest(state, np.arange(len(games)), games, np.asarray(seat), self.streams, self.obs_mode)
+
+    def _agent_legal(self) -> np.ndarray:
+        return unpack_bits(legal_bits(self.state, AGENT), 40)[:, :N_ACTIONS]
+
+    def _illegal_reason(self, env: int, action: int) -> str:
+        game = to_scalar(self.state, env, self._decks.get(env, self._canonical))
+        try:
+            check_action(game, AGENT, action, "the agent")
+        except ValueError as err:
+            return str(err)
+        raise AssertionError(f"action {action} is legal in env {env}")
+
+    def _observe(self) -> np.ndarray:
+        return self._observer.observe(self.state, AGENT)
+
+    def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        over = self.state.data[OVER] != 0
+        totals = points(self.state)
+        top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
+        scores = np.where(over[:, None], totals, 0).astype(np.float32)
+        reasons = np.where(over, "rounds", "").astype(object)
+        return top.astype(np.int8), scores, reasons
+
+    def _game_info(self, info: dict[str, Any]) -> None:
+        state = self.state
+        info["round"] = state.round.copy()
+        info["points"] = points(state).astype(np.int16)
+        info["eliminated"] = ~state.in_round
+        info["round_points"] = round_points(state).astype(np.int16)
+        info["aside_cards"] = self._aside.copy()
+
+    def _snapshot(self) -> Any:
+        return self.state.copy(), dict(self._decks), self._aside.copy()
+
+    def _restore(self, snapshot: Any) -> None:
+        state, decks, aside = snapshot
+        self.state.restore(state)
+        self._decks = decks
+        self._aside[:] = aside
+        self._observer.forget()
+
+    def _render_env(self, env: int, mode: str) -> str | np.ndarray:
+        deck = self._decks.get(env, self._canonical)
+        game = to_scalar(self.state, env, deck)
+        view = decode(Observer(AGENT, "info_state").observe(game), "info_state")
+        draw = render_ansi if mode == "ansi" else render_rgb
+        return draw(view, seat=AGENT, deck=deck, result=outcome(game))
+

@@ -1,0 +1,216 @@
+"""The batched observer: one seat's view of every game of a :class:`~dejavu_env.grid.batched.GridBatch`.
+
+The batched counterpart of :mod:`dejavu_env.grid.observation` (whose docstring describes
+every piece, and ``docs/rules.md#grid-information`` what a seat may know): the same
+``LAYOUTS`` vectors, written through the layout's named slices, bit for bit equal to the
+reference :class:`~dejavu_env.grid.observation.Observer`'s (tested). Besides the engine, this
+is the only batched code that reads the hidden facts (card faces), so a leak can live here
+only.
+
+Why it keeps its array: a batch's vectors are megabytes, and building them from nothing at
+every step would cost more than the step. :class:`BatchObserver` keeps an ``(n, size)``
+``uint8`` array (every value of the layout is a small whole number: a quarter of the bytes
+to write), rewrites the pieces that change at most steps for every game and the others only
+for the games whose facts changed, and :meth:`BatchObserver.observe` returns it converted to
+float32, a fresh array, which costs what the copy a caller must make anyway would.
+:func:`observe` is the plain way: a fresh observer, every piece written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dejavu_env.core.batch import field, unpack_bits
+from dejavu_env.core.validation import check_choice
+from dejavu_env.grid.batched import (
+    CANDS,
+    CARD_BITS,
+    COUNT,
+    DECK_POS,
+    END_TAKER,
+    FRESH_AT,
+    KEPT0,
+    KEPT1,
+    KNOWN_AT,
+    LAST,
+    OCC,
+    PHASE,
+    PILE_BITS,
+    PILE_SIZES,
+    PILES,
+    SEEN,
+    SIZE_BITS,
+    SLOT_BITS,
+    SLOT_CARDS,
+    TOKEN_BITS,
+    TOKENS,
+    TOP,
+    WITNESSED_AT,
+    GridBatch,
+)
+from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from dejavu_env.grid.observation import END_HIDDEN, END_MINE, END_OPPONENTS, END_VISIBLE, LAYOUTS, OBS_MODES
+from dejavu_env.grid.rules import PHASE_AFTER
+
+_BYTE = 0xFF
+_ALL_SLOTS = (1 << N_SLOTS) - 1
+_SLOTS = np.arange(N_SLOTS, dtype=np.int64)
+_BLUE_ROWS = np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1, N_BLUES))]).astype(np.uint8)
+"""One-hot blue number per card id; index -1 (no card) is the zero row."""
+_BLUE_TABLE = np.ascontiguousarray(_BLUE_ROWS).view(np.dtype((np.void, N_BLUES)))[:, 0]
+"""The same rows as single 11-byte items, so one ``take`` copies a slot's whole row."""
+_FACE_TABLE = np.vstack([np.array(SHOWS), np.zeros((1, N_NUMBERS))]).astype(np.uint8).view("<i8")[:, 0]
+"""Each card's faces row (8 bytes) as one int64; index -1 (an unknown face) is zeros."""
+_EYE3 = np.eye(3, dtype=np.uint8)
+_EYE4 = np.eye(4, dtype=np.uint8)
+_ALL_ROWS = slice(None)
+
+
+class BatchObserver:
+    """Keeps the ``obs_mode`` view of ``n`` games up to date, each game seen from its own seat.
+
+    ``vector`` is the observer's ``(n, size)`` uint8 array; :meth:`update` brings it up to
+    date, :meth:`observe` too and returns a float32 copy. :meth:`forget` marks games whose
+    vectors must be rewritten whole (a new game, another seat); a new observer starts with
+    all of them marked. The pieces that change at most steps (the flags, the faces, the
+    public counts) are rewritten for every game, with table lookups of whole rows; those
+    that change rarely (the blue sides after a refill, the piles after a Stop) only for the
+    games whose facts changed.
+    """
+
+    def __init__(self, n: int, obs_mode: str) -> None:
+        self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
+        self.layout = LAYOUTS[obs_mode]
+        self.vector = np.zeros((n, self.layout.size), dtype=np.uint8)
+        self._perfect_recall = obs_mode == "info_state"
+        views = self.layout.decode(self.vector)
+        self._candidates = views["candidates"]
+        self._top = views["deck_top_blue"]
+        self._end = views["end_card"]
+        self._phase = views["phase"]
+        slices = self.layout.slices
+        self._blue = slices["slot_blue"]
+        self._flags = slice(slices["slot_empty"].start, slices["known_opp"].stop)
+        self._faces = slices["faces"]
+        off = self.layout.offsets
+        self._tokens, self._deck_size, self._last = off["tokens"], off["deck_size"], off["last_turn"]
+        self._count, self._costs = off["candidate_count"], off["costs_token"]
+        cards = off["pile_me" if self._perfect_recall else "kept_me"]
+        self._cards = slice(cards, cards + 2 * N_CARDS)
+        self._sizes = off.get("pile_sizes", -1)
+        self._dirty = np.ones(n, dtype=bool)
+        self._slot_cards = np.zeros(n, dtype=np.int64)  # the blue sides' facts as last written
+        self._occupied = np.zeros(n, dtype=np.int64)
+        self._piles = np.zeros(n, dtype=np.int64)  # the card sets' facts as last written
+
+    def forget(self, games: np.ndarray | slice = _ALL_ROWS) -> None:
+        """Rewrite every piece of ``games`` at the next :meth:`observe`."""
+        self._dirty[games] = True
+
+    def observe(self, state: GridBatch, seats: np.ndarray | int) -> np.ndarray:
+        """The ``(n, size)`` float32 views of ``state``, game ``i`` seen by seat ``seats[i]`` (a fresh array)."""
+        return self.update(state, seats).astype(np.float32)
+
+    def update(self, state: GridBatch, seats: np.ndarray | int) -> np.ndarray:
+        """Bring ``vector`` (uint8) up to date with ``state``, game ``i`` seen by seat ``seats[i]``; return it."""
+        d = state.data
+        n = d.shape[1]
+        me = np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,))
+        dirty = self._dirty
+        self._write_blue(d, dirty)
+        self._write_seen(d, me)
+        self._write_public(d, me)
+        self._write_cards(d, me, dirty)
+        dirty[:] = False
+        return self.vector
+
+    # ------------------------------------------------------------------ pieces
+    def _write_blue(self, d: np.ndarray, dirty: np.ndarray) -> None:
+        """``slot_blue``, for the games whose slots changed (a refill, a new deal)."""
+        cards, occ = d[SLOT_CARDS], d[OCC]
+        games = np.flatnonzero((cards != self._slot_cards) | (occ != self._occupied) | dirty)
+        if not len(games):
+            return
+        rows = np.take(_BLUE_TABLE, _slot_ids(cards[games], occ[games]))
+        self.vector[games, self._blue] = rows.view(np.uint8).reshape(len(games), -1)
+        self._slot_cards[games] = cards[games]
+        self._occupied[games] = occ[games]
+
+    def _write_seen(self, d: np.ndarray, me: np.ndarray) -> None:
+        """``slot_empty``, ``face_up``, ``known_me``, ``known_opp`` (contiguous: one 32-bit word) and ``faces``."""
+        seen = d[SEEN]
+        reveal = seen & _BYTE
+        if self._perfect_recall:
+            shown = field(seen, KNOWN_AT + SLOT_BITS * me, SLOT_BITS)
+            opp_known = field(seen, KNOWN_AT + SLOT_BITS - SLOT_BITS * me, SLOT_BITS)
+        else:
+            shown = reveal | field(seen, FRESH_AT + SLOT_BITS * me, SLOT_BITS)
+            opp_known = reveal | field(seen, WITNESSED_AT + SLOT_BITS * me, SLOT_BITS)
+        word = (~d[OCC] & _ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24
+        flags = unpack_bits(word, 4 * N_SLOTS)
+        self.vector[:, self._flags] = flags
+        cards = field(d[SLOT_CARDS][:, None], CARD_BITS * _SLOTS, CARD_BITS)
+        faces = np.take(_FACE_TABLE, np.where(flags[:, 2 * N_SLOTS : 3 * N_SLOTS] == 1, cards, -1))
+        self.vector[:, self._faces] = faces.view(np.uint8)
+
+    def _write_public(self, d: np.ndarray, me: np.ndarray) -> None:
+        """The public facts from ``tokens`` to ``costs_token``."""
+        v = self.vector
+        tokens = d[TOKENS]
+        v[:, self._tokens] = field(tokens, TOKEN_BITS * me, TOKEN_BITS)
+        v[:, self._tokens + 1] = field(tokens, TOKEN_BITS - TOKEN_BITS * me, TOKEN_BITS)
+        deck_pos = d[DECK_POS]
+        v[:, self._deck_size] = N_CARDS - deck_pos
+        self._top[...] = _BLUE_ROWS[d[TOP]]
+        taker = d[END_TAKER]
+        end = np.where(
+            taker < 0, np.where(deck_pos < N_CARDS, END_HIDDEN, END_VISIBLE),
+            np.where(taker == me, END_MINE, END_OPPONENTS),
+        )
+        self._end[...] = _EYE4[end]
+        v[:, self._last] = d[LAST]
+        phase = d[PHASE]
+        self._phase[...] = _EYE3[phase]
+        self._candidates[...] = unpack_bits(d[CANDS], N_NUMBERS)
+        v[:, self._count] = d[COUNT]
+        v[:, self._costs] = phase == PHASE_AFTER
+
+    def _write_cards(self, d: np.ndarray, me: np.ndarray, dirty: np.ndarray) -> None:
+        """``pile_me``, ``pile_opp`` and ``pile_sizes`` (info_state) or ``kept_me``, ``kept_opp`` (observation),
+        for the games whose cards changed."""
+        if self._perfect_recall:
+            cards = d[PILES]
+        else:
+            cards = np.where(me == 0, d[KEPT0], d[KEPT1])  # kept_since[me], owner s in bits 32s
+        games = np.flatnonzero((cards != self._piles) | dirty)
+        if not len(games):
+            return
+        self._piles[games] = cards[games]
+        mine = field(cards[games], PILE_BITS * me[games], PILE_BITS)
+        theirs = field(cards[games], PILE_BITS - PILE_BITS * me[games], PILE_BITS)
+        self.vector[games, self._cards] = unpack_bits(mine | theirs << PILE_BITS, 64)
+        if self._perfect_recall:
+            sizes = d[PILE_SIZES, games]
+            self.vector[games, self._sizes] = field(sizes, SIZE_BITS * me[games], SIZE_BITS)
+            self.vector[games, self._sizes + 1] = field(sizes, SIZE_BITS - SIZE_BITS * me[games], SIZE_BITS)
+
+
+def _slot_ids(cards: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """``(m, 8)`` card ids per slot, -1 where empty, from the packed ``slot_cards`` and ``occupied``."""
+    ids = field(cards[:, None], CARD_BITS * _SLOTS, CARD_BITS)
+    return np.where((occupied[:, None] >> _SLOTS) & 1 == 1, ids, -1)
+
+
+def observe(state: GridBatch, seats: np.ndarray | int, obs_mode: str) -> np.ndarray:
+    """A fresh ``(n, size)`` float32 array of the ``obs_mode`` view of every game for ``seats`` (the plain way)."""
+    return BatchObserver(state.n, obs_mode).observe(state, seats)
+
+
+def known_cards(state: GridBatch, seats: np.ndarray | int) -> np.ndarray:
+    """``(n, 8)`` card ids of the faces each seat knows in the ``info_state`` view (its ``faces``
+    piece, read as ids), -1 for the others: what batched heuristic players reason with."""
+    d = state.data
+    me = np.broadcast_to(np.asarray(seats, dtype=np.int64), (d.shape[1],))
+    known = field(d[SEEN], KNOWN_AT + SLOT_BITS * me, SLOT_BITS) & d[OCC]
+    ids = field(d[SLOT_CARDS][:, None], CARD_BITS * _SLOTS, CARD_BITS)
+    return np.where((known[:, None] >> _SLOTS) & 1 == 1, ids, -1)

@@ -1,0 +1,283 @@
+"""``DejaVuGrid-v1`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrid-v1", num_envs=N)``.
+
+The game's parts of the vector front end; what both games' vector envs share (autoreset,
+seeding, options, errors, the ``info`` contract) is in :mod:`dejavu_env.core.vector`, the
+rules in :mod:`dejavu_env.grid.batched`, the views in
+:mod:`dejavu_env.grid.batched_observation` and the players in
+:mod:`dejavu_env.grid.batched_opponents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from dejavu_env.core.batch import unpack_bits
+from dejavu_env.core.game import Outcome
+from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
+from dejavu_env.grid.batched import (
+    LEGAL,
+    PLAYER,
+    REASONS,
+    TERMINAL,
+    TOKEN_BITS,
+    TOKENS,
+    TURNS,
+    GridBatch,
+    deal,
+    new_batch,
+    rewards,
+    scores,
+    step,
+    to_scalar,
+)
+from dejavu_env.grid.batched_observation import BatchObserver
+from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GridRequest, RandomBatchPlayer
+from dejavu_env.grid.cards import N_CARDS, parse_deck
+from dejavu_env.grid.env import MAX_DEALS, SEATS, DejaVuGridEnv
+from dejavu_env.grid.observation import Observer, decode
+from dejavu_env.grid.opponents import RandomOpponent
+from dejavu_env.grid.render import render_ansi, render_rgb
+from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
+
+DEFAULTS = scalar_defaults(DejaVuGridEnv)
+"""The single env's keyword defaults, which the vector env shares."""
+
+
+@dataclass(frozen=True)
+class _Options:
+    deck: list[int] | None
+    seat: int | None
+
+
+class DejaVuGridVectorEnv(DejaVuVectorEnv):
+    """``num_envs`` grid games stepped at once, each against an opponent inside the batch.
+
+    The keyword arguments, observations, actions, rewards, masks, ``info`` keys and reset
+    options are :class:`~dejavu_env.grid.env.DejaVuGridEnv`'s (its docstring), per env;
+    what batching adds (autoreset, seeding, ``reset_mask`` and ``env_options``, the league)
+    is in :mod:`dejavu_env.core.vector`. Differences from the single env:
+
+    - ``opponent``: a batch player (:mod:`dejavu_env.grid.batched_opponents`) or its name,
+      ``"random"`` (the default, as the single env's :class:`RandomOpponent`) or
+      ``"greedy"``, or a callable ``policy(observations, masks) -> actions`` deciding for a
+      batch of games (a frozen learner). A single-game player is refused (it would need a
+      Python call per game); ``RandomOpponent()`` stands for ``"random"``.
+    - ``league`` / ``league_probs``: a pool of such opponents, one drawn per env at every
+      reset (``opponent_ids`` says which).
+    - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
+
+    ``render()`` returns one picture per env.
+    """
+
+    scalar_env = DejaVuGridEnv
+    batch_players = BATCH_PLAYERS
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent: Any = DEFAULTS["opponent"],
+        obs_mode: str = DEFAULTS["obs_mode"],
+        agent_seat: int | None = DEFAULTS["agent_seat"],
+        max_turns: int = DEFAULTS["max_turns"],
+        reward: str = DEFAULTS["reward"],
+        render_mode: str | None = DEFAULTS["render_mode"],
+        illegal_action: str = DEFAULTS["illegal_action"],
+        *,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        league: Sequence[Any] | None = None,
+        league_probs: Sequence[float] | None = None,
+    ) -> None:
+        self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
+        self.max_turns = check_int("max_turns", max_turns, 2)
+        if league is not None and opponent is not None:
+            raise ValueError("give either opponent or league, not both")
+        default = "random" if opponent is None else opponent
+        seated = [] if league is not None else [self._batch_player(default, "opponent")]
+        super().__init__(
+            num_envs, n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
+            render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
+            seat_players=seated,
+        )
+        self.state: GridBatch = new_batch(self.num_envs)
+        self.seat = np.zeros(self.num_envs, dtype=np.int64)
+        self.redeals = np.zeros(self.num_envs, dtype=np.int64)
+        self._truncated = np.zeros(self.num_envs, dtype=bool)
+        self._observer = BatchObserver(self.num_envs, self.obs_mode)
+
+    @property
+    def n_opponent_actions(self) -> int:
+        return MAX_TURN_ACTIONS
+
+    def _batched_equivalent(self, player: Any) -> Any:
+        return RandomBatchPlayer() if type(player) is RandomOpponent else None
+
+    # ------------------------------------------------------------------ game hooks
+    def _parse_options(self, options: dict[str, Any], env: int | None) -> _Options:
+        try:
+            deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
+            seat = check_choice("agent_seat", options.get("agent_seat", self.agent_seat), SEATS)
+        except ValueError as err:
+            raise ValueError(f"env {env}: {err}" if env is not None else str(err)) from None
+        return _Options(deck, seat)
+
+    def _start(self, games: np.ndarray, parsed: Sequence[_Options] | None) -> None:
+        seats = self.agent_seat if parsed is None else [p.seat for p in parsed]
+        decks = None if parsed is None else [p.deck for p in parsed]
+        drawn = (self.streams.uniform(games)[:, 0] * 2).astype(np.int64)
+        if seats is None:
+            self.seat[games] = drawn
+        elif isinstance(seats, int):
+            self.seat[games] = seats
+        else:
+            given = np.array([-1 if s is None else s for s in seats], dtype=np.int64)
+            self.seat[games] = np.where(given < 0, drawn, given)
+        self._observer.forget(games)
+        self._truncated[games] = False
+        self.redeals[games] = 0
+        self._deal(games, decks)
+        second = self.seat[games] == 1
+        pending = games[second]
+        pending_decks = None if decks is None else [d for d, s in zip(decks, second.tolist(), strict=True) if s]
+        for attempt in range(MAX_DEALS):
+            if not len(pending):
+                return
+            self._opponent_actions[pending] = -1
+            self._play_others(pending)
+            over = self.state.terminal[pending] != 0
+            self.redeals[pending] = attempt
+            pending = pending[over]
+            if pending_decks is not None:
+                pending_decks = [d for d, o in zip(pending_decks, over.tolist(), strict=True) if o]
+            if len(pending):
+                self._deal(pending, pending_decks)
+        if len(pending):
+            raise RuntimeError(
+                f"env(s) {pending[:8].tolist()}: the opponent's opening turn ended the game in each of {MAX_DEALS} "
+                "deals; the agent never got a decision"
+            )
+
+    def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None] | None) -> None:
+        orders = self.streams.permutations(games, N_CARDS)
+        if decks is not None:
+            for i, deck in enumerate(decks):
+                if deck is not None:
+                    orders[i] = deck
+        deal(self.state, games, orders)
+
+    def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        state = self.state
+        step(state, games, actions)
+        self._play_others(games)
+        terminated = state.terminal[games] != 0
+        truncated = ~terminated & (state.turns[games] >= self.max_turns)
+        self._truncated[games] = truncated
+        seat = self.seat[games]
+        reward = np.where(terminated, rewards(state, self.reward_mode)[games, seat], 0.0)
+        return reward, terminated, truncated
+
+    def _play_others(self, games: np.ndarray) -> None:
+        """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit."""
+        d = self.state.data
+        live = (d[TERMINAL, games] == 0) & (d[TURNS, games] < self.max_turns)
+        where = games[live & (d[PLAYER, games] != self.seat[games])]
+        if not len(where):
+            return
+        work = self.state.take(where)
+        column = 0
+        while True:
+            actions = self._ask(work, where)
+            step(work, np.arange(len(where)), actions)
+            self._opponent_actions[where, column] = actions
+            column += 1
+            w = work.data
+            still = (w[PLAYER] != self.seat[where]) & (w[TERMINAL] == 0) & (w[TURNS] < self.max_turns)
+            if still.all():
+                continue
+            self.state.put(where, work)
+            if not still.any():
+                return
+            keep = np.flatnonzero(still)
+            where = where[keep]
+            work = work.take(keep)
+
+    def _ask(self, work: GridBatch, where: np.ndarray) -> np.ndarray:
+        """Each game's opponent's action (grouped by who sits there)."""
+        kinds = self.opponent_ids[where, 0]
+        first = int(kinds[0])
+        if (kinds == first).all():
+            return self.players[first].act(self._request(where, work.data[PLAYER], work))
+        actions = np.empty(len(where), dtype=np.int64)
+        for k in np.unique(kinds).tolist():
+            sel = np.flatnonzero(kinds == k)
+            part = work.take(sel)
+            actions[sel] = self.players[k].act(self._request(where[sel], part.data[PLAYER], part))
+        return actions
+
+    def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GridRequest:
+        return GridRequest(
+            self.state.take(games) if state is None else state, games, np.asarray(seat, dtype=np.int64), self.streams,
+            self.obs_mode,
+        )
+
+    def _agent_legal(self) -> np.ndarray:
+        d = self.state.data
+        bits = np.where((d[PLAYER] == self.seat) & (d[TERMINAL] == 0), d[LEGAL], 0)
+        return unpack_bits(bits, 24)[:, : self.game.n_actions]
+
+    def _illegal_reason(self, env: int, action: int) -> str:
+        return to_scalar(self.state, env).illegal_reason(action)
+
+    def _observe(self) -> np.ndarray:
+        return self._observer.observe(self.state, self.seat)
+
+    def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        state = self.state
+        seat = self.seat
+        over = (state.terminal != 0) | self._truncated
+        winner = state.winner
+        winners = np.zeros((self.num_envs, 2), dtype=np.int8)
+        has = (state.terminal != 0) & (winner >= 0)
+        winners[has, (winner[has] - seat[has]) % 2] = 1
+        tally = scores(state)
+        mine = tally[np.arange(self.num_envs), seat]
+        theirs = tally[np.arange(self.num_envs), 1 - seat]
+        egocentric = np.where(over[:, None], np.stack([mine, theirs], axis=1), 0.0).astype(np.float32)
+        reasons = np.asarray(REASONS, dtype=object)[state.reason]
+        reasons[~over] = ""
+        reasons[self._truncated] = "truncated"
+        return winners, egocentric, reasons
+
+    def _game_info(self, info: dict[str, Any]) -> None:
+        tokens = self.state.data[TOKENS]
+        at = TOKEN_BITS * self.seat
+        info["tokens"] = np.stack(
+            [(tokens >> at) & 15, (tokens >> (TOKEN_BITS - at)) & 15], axis=1
+        ).astype(np.int8)
+        info["redeals"] = self.redeals.copy()
+
+    def _snapshot(self) -> Any:
+        return self.state.copy(), self.seat.copy(), self.redeals.copy(), self._truncated.copy()
+
+    def _restore(self, snapshot: Any) -> None:
+        state, seat, redeals, truncated = snapshot
+        self.state.restore(state)
+        self.seat[:], self.redeals[:], self._truncated[:] = seat, redeals, truncated
+        self._observer.forget()
+
+    def _render_env(self, env: int, mode: str) -> str | np.ndarray:
+        game = to_scalar(self.state, env)
+        seat = int(self.seat[env])
+        view = decode(Observer(seat, "info_state").observe(game), "info_state")
+        result = outcome(game)
+        if self._ended_reason[env]:
+            result = Outcome(scores=result.scores, winners=(1 - seat,), reason=str(self._ended_reason[env]))
+        elif self._truncated[env]:
+            result = Outcome(scores=result.scores, winners=(), reason="truncated")
+        draw = render_ansi if mode == "ansi" else render_rgb
+        return draw(view, seat=seat, turns=game.turns, result=result)
