@@ -264,7 +264,7 @@ def with_illegal(env, obs, rng: np.random.Generator):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_an_illegal_action_raises_naming_the_env_and_every_env_is_unchanged(env_id):
-    env = make(env_id, 3)
+    env = make(env_id, 3, illegal_action="raise")
     rng = np.random.default_rng(0)
     obs, bad = with_illegal(env, env.reset(seed=0)[0], rng)
     base = env.unwrapped

@@ -103,7 +103,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     scalar_env: ClassVar[type[DejaVuEnv]]
     batch_players: ClassVar[Mapping[str, type]]
-    metadata: dict[str, Any] = {  # noqa: RUF012  (gymnasium's VectorEnv declares it so; instances copy it)
+    metadata: dict[str, Any] = {
         "render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 
@@ -395,7 +395,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         return checked
 
     def _seeds(self, seed: Any) -> list[int | None]:
-        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))):
             base = check_seed(seed)
             return [None if base is None else base + i for i in range(self.num_envs)]
         if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence) or len(seed) != self.num_envs:

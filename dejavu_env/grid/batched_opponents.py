@@ -132,7 +132,7 @@ class GreedyBatchPlayer:
         return actions
 
     @staticmethod
-    def _start_turn(d, seats, legal, cards, shows_by_slot, shows, u) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _start_turn(d, seats, legal, cards, shows_by_slot, shows, u) -> np.ndarray:
         m = len(seats)
         ar = np.arange(m)
         tokens, sizes = d[TOKENS], d[PILE_SIZES]
@@ -155,7 +155,7 @@ class GreedyBatchPlayer:
         return np.where(can_take & (doubled_me > doubled_opp), TAKE_END, action)
 
     @staticmethod
-    def _continue_reveal(d, legal, cards, shows_by_slot, shows, u) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _continue_reveal(d, legal, cards, shows_by_slot, shows, u) -> np.ndarray:
         m = len(cards)
         ar = np.arange(m)
         candidates = unpack_bits(d[CANDS], 8) == 1

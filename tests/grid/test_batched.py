@@ -248,7 +248,7 @@ def test_mask_placeholder_after_the_end_and_action_masks_are_bool():
 
 
 def test_illegal_action_reasons_come_from_the_reference_engine():
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=3)
+    env = gym.make_vec("DejaVuGrid-v1", num_envs=3, illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"env 0: action 16 \(Stop\) is illegal: there is no reveal to stop"):
         env.step(np.array([STOP, LOOK, LOOK]))
