@@ -59,6 +59,7 @@ def test_recurrent_ppo_trains_without_masks(env_id):
     assert model.num_timesteps >= 256
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_tianshou_collects_into_its_replay_buffer(env_id):
     """Tianshou stacks every ``info`` into its buffer: ragged or changing keys break it."""

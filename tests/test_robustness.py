@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import os
 import time
 import warnings
 from typing import Any
@@ -33,7 +34,11 @@ from dejavu_env.grid.pettingzoo import raw_env
 from dejavu_env.testing.grab_checks import RING_CARDS, scripted_order
 
 ENV_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("DejaVu"))
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=int(os.environ.get("DEJAVU_FUZZ_EXAMPLES", "150")),  # raise it for a longer hunt
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 ODD = st.one_of(
     st.none(),

@@ -16,6 +16,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 N_CARDS = 36
 N_OBJECTS = 36
 N_ASIDE = 3
@@ -52,7 +54,7 @@ def validate_cards(cards: Any) -> tuple[tuple[int, ...], ...]:
     an id that is not an integer in ``0..35``, an object twice on one card, or an object
     that is not on exactly two cards.
     """
-    if hasattr(cards, "tolist"):
+    if isinstance(cards, np.ndarray):
         cards = cards.tolist()
     if isinstance(cards, (str, bytes)) or not isinstance(cards, Sequence):
         raise ValueError(f"cards must be a sequence of {N_CARDS} lists of object ids, got {type(cards).__name__}")
@@ -61,13 +63,15 @@ def validate_cards(cards: Any) -> tuple[tuple[int, ...], ...]:
     counts = [0] * N_OBJECTS
     checked = []
     for c, card in enumerate(cards):
-        if isinstance(card, (str, bytes)) or (not isinstance(card, Sequence) and not hasattr(card, "tolist")):
-            raise ValueError(f"card {c} must be a list of object ids, got {card!r}")
-        ids = list(card.tolist() if hasattr(card, "tolist") else card)
+        if isinstance(card, np.ndarray):
+            card = card.tolist()
+        if isinstance(card, (str, bytes)) or not isinstance(card, Sequence):
+            raise ValueError(f"card {c} must be a list of object ids, got {card!r:.80}")
+        ids = list(card)
         if not ids:
             raise ValueError(f"card {c} shows no object; every card shows at least one")
         for k in ids:
-            if isinstance(k, bool) or not hasattr(k, "__index__") or not 0 <= int(k) < N_OBJECTS:
+            if isinstance(k, (bool, np.bool_)) or not hasattr(k, "__index__") or not 0 <= int(k) < N_OBJECTS:
                 raise ValueError(f"card {c} holds {k!r}; object ids are integers 0..{N_OBJECTS - 1}")
         ids = [int(k) for k in ids]
         if len(set(ids)) != len(ids):

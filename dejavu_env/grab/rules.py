@@ -147,15 +147,21 @@ class GrabState:
 
 def validate_orders(orders: object) -> tuple[tuple[int, ...], ...]:
     """Check three permutations of the 36 card indices (one per round) and return them as tuples."""
-    if isinstance(orders, (str, bytes)) or (not isinstance(orders, Sequence) and not hasattr(orders, "tolist")):
-        raise ValueError(f"orders must be {N_ROUNDS} permutations of 0..{N_CARDS - 1}, got {orders!r}")
-    rows = orders.tolist() if hasattr(orders, "tolist") else list(orders)  # type: ignore[call-overload]
+    if isinstance(orders, np.ndarray):
+        orders = orders.tolist()
+    if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence):
+        raise ValueError(f"orders must be {N_ROUNDS} permutations of 0..{N_CARDS - 1}, got {orders!r:.80}")
+    rows = list(orders)
     if len(rows) != N_ROUNDS:
         raise ValueError(f"orders must hold {N_ROUNDS} permutations (one per round), got {len(rows)}")
     checked = []
     for r, row in enumerate(rows):
-        values = list(row.tolist() if hasattr(row, "tolist") else row)
-        if any(isinstance(c, bool) or not hasattr(c, "__index__") for c in values):
+        if isinstance(row, np.ndarray):
+            row = row.tolist()
+        if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
+            raise ValueError(f"orders[{r}] must be a permutation of 0..{N_CARDS - 1}, got {row!r:.80}")
+        values = list(row)
+        if any(isinstance(c, (bool, np.bool_)) or not hasattr(c, "__index__") for c in values):
             raise ValueError(f"orders[{r}] must hold integer card indices, got {values!r}")
         values = [int(c) for c in values]
         if sorted(values) != list(range(N_CARDS)):
@@ -166,9 +172,11 @@ def validate_orders(orders: object) -> tuple[tuple[int, ...], ...]:
 
 def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[float, ...]:
     """Check one positive, finite mean reaction time (seconds) per player."""
-    if isinstance(reaction_times, (str, bytes)) or not hasattr(reaction_times, "__len__"):
-        raise ValueError(f"reaction_times must be {n_players} positive numbers, got {reaction_times!r}")
-    values = list(reaction_times)  # type: ignore[call-overload]
+    if isinstance(reaction_times, np.ndarray):
+        reaction_times = reaction_times.tolist()
+    if isinstance(reaction_times, (str, bytes)) or not isinstance(reaction_times, Sequence):
+        raise ValueError(f"reaction_times must be {n_players} positive numbers, got {reaction_times!r:.80}")
+    values = list(reaction_times)
     if len(values) != n_players:
         raise ValueError(f"reaction_times must hold {n_players} values (one per player), got {len(values)}")
     checked = []

@@ -238,6 +238,7 @@ def test_the_play_mode_never_fails_obscurely(argv: list[str]) -> None:
     _check(*_outcome(lambda: main(argv, no_input, lambda *args: None)), "python -m agents.play")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(_argv(st.sampled_from(["0", "-1", "x", "1"]).map(lambda v: ["--steps", v]), _option("--seed", SEEDS), JUNK))
 def test_the_benchmark_never_fails_obscurely(argv: list[str]) -> None:

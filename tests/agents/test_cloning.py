@@ -29,6 +29,8 @@ from dejavu_env.grab.observation import LAYOUTS
 from dejavu_env.wrappers import ObservationStack
 from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_factory, train
 
+pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
+
 pytest.importorskip("sb3_contrib")
 
 GRAB = get_game("grab")

@@ -12,6 +12,8 @@ from agents.registry import make_player
 from agents.tournament import get_game, run_tournament
 from tests.agents.test_play import Script, first_legal_grid_move
 
+pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
+
 pytest.importorskip("sb3_contrib")
 
 SHIPPED = {"ppo-grid": ("grid", "maskable_ppo", "info_state"), "ppo-grab": ("grab", "recurrent_ppo", "observation")}

@@ -27,7 +27,7 @@ EXAMPLES = {
     "batched_random_play": ((), "1024 grid games x 200 steps"),
     "batched_maskable_ppo": (("sb3_contrib",), "steps on 256 batched games"),
 }
-SLOW = {"train_maskable_ppo", "load_checkpoint"}
+SLOW = {"train_maskable_ppo", "load_checkpoint", "batched_maskable_ppo"}
 
 
 def test_every_example_is_listed() -> None:

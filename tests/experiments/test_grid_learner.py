@@ -26,6 +26,8 @@ pytest.importorskip("sb3_contrib")
 
 from agents.grid.features import GridSlotExtractor  # noqa: E402  (after the skips: it imports torch)
 
+pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
+
 GRID = get_game("grid")
 SLOT_PIECES = ("slot_blue", "slot_empty", "face_up", "known_me", "known_opp", "faces")
 

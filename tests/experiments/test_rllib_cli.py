@@ -65,6 +65,7 @@ def test_the_shipped_configs_are_valid() -> None:
         assert run.game == game and run.iterations >= 1 and run.league.heuristics
 
 
+@pytest.mark.slow
 def test_tune_needs_a_tune_section(tmp_path: Path) -> None:
     path = tmp_path / "plain.yaml"
     path.write_text("game: grid\niterations: 1\nleague: {self_weight: 1}\n")

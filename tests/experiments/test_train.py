@@ -14,6 +14,8 @@ from agents.mixture import MixtureOpponent
 from agents.ppo import ModelCard, PPOPlayer
 from experiments.train import CONFIGS, TrainConfig, train
 
+pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
+
 pytest.importorskip("sb3_contrib")
 
 

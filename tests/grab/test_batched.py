@@ -100,6 +100,7 @@ def replay(game: dict, n_players: int, spread: float) -> None:
     assert reference.game_over and not draws.draws
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(
     n_players=st.integers(2, 6),

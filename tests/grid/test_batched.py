@@ -56,6 +56,7 @@ def play(n: int, seed: int, epsilon: float, steps: int = 400, max_turns: int = 2
         yield state, games
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), epsilon=st.sampled_from([1.0, 0.3, 0.05, 0.0]))
 def test_the_engine_is_the_reference_engine_move_for_move(seed, epsilon):
@@ -126,6 +127,7 @@ def test_a_reveal_with_no_face_down_card_left_below_three_is_a_mistake():
     assert batched.to_scalar(state, 0) == reference
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), epsilon=st.sampled_from([1.0, 0.1, 0.0]), max_turns=st.integers(2, 150))
 def test_cards_and_tokens_are_conserved_and_every_game_ends_or_hits_the_turn_limit(seed, epsilon, max_turns):

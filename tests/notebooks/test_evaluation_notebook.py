@@ -7,6 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+pytestmark = pytest.mark.slow  # executes the whole notebook
+
 nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "evaluation.ipynb"
