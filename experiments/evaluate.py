@@ -31,12 +31,11 @@ from typing import Any
 from agents.base import Player
 from agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
 from agents.games import GAMES, GameAdapter, get_game
-from agents.progress import Progress
 from agents.specs import PlayerSpec, as_specs, parse_players
 from agents.stats import mean_interval, wilson_interval
 from agents.text import counted
 from agents.tournament.report import markdown_table, write_csv
-from agents.tournament.run import init_pool_worker, worker_pool
+from agents.tournament.run import JobsInterrupted, run_in_order
 from agents.tournament.schedule import Match, make_schedule
 
 PROG = "python -m experiments.evaluate"
@@ -143,10 +142,6 @@ def _init_gauntlet_worker(game: GameAdapter, table_size: int) -> None:
     _worker.update(game=game, size=table_size, players={})
 
 
-def _init_gauntlet_pool_worker(game: GameAdapter, table_size: int) -> None:
-    init_pool_worker()
-    _init_gauntlet_worker(game, table_size)
-
 
 def _seated(key: tuple[str, ...], spec: PlayerSpec) -> Player:
     players: dict[tuple[str, ...], Player] = _worker["players"]
@@ -204,24 +199,13 @@ def gauntlet(
         for opponent in against
         for match in schedule_for(opponent.name, games, seed, size)
     ]
-    outcomes: list[tuple[int, float, int, int]] = []
-    bar = Progress(total=len(jobs), desc=f"{adapter.name} gauntlet", unit="game", disable=not progress)
     try:
-        if workers == 1:
-            _init_gauntlet_worker(adapter, size)
-            for job in jobs:
-                outcomes.append(_play_game(job))
-                bar.update()
-        else:
-            chunk = max(1, min(16, len(jobs) // (workers * 8)))
-            with worker_pool(workers, _init_gauntlet_pool_worker, (adapter, size)) as processes:
-                for outcome in processes.imap(_play_game, jobs, chunksize=chunk):
-                    outcomes.append(outcome)
-                    bar.update()
-    except KeyboardInterrupt:
-        raise GauntletInterrupted(_rows(jobs, outcomes, reference)) from None
-    finally:
-        bar.close()
+        outcomes = run_in_order(
+            jobs, _play_game, _init_gauntlet_worker, (adapter, size),
+            workers=workers, desc=f"{adapter.name} gauntlet", progress=progress,
+        )
+    except JobsInterrupted as stop:
+        raise GauntletInterrupted(_rows(jobs, stop.done, reference)) from None
     return _rows(jobs, outcomes, reference)
 
 

@@ -69,9 +69,56 @@ def init_pool_worker() -> None:
     limit_torch_threads()
 
 
-def _init_tournament_worker(game: TournamentGame, specs: Mapping[str, PlayerSpec]) -> None:
+def _in_pool(initializer: Callable[..., object], *args: Any) -> None:
+    """A pool worker's start: :func:`init_pool_worker`, then ``initializer(*args)``."""
     init_pool_worker()
-    _init_worker(game, specs)
+    initializer(*args)
+
+
+class JobsInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run_in_order`; ``done`` holds the results finished, a prefix of the jobs."""
+
+    def __init__(self, done: list[Any]) -> None:
+        super().__init__(f"interrupted after {len(done)} jobs")
+        self.done = done
+
+
+def run_in_order(
+    jobs: Sequence[Any],
+    play: Callable[[Any], Any],
+    initializer: Callable[..., object],
+    initargs: tuple[Any, ...],
+    *,
+    workers: int,
+    desc: str,
+    progress: bool,
+) -> list[Any]:
+    """``[play(job) for job in jobs]``, in this process or over ``workers`` processes, in job order.
+
+    Every process that plays runs ``initializer(*initargs)`` first (a pool worker also leaves
+    Ctrl-C to the parent and runs torch on one thread). Why in order: the tournament and the
+    gauntlet must give the same table for any worker count. Ctrl-C raises
+    :class:`JobsInterrupted` with the results finished so far.
+    """
+    bar = Progress(total=len(jobs), desc=desc, unit="game", disable=not progress)
+    done: list[Any] = []
+    try:
+        if workers == 1 or len(jobs) < 2:
+            initializer(*initargs)
+            for job in jobs:
+                done.append(play(job))
+                bar.update()
+        else:
+            chunk = max(1, min(16, len(jobs) // (workers * 8)))
+            with worker_pool(workers, _in_pool, (initializer, *initargs)) as processes:
+                for result in processes.imap(play, jobs, chunksize=chunk):
+                    done.append(result)
+                    bar.update()
+    except KeyboardInterrupt:
+        raise JobsInterrupted(done) from None
+    finally:
+        bar.close()
+    return done
 
 
 def _play(match: Match) -> MatchOutcome:
@@ -116,23 +163,10 @@ def play_schedule(
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    specs = dict(specs or {})
-    bar = Progress(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress)
-    outcomes: list[MatchOutcome] = []
+    initargs = (game, dict(specs or {}))
     try:
-        if workers == 1 or len(schedule) < 2:
-            _init_worker(game, specs)
-            for match in schedule:
-                outcomes.append(_play(match))
-                bar.update()
-        else:
-            chunk = max(1, min(16, len(schedule) // (workers * 8)))
-            with worker_pool(workers, _init_tournament_worker, (game, specs)) as processes:
-                for outcome in processes.imap(_play, schedule, chunksize=chunk):
-                    outcomes.append(outcome)
-                    bar.update()
-    except KeyboardInterrupt:
-        raise ScheduleInterrupted(outcomes) from None
-    finally:
-        bar.close()
-    return outcomes
+        return run_in_order(
+            schedule, _play, _init_worker, initargs, workers=workers, desc=f"{game.name} tournament", progress=progress
+        )
+    except JobsInterrupted as stop:
+        raise ScheduleInterrupted(stop.done) from None

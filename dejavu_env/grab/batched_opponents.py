@@ -22,6 +22,7 @@ from dejavu_env.core.streams import Streams
 from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
 from dejavu_env.grab.cards import N_OBJECTS
+from dejavu_env.grab.opponents import check_memory_settings
 from dejavu_env.grab.rules import N_ACTIONS, N_ROUNDS
 
 _POWERS = np.int64(1) << np.arange(N_OBJECTS, dtype=np.int64)
@@ -152,12 +153,7 @@ class MemoryBatchBot:
     name = "memory"
 
     def __init__(self, recall: float = 0.8, reaction_time: float | None = None) -> None:
-        if not 0.0 <= float(recall) <= 1.0:
-            raise ValueError(f"recall must be a probability in [0, 1], got {recall!r}")
-        if reaction_time is not None and not float(reaction_time) > 0:
-            raise ValueError(f"reaction_time must be positive, got {reaction_time!r}")
-        self.recall = float(recall)
-        self.reaction_time = reaction_time
+        self.recall, self.reaction_time = check_memory_settings(recall, reaction_time)
         self._memory: np.ndarray | None = None
 
     _LUCK, _ROUND, _LOOKED, _READY = 0, 3, 4, 5

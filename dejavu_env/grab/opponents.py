@@ -24,6 +24,16 @@ from dejavu_env.grab.observation import MIDDLE, NEW_CARD, NEWEST, ROUND, array_t
 from dejavu_env.grab.rules import ALL_OBJECTS, N_ROUNDS
 
 
+def check_memory_settings(recall: float, reaction_time: float | None) -> tuple[float, float | None]:
+    """A memory bot's ``recall`` (a probability) and ``reaction_time`` (positive seconds, or ``None``),
+    checked once for the scalar bot and its batched twin."""
+    if not 0.0 <= float(recall) <= 1.0:
+        raise ValueError(f"recall must be a probability in [0, 1], got {recall!r}")
+    if reaction_time is not None and not float(reaction_time) > 0:
+        raise ValueError(f"reaction_time must be positive, got {reaction_time!r}")
+    return float(recall), reaction_time
+
+
 class MemoryBot:
     """Remembers each sighting with probability ``recall``; grabs objects remembered twice.
 
@@ -35,12 +45,7 @@ class MemoryBot:
     __slots__ = ("_looked", "_luck", "_ready", "_rng", "_round", "_sure", "reaction_time", "recall")
 
     def __init__(self, recall: float = 0.8, reaction_time: float | None = None, seed: int | None = None) -> None:
-        if not 0.0 <= float(recall) <= 1.0:
-            raise ValueError(f"recall must be a probability in [0, 1], got {recall!r}")
-        if reaction_time is not None and not float(reaction_time) > 0:
-            raise ValueError(f"reaction_time must be positive, got {reaction_time!r}")
-        self.recall = float(recall)
-        self.reaction_time = reaction_time
+        self.recall, self.reaction_time = check_memory_settings(recall, reaction_time)
         self.reset(seed)
 
     def __repr__(self) -> str:
