@@ -25,7 +25,8 @@ from agents.base import Player
 from dejavu_env.wrappers import ObservationStack
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-ALGORITHMS = ("maskable_ppo", "recurrent_ppo")
+ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo")
+"""SB3's two (played by :class:`PPOPlayer`) and :mod:`agents.learners`' (played by its ``LearnerPlayer``)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,292 @@
+"""Train a compact PPO player on the batched engines: ``python -m experiments.train_batched grid-scratch``.
+
+The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
+stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
+and the learner of :mod:`agents.learners` (masked logits, optional GRU memory, shaping,
+auxiliary target, a league of its own snapshots).
+
+A config (``experiments/configs/<name>.yaml``, with ``algo: compact_ppo``) names the game,
+the env's keyword arguments, the network (``net``), PPO's hyper-parameters (``ppo``), an
+optional shaping potential and auxiliary target (:mod:`agents.learners.targets`), the
+league (how many snapshot slots, how often a snapshot joins) and the curriculum *stages*:
+each a number of env steps against a weighted mix of the game's batch opponents
+(:data:`agents.learners.league.HEURISTICS`) and ``self`` (the snapshots). One env serves
+the whole run; a stage only changes the weights.
+
+A run writes to ``--out`` (default ``runs/<config>``): ``progress.csv`` (one row per
+iteration: steps, wall time, speed, episode results per opponent, losses), ``eval.csv``
+(every ``eval_every`` steps, the tournament's seats and seeds through
+:func:`experiments.evaluate.evaluate` against ``eval_opponents``, as any player is
+measured), ``best.zip`` (best score against ``best_against``: win rate for Grid, mean
+points for Grab) and ``last.zip``, each with its model card. ``--timesteps N`` scales the
+stages to N steps in all (the smoke tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import yaml
+
+import dejavu_env  # noqa: F401  (registers the ids)
+from agents.learners import checkpoint
+from agents.learners.league import HEURISTICS, League
+from agents.learners.nets import NetConfig, PolicyNet
+from agents.learners.player import LearnerPlayer
+from agents.learners.ppo import PPO, PPOConfig, Stats
+from agents.learners.targets import AUX_TARGETS, POTENTIALS
+from agents.ppo import ModelCard
+from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
+from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
+from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
+from experiments.evaluate import evaluate
+
+CONFIGS = Path(__file__).resolve().parent / "configs"
+GAMES = {"grid": (GRID_INFO, GRID_LAYOUTS), "grab": (GRAB_INFO, GRAB_LAYOUTS)}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stretch of training against one weighted mix of opponents (``self``: the league's snapshots)."""
+
+    timesteps: int
+    opponents: dict[str, float]
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """``size`` snapshot slots; a snapshot of the learner joins every ``snapshot_every`` env steps."""
+
+    size: int = 0
+    snapshot_every: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class BatchedConfig:
+    """A training run on the batched env (see the module docstring)."""
+
+    game: str
+    stages: list[Stage]
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    algo: str = checkpoint.ALGO
+    n_envs: int = 512
+    seed: int = 0
+    net: dict[str, Any] = field(default_factory=dict)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    shaping: str | None = None
+    aux_target: str | None = None
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    eval_every: int = 1_000_000
+    eval_games: int = 200
+    eval_opponents: list[str] = field(default_factory=list)
+    best_against: str = ""
+
+    @classmethod
+    def load(cls, path: Path) -> BatchedConfig:
+        raw = yaml.safe_load(path.read_text())
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(raw) - names)
+        if unknown:
+            raise ValueError(f"{path}: unknown config keys {unknown}")
+        if raw.get("algo", checkpoint.ALGO) != checkpoint.ALGO:
+            raise ValueError(f"{path}: this script trains algo {checkpoint.ALGO!r}; use experiments.train for SB3 configs")
+        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in s["opponents"].items()}) for s in raw.pop("stages")]
+        raw["ppo"] = PPOConfig(**raw.get("ppo", {}))
+        raw["league"] = LeagueConfig(**raw.get("league", {}))
+        config = cls(stages=stages, **raw)
+        config.check()
+        return config
+
+    def check(self) -> None:
+        """Every name the config uses exists, before anything is built."""
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}; known: {sorted(GAMES)}")
+        known = set(HEURISTICS[self.game]) | {"self"}
+        for stage in self.stages:
+            unknown = sorted(set(stage.opponents) - known)
+            if unknown:
+                raise ValueError(f"unknown {self.game} training opponents {unknown}; known: {sorted(known)}")
+            if stage.opponents.get("self", 0) > 0 and self.league.size == 0:
+                raise ValueError("a stage plays 'self' but the league has no snapshot slots (league.size)")
+        if self.shaping is not None and POTENTIALS.get(self.shaping, ("",))[0] != self.game:
+            raise ValueError(f"shaping must name a {self.game} potential of {sorted(POTENTIALS)}, got {self.shaping!r}")
+        if self.aux_target is not None and AUX_TARGETS.get(self.aux_target, ("",))[0] != self.game:
+            raise ValueError(f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}")
+
+    @property
+    def obs_mode(self) -> str:
+        return str(self.env_kwargs.get("obs_mode", "info_state" if self.game == "grid" else "observation"))
+
+    @property
+    def card(self) -> ModelCard:
+        return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode)
+
+    def scaled(self, total: int) -> BatchedConfig:
+        """The same curriculum in ``total`` env steps (at least one iteration per stage)."""
+        length = sum(s.timesteps for s in self.stages)
+        stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
+        league = dataclasses.replace(self.league, snapshot_every=max(1, self.league.snapshot_every * total // length))
+        return dataclasses.replace(self, stages=stages, league=league, eval_every=max(1, min(self.eval_every, total // 2)))
+
+
+def build_net(config: BatchedConfig) -> PolicyNet:
+    info, layouts = GAMES[config.game]
+    layout = layouts[config.obs_mode]
+    aux_shape = AUX_TARGETS[config.aux_target][1] if config.aux_target else ()
+    net_config = NetConfig(obs_size=layout.size, n_actions=info.n_actions, aux_shape=aux_shape, **config.net)
+    return PolicyNet(net_config, layout.high())
+
+
+def build_env(config: BatchedConfig, league: League) -> Any:
+    info, _ = GAMES[config.game]
+    seated = {"opponent": None} if config.game == "grid" else {"opponents": None}
+    return gym.make_vec(
+        info.env_id, num_envs=config.n_envs, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+        league=league.players, **seated, **config.env_kwargs,
+    )
+
+
+class Recorder:
+    """Writes ``progress.csv`` and ``eval.csv``, keeps ``best.zip``."""
+
+    def __init__(self, config: BatchedConfig, out: Path, league: League) -> None:
+        self.config = config
+        self.out = out
+        self.names = league.names + [f"self-{i}" for i in range(len(league.snapshots))]
+        self.start = time.perf_counter()
+        self.best = -np.inf
+        self.next_eval = config.eval_every
+        self._progress: Any = None
+
+    def progress(self, ppo: PPO, stats: Stats) -> None:
+        row: dict[str, Any] = {"timesteps": ppo.num_timesteps, "wall_s": round(time.perf_counter() - self.start, 2)}
+        row.update({k: round(v, 5) if isinstance(v, float) else v for k, v in stats.summary().items()})
+        per = stats.by_opponent()
+        for index, name in enumerate(self.names):
+            if name.startswith("self-"):
+                continue
+            games, win, score = per.get(index, (0, float("nan"), float("nan")))
+            row.update({f"{name}/episodes": games, f"{name}/win_rate": round(win, 4), f"{name}/score": round(score, 3)})
+        if self._progress is None:
+            handle = (self.out / "progress.csv").open("w", newline="")
+            self._progress = (handle, csv.DictWriter(handle, fieldnames=list(row), extrasaction="ignore"))
+            self._progress[1].writeheader()
+        self._progress[1].writerow(row)
+        self._progress[0].flush()
+
+    def evaluate(self, ppo: PPO) -> None:
+        config = self.config
+        net = copy.deepcopy(ppo.net).eval()
+        player = LearnerPlayer(net=net, card=config.card, seed=config.seed)
+        rows = evaluate(config.game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed)
+        path = self.out / "eval.csv"
+        new = not path.exists()
+        with path.open("a", newline="") as handle:
+            writer = csv.writer(handle)
+            if new:
+                writer.writerow(["timesteps", "wall_s", *dataclasses.asdict(rows[0]).keys()])
+            for row in rows:
+                writer.writerow([ppo.num_timesteps, round(time.perf_counter() - self.start, 1), *dataclasses.asdict(row).values()])
+        target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
+        score = target.win_rate if config.game == "grid" else target.mean_points
+        summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
+        print(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}", flush=True)
+        if score > self.best:
+            self.best = score
+            checkpoint.save(net, config.card, self.out / "best.zip")
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress[0].close()
+
+
+def train(config: BatchedConfig, out: Path) -> Path:
+    """Run every stage of ``config``; return the path of ``best.zip``."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(config.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    net = build_net(config)
+    names = sorted({n for s in config.stages for n in s.opponents} - {"self"})
+    league = League(config.game, names, net, config.obs_mode, size=config.league.size)
+    env = build_env(config, league)
+    potential = POTENTIALS[config.shaping][2] if config.shaping else None
+    aux = AUX_TARGETS[config.aux_target][2] if config.aux_target else None
+    ppo = PPO(env, net, config.ppo, seed=config.seed, potential=potential, aux_target=aux)
+    recorder = Recorder(config, out, league)
+    total = sum(s.timesteps for s in config.stages)
+    next_snapshot = config.league.snapshot_every
+
+    def callback(learner: PPO, stats: Stats) -> bool:
+        nonlocal next_snapshot
+        recorder.progress(learner, stats)
+        if league.snapshots and learner.num_timesteps >= next_snapshot:
+            next_snapshot += config.league.snapshot_every
+            league.add(learner.net)
+            league.apply(env)
+        if config.eval_opponents and learner.num_timesteps >= recorder.next_eval:
+            recorder.next_eval += config.eval_every
+            recorder.evaluate(learner)
+        return True
+
+    try:
+        for stage in config.stages:
+            league.set_weights(stage.opponents)
+            league.apply(env)
+            ppo.learn(stage.timesteps, callback, total=total)
+        if config.eval_opponents:
+            recorder.evaluate(ppo)
+        checkpoint.save(ppo.net, config.card, out / "last.zip")
+    finally:
+        recorder.close()
+        env.close()
+    print(f"trained {ppo.num_timesteps:,} env steps in {time.perf_counter() - recorder.start:,.0f} s; best: {out / 'best.zip'}")
+    return out / "best.zip"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train a compact PPO player on the batched Déjà Vu engines.")
+    parser.add_argument("config", help="a config name in experiments/configs or a path to one")
+    parser.add_argument("--out", type=Path, help="output folder (default runs/<config name>)")
+    parser.add_argument("--timesteps", type=int, help="total env steps, replacing the config's (same proportions)")
+    parser.add_argument("--eval-games", type=int, help="games per opponent at each evaluation")
+    parser.add_argument("--n-envs", type=int, help="games stepped at once (default from the config)")
+    args = parser.parse_args(argv)
+    path = Path(args.config)
+    if not path.exists():
+        path = CONFIGS / f"{args.config}.yaml"
+    try:
+        if not path.exists():
+            raise ValueError(f"no config {args.config!r}; known: {sorted(p.stem for p in CONFIGS.glob('*.yaml'))}")
+        for name in ("timesteps", "eval_games", "n_envs"):
+            value = getattr(args, name)
+            if value is not None and value < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
+        config = BatchedConfig.load(path)
+        if args.timesteps:
+            config = config.scaled(args.timesteps)
+        if args.eval_games:
+            config = dataclasses.replace(config, eval_games=args.eval_games)
+        if args.n_envs:
+            config = dataclasses.replace(config, n_envs=args.n_envs)
+    except (ValueError, TypeError, yaml.YAMLError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    train(config, args.out or Path("runs") / path.stem)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
