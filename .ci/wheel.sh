@@ -47,7 +47,7 @@ import dejavu_env
 
 for name in ("agents", "experiments", "tests", "notebooks", "examples"):
     assert importlib.util.find_spec(name) is None, f"the wheel installed a top-level {name!r}"
-for env_id in ("DejaVuGrid-v0", "DejaVuGrab-v0"):
+for env_id in ("DejaVuGrid-v1", "DejaVuGrab-v1"):
     env = gym.make(env_id)
     obs, info = env.reset(seed=0)
     env.step(env.action_space.sample(mask=obs["action_mask"]))

@@ -1,11 +1,25 @@
 """Players for the Déjà Vu environments, a tournament to compare them, and a terminal play mode.
 
-- :class:`Player`: the one interface (``act(observation, action_mask)``, ``reset(seed)``,
-  ``obs_mode``, ``name``; Grab players also ``reaction_time``). Any player plugs into the
-  envs as ``opponent=`` / ``opponents=``, into the match runners and into the tournament.
-- :func:`make_player`: build a registered player by game and name, e.g.
-  ``make_player("grab", "human-casual", seed=0)``; :data:`PLAYERS` is the registry.
-- ``python -m agents.tournament`` and ``python -m agents.play``: see those modules.
+The workbench, package by package (each module's docstring says more):
+
+- :class:`Player` (:mod:`agents.base`): the one interface (``act(observation, action_mask)``,
+  ``reset(seed)``, ``obs_mode``, ``name``; Grab players also ``reaction_time``). Any player
+  plugs into the envs as ``opponent=`` / ``opponents=``, into the match runners and into
+  the tournament.
+- :func:`make_player` and :data:`PLAYERS` (:mod:`agents.registry`): players by game and name,
+  e.g. ``make_player("grab", "human-casual", seed=0)``; heuristics in :mod:`agents.grid` and
+  :mod:`agents.grab`, :class:`RandomPlayer` for any game, :mod:`agents.mixture` for a
+  weighted mix of players.
+- :mod:`agents.games`: one adapter per game, the only place that tells the games apart
+  (seats, how opponents enter an env, which score picks the best checkpoint, the report's
+  words, the teacher's view, the play session).
+- :mod:`agents.ppo` and :mod:`agents.models`: trained models as players, and where a
+  checkpoint may be loaded from (a shipped name, or an explicit path; a checkpoint is code).
+- :mod:`agents.cloning`: behaviour cloning, the warm start of the learned players.
+- :mod:`agents.tournament`, :mod:`agents.play`: ``python -m agents.tournament`` and
+  ``python -m agents.play``; :mod:`agents.specs` reads players as the command lines name them
+  (registered names, checkpoint paths, ``name=path``) and :mod:`agents.cli` holds what every
+  command line shares.
 
 Importing this package imports neither torch nor the tournament's dependencies; learned
 players load torch only when built.

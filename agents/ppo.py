@@ -1,71 +1,104 @@
-"""Trained stable-baselines3 models as players.
+"""Trained stable-baselines3 models as players, one game at a time or many side by side.
 
-A checkpoint is an SB3 zip plus a JSON sidecar (``<name>.json``) that says how the model
-must be fed: the algorithm, the game, the observation mode and how many observations were
-stacked. Reading it from the sidecar, not from the caller, means a checkpoint cannot be
-played with the wrong view. torch and stable-baselines3 are imported only when a model is
-loaded, so ``import agents`` stays light.
+:class:`PolicyLanes` is the one implementation of how a model is fed: stacked
+observations when the model card says so, the LSTM state carried from step to step and
+cleared when a game starts, the legal-action mask for masked models, and the fallback when
+a model without masking chooses an illegal action. :class:`PPOPlayer` is one lane of it (a
+player for envs, match runners and the tournament); behaviour cloning's DAgger rounds run
+many lanes with one forward pass per step. So the games a clone is trained on are the games
+the trained player plays.
 
 Masked models (MaskablePPO) receive the legal-action mask. RecurrentPPO has no masking: it
 was trained with ``illegal_action="pass"``, and as a player an illegal choice falls back to
-action 0 (pass), which is always legal in Grab (elsewhere, to the first legal action); the number of fallbacks is counted in
-``illegal_choices`` so evaluations can report it.
+the card's ``fallback_action`` (0, pass, always legal in Grab; elsewhere the first legal
+action); the fallbacks are counted in ``illegal_choices`` so evaluations can report them.
+
+Checkpoints, model cards and where a checkpoint may be loaded from: :mod:`agents.models`.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import Player
+from agents.models import CHECKPOINTS, ModelCard, checkpoint_card, load_model, resolve_checkpoint
 from dejavu_env.wrappers import ObservationStack
 
-CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo")
-"""SB3's two (played by :class:`PPOPlayer`) and :mod:`agents.learners`' (played by its ``LearnerPlayer``)."""
+__all__ = ["CHECKPOINTS", "ModelCard", "PPOPlayer", "PolicyLanes"]
 
 
-@dataclass(frozen=True)
-class ModelCard:
-    """How a checkpoint was trained, stored beside it as JSON."""
+class PolicyLanes:
+    """A model playing ``lanes`` games side by side, one forward pass per step for all of them.
 
-    algo: str
-    game: str
-    obs_mode: str
-    stack: int = 1
-    fallback_action: int = 0
+    Call :meth:`start` when a lane begins a game, then :meth:`act` with every lane's
+    (unstacked) observation vector and int8 mask at each step. ``decisions`` and
+    ``illegal_choices`` count the lane-steps and the illegal choices replaced by a legal one.
+    """
 
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self), indent=2) + "\n")
+    def __init__(self, model: Any, card: ModelCard, lanes: int = 1, deterministic: bool = True) -> None:
+        self.model = model
+        self.card = card
+        self.deterministic = deterministic
+        self.recurrent = card.algo == "recurrent_ppo"
+        self.fresh = np.ones(lanes, dtype=bool)
+        self.stacks: list[ObservationStack] = []
+        self.state: Any = None
+        self.decisions = 0
+        self.illegal_choices = 0
 
-    @classmethod
-    def load(cls, path: Path) -> ModelCard:
-        card = cls(**json.loads(path.read_text()))
-        if card.algo not in ALGORITHMS:
-            raise ValueError(f"{path}: unknown algo {card.algo!r}; known: {ALGORITHMS}")
-        return card
+    @property
+    def lanes(self) -> int:
+        return self.fresh.size
 
+    def start(self, lane: int | None = None) -> None:
+        """Lane ``lane`` (every lane for ``None``) begins a new game at its next observation."""
+        if lane is None:
+            self.fresh[:] = True
+        else:
+            self.fresh[lane] = True
 
-def load_model(algo: str, path: Path | str, device: str = "cpu") -> Any:
-    """Load an SB3 zip with the class named by ``algo`` (imports torch here, not at import)."""
-    from sb3_contrib import MaskablePPO, RecurrentPPO
-
-    classes = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO}
-    if algo not in classes:
-        raise ValueError(f"unknown algo {algo!r}; known: {sorted(classes)}")
-    return classes[algo].load(str(path), device=device)
+    def act(self, observations: Any, masks: np.ndarray) -> np.ndarray:
+        """Legal actions for every lane, from the lanes' ``(lanes, D)`` vectors and ``(lanes, n_actions)`` masks."""
+        vectors = np.asarray(observations, dtype=np.float32).reshape(self.lanes, -1)
+        masks = np.asarray(masks, dtype=np.int8).reshape(self.lanes, -1)
+        if self.card.stack > 1:
+            if not self.stacks:
+                self.stacks = [ObservationStack(vectors.shape[1], self.card.stack) for _ in range(self.lanes)]
+            vectors = np.asarray(
+                [s.reset(v) if fresh else s.push(v) for s, v, fresh in zip(self.stacks, vectors, self.fresh)]
+            )
+        model_input = {"observation": vectors, "action_mask": masks}
+        if self.recurrent:
+            actions, self.state = self.model.predict(
+                model_input, state=self.state, episode_start=self.fresh.copy(), deterministic=self.deterministic
+            )
+        else:
+            actions, _ = self.model.predict(
+                model_input, action_masks=masks.astype(bool), deterministic=self.deterministic
+            )
+        self.fresh[:] = False
+        actions = np.asarray(actions, dtype=np.int64).reshape(self.lanes)
+        self.decisions += self.lanes
+        illegal = np.flatnonzero(masks[np.arange(self.lanes), actions] == 0)
+        self.illegal_choices += illegal.size
+        fallback = self.card.fallback_action
+        for lane in illegal.tolist():
+            mask = masks[lane]
+            actions[lane] = fallback if fallback < mask.size and mask[fallback] else int(np.flatnonzero(mask)[0])
+        return actions
 
 
 class PPOPlayer(Player):
-    """Plays a trained model; greedy (``deterministic=True``) unless told otherwise.
+    """Plays a trained model, one lane of :class:`PolicyLanes`; greedy unless ``deterministic=False``.
 
-    Build it from a checkpoint name in ``agents/checkpoints`` (``checkpoint="ppo-grid"``), a
-    path to a zip with its sidecar, or an already loaded ``model`` with its ``card``
-    (used by training-time evaluation, where the model lives in memory).
+    Build it from a checkpoint (``checkpoint="ppo-grid"``, a shipped name, or a path such as
+    ``Path("runs/grid/best.zip")`` or ``"runs/grid/best.zip"``: see :mod:`agents.models`
+    for which is which, and load only checkpoints you trust, since loading runs their code),
+    or from an already loaded ``model`` with its ``card`` (training-time evaluation, where
+    the model lives in memory). ``game``, when given, must be the game the card names.
     """
 
     default_name = "ppo"
@@ -77,68 +110,41 @@ class PPOPlayer(Player):
         model: Any = None,
         card: ModelCard | None = None,
         deterministic: bool = True,
+        game: str | None = None,
     ) -> None:
         if model is None:
             if checkpoint is None:
                 raise ValueError("PPOPlayer needs a checkpoint name or path, or a loaded model and its card")
-            zip_path = _resolve_checkpoint(checkpoint)
-            card = ModelCard.load(zip_path.with_suffix(".json"))
-            model = load_model(card.algo, zip_path)
+            zip_path = resolve_checkpoint(checkpoint)
+            card = checkpoint_card(zip_path, game)
+            model = load_model(card, zip_path)
         elif card is None:
             raise ValueError("PPOPlayer given a model needs its ModelCard")
-        self.model = model
+        elif game is not None and card.game != game:
+            raise ValueError(f"the model was trained for {card.game}, not {game}")
         self.card = card
         self.obs_mode = card.obs_mode
-        self.deterministic = deterministic
-        self.illegal_choices = 0
-        self.decisions = 0
-        self._stack: ObservationStack | None = None
+        self.lanes = PolicyLanes(model, card, lanes=1, deterministic=deterministic)
         super().__init__(seed)
+
+    @property
+    def model(self) -> Any:
+        return self.lanes.model
+
+    @property
+    def decisions(self) -> int:
+        """Decisions taken since the player was built."""
+        return self.lanes.decisions
+
+    @property
+    def illegal_choices(self) -> int:
+        """Decisions where the model chose an illegal action and a legal fallback was played."""
+        return self.lanes.illegal_choices
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._lstm_state: Any = None
-        self._episode_start = np.ones((1,), dtype=bool)
-        self._stack = None
-
-    def _model_input(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        vector = np.asarray(observation["observation"], dtype=np.float32)
-        if self.card.stack > 1:
-            if self._stack is None:
-                self._stack = ObservationStack(vector.size, self.card.stack)
-                vector = self._stack.reset(vector)
-            else:
-                vector = self._stack.push(vector)
-        return {"observation": vector, "action_mask": np.asarray(observation["action_mask"], dtype=np.int8)}
+        if hasattr(self, "lanes"):
+            self.lanes.start()
 
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
-        model_input = self._model_input(observation)
-        self.decisions += 1
-        if self.card.algo == "recurrent_ppo":
-            action, self._lstm_state = self.model.predict(
-                model_input, state=self._lstm_state, episode_start=self._episode_start, deterministic=self.deterministic
-            )
-            self._episode_start[:] = False
-        else:
-            action, _ = self.model.predict(
-                model_input, action_masks=np.asarray(action_mask, dtype=bool), deterministic=self.deterministic
-            )
-        action = int(action)
-        if not action_mask[action]:
-            self.illegal_choices += 1
-            fallback = self.card.fallback_action
-            action = fallback if action_mask[fallback] else int(np.flatnonzero(action_mask)[0])
-        return action
-
-
-def _resolve_checkpoint(checkpoint: str | Path) -> Path:
-    """A checkpoint name in ``agents/checkpoints`` or a path, as the path of its zip."""
-    path = Path(checkpoint)
-    if path.suffix != ".zip":
-        path = path.with_suffix(".zip")
-    if not path.exists():
-        path = CHECKPOINTS / path.name
-    if not path.exists():
-        known = sorted(p.stem for p in CHECKPOINTS.glob("*.zip"))
-        raise ValueError(f"no checkpoint {checkpoint!r}; shipped checkpoints: {known or 'none'}")
-    return path
+        return int(self.lanes.act(observation["observation"], action_mask)[0])

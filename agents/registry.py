@@ -46,10 +46,18 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             summary="perfect memory; expected value over hidden faces, tokens and End card timing",
         ),
         "forgetful": PlayerEntry(
-            "agents.grid.forgetful:ForgetfulGridPlayer", summary="counting on a fading, limited memory of the current view"
+            "agents.grid.forgetful:ForgetfulGridPlayer",
+            summary="counting on a fading, limited memory of the current view",
         ),
         "ppo-grid": PlayerEntry(
-            "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grid"}, "MaskablePPO (agents/checkpoints/ppo-grid.zip)"
+            "agents.ppo:PPOPlayer",
+            {"checkpoint": "ppo-grid", "game": "grid"},
+            "MaskablePPO (agents/checkpoints/ppo-grid.zip)",
+        ),
+        "rllib-grid": PlayerEntry(
+            "agents.exported:ExportedPlayer",
+            {"checkpoint": "rllib-grid", "game": "grid"},
+            "RLlib self-play PPO from a blank network, exported to torch (agents/checkpoints/rllib-grid.pt)",
         ),
     },
     "grab": {
@@ -67,7 +75,9 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             "agents.grab.human:HumanGrabPlayer", {"preset": "expert"}, "a practised, fast player"
         ),
         "ppo-grab": PlayerEntry(
-            "agents.ppo:PPOPlayer", {"checkpoint": "ppo-grab"}, "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)"
+            "agents.ppo:PPOPlayer",
+            {"checkpoint": "ppo-grab", "game": "grab"},
+            "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)",
         ),
     },
 }
@@ -77,11 +87,6 @@ def _game_table(game: str) -> dict[str, PlayerEntry]:
     if game not in PLAYERS:
         raise ValueError(f"unknown game {game!r}; known games: {sorted(PLAYERS)}")
     return PLAYERS[game]
-
-
-def parse_names(text: str) -> list[str]:
-    """Player names as the command lines take them: comma-separated, spaces and empty items ignored."""
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def available_players(game: str) -> list[str]:

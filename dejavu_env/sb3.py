@@ -5,7 +5,7 @@ stable-baselines3, which ``import dejavu_env`` never does.
 
 >>> from sb3_contrib import MaskablePPO
 >>> from dejavu_env.sb3 import DejaVuVecEnv
->>> env = DejaVuVecEnv("DejaVuGrid-v0", num_envs=256, obs_mode="info_state", seed=0)
+>>> env = DejaVuVecEnv("DejaVuGrid-v1", num_envs=256, obs_mode="info_state", seed=0)
 >>> model = MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=4096)  # doctest: +SKIP
 
 What SB3 expects of a ``VecEnv`` and how this one does it:
@@ -48,21 +48,22 @@ _RESULT_KEYS = ("winner", "winners", "scores", "reason")
 class DejaVuVecEnv(VecEnv):
     """SB3's view of a batched Déjà Vu vector env (see the module docstring).
 
-    ``env`` is a registered id (``"DejaVuGrid-v0"``, ``"DejaVuGrab-v0"``), made with
+    ``env`` is a registered id (``"DejaVuGrid-v1"``, ``"DejaVuGrab-v1"``), made with
     ``num_envs`` and the env's keyword arguments ``kwargs``, or a batched vector env built
     with ``autoreset_mode="SameStep"``. ``seed`` seeds the first reset.
     """
 
     def __init__(self, env: str | DejaVuVectorEnv, num_envs: int | None = None, seed: int | None = None, **kwargs: Any):
+        made: Any = env
         if isinstance(env, str):
             if num_envs is None:
                 raise ValueError("num_envs is needed to make a vector env from an id")
-            env = gym.make_vec(
+            made = gym.make_vec(
                 env, num_envs=num_envs, vectorization_mode="vector_entry_point", autoreset_mode="SameStep", **kwargs
             )
         elif kwargs or num_envs not in (None, getattr(env, "num_envs", None)):
             raise ValueError("give num_envs and env keyword arguments with an env id, not with an env instance")
-        batched = env.unwrapped if hasattr(env, "unwrapped") else env
+        batched = made.unwrapped if hasattr(made, "unwrapped") else made
         if not isinstance(batched, DejaVuVectorEnv):
             raise ValueError(f"env must be a Déjà Vu batched vector env or its id, got {env!r:.80}")
         if batched.autoreset_mode != AutoresetMode.SAME_STEP:
@@ -70,8 +71,8 @@ class DejaVuVecEnv(VecEnv):
                 f"SB3 resets ended episodes in the same step: build the env with autoreset_mode='SameStep', "
                 f"got {batched.autoreset_mode.value!r}"
             )
-        self.env = env
-        self.batched = batched
+        self.env: Any = made
+        self.batched: DejaVuVectorEnv = batched
         super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
         self.last_info: dict[str, Any] = {}
         self._actions: np.ndarray | None = None
@@ -138,7 +139,9 @@ class DejaVuVecEnv(VecEnv):
             raise ValueError("the batched env's attributes are shared by all its envs: set them for every env")
         setattr(self.batched, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         if method_name == "action_masks":
             return list(self.action_masks()[self._indices(indices)])
         result = getattr(self.batched, method_name)(*method_args, **method_kwargs)
@@ -150,7 +153,8 @@ class DejaVuVecEnv(VecEnv):
     def get_images(self) -> Sequence[np.ndarray | None]:
         if self.render_mode != "rgb_array":
             return [None] * self.num_envs
-        return list(self.batched.render() or ())
+        frames = self.batched.render() or ()
+        return [frame if isinstance(frame, np.ndarray) else None for frame in frames]
 
     # ------------------------------------------------------------------ helpers
     def _indices(self, indices: VecEnvIndices) -> list[int]:

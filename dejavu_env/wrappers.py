@@ -41,12 +41,15 @@ class StackObservations(gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, k: int) -> None:
         super().__init__(env)
-        inner = env.observation_space["observation"]
+        space = env.observation_space
+        if not isinstance(space, gym.spaces.Dict) or not isinstance(space["observation"], gym.spaces.Box):
+            raise ValueError(f"StackObservations needs a Dict space with an 'observation' Box, got {space}")
+        inner = space["observation"]
         self.stack = ObservationStack(int(np.prod(inner.shape)), k)
         low = np.tile(inner.low.ravel(), self.stack.k)
         high = np.tile(inner.high.ravel(), self.stack.k)
         self.observation_space = gym.spaces.Dict(
-            {"observation": gym.spaces.Box(low, high, dtype=np.float32), "action_mask": env.observation_space["action_mask"]}
+            {"observation": gym.spaces.Box(low, high, dtype=np.float32), "action_mask": space["action_mask"]}
         )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -58,4 +61,5 @@ class StackObservations(gym.ObservationWrapper):
 
     def action_masks(self) -> np.ndarray:
         """The wrapped env's bool mask, so MaskablePPO sees through this wrapper."""
-        return self.env.unwrapped.action_masks()
+        masks: np.ndarray = getattr(self.env.unwrapped, "action_masks")()  # noqa: B009  (not on gym.Env)
+        return masks

@@ -28,18 +28,19 @@ class LookThenEnd:
 
 
 def main() -> None:
-    env = gym.make("DejaVuGrid-v0", opponent=LookThenEnd())
+    env = gym.make("DejaVuGrid-v1", opponent=LookThenEnd())
     obs, info = env.reset(seed=0, options={"deck": GRID + REST, "agent_seat": 0})
-    print(f"start: tokens (Alex, opponent) = {info['tokens']}")
+    print(f"start: tokens (Alex, opponent) = {info['tokens'].tolist()}")
     for action in ALEX:
         obs, _, _, _, info = env.step(action)
         view = decode(obs["observation"], "info_state")
         candidates = [n for n in range(8) if view["candidates"][n]]
+        played = [action_name(int(a)) for a in info["opponent_actions"] if a >= 0]  # padded with -1
         print(
-            f"{action_name(action):9s} tokens {info['tokens']}  candidates {candidates}"
-            f"  count {int(view['candidate_count'][0])}  opponent played {[action_name(a) for a in info['opponent_actions']]}"
+            f"{action_name(action):9s} tokens {info['tokens'].tolist()}  candidates {candidates}"
+            f"  count {int(view['candidate_count'][0])}  opponent played {played}"
         )
-    assert info["tokens"] == (2, 5), "as in the rulebook: +1 for the stop, -1 to pay, -1 for the mistake"
+    assert info["tokens"].tolist() == [2, 5], "as in the rulebook: +1 for the stop, -1 to pay, -1 for the mistake"
 
 
 if __name__ == "__main__":

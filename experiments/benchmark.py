@@ -1,15 +1,22 @@
-"""Steps per second of random legal play through ``gym.make``, next to CartPole-v1.
+"""Steps per CPU-second of random legal play: single, sync-vector and batched envs, next to CartPole-v1.
 
-Run ``python -m experiments.benchmark`` (or ``--quick`` for a short smoke run). The figure
-counts the agent's steps; the opponents' moves happen inside them, so they are included.
-CartPole-v1 is timed in the same run as a yardstick for the machine.
+Run ``python -m experiments.benchmark`` (or ``--quick`` for a short smoke run, as CI does).
+A step is one agent decision of one env: the opponents' moves happen inside it, so they are
+included, and a batched step of ``N`` envs counts ``N`` steps. Each case is timed with
+``time.process_time`` (CPU time of this process: steadier than the wall clock on a shared
+machine) and reported as a ratio to ``CartPole-v1`` through ``gym.make``, timed in the same
+run as a yardstick for the machine. Choosing the random legal actions is part of each
+timed loop, as it is part of any loop that drives an env. The last line measures the
+memory of 4096 batched grid envs (``tracemalloc``'s peak over construction and a few steps).
 """
 
 from __future__ import annotations
 
-import argparse
 import platform
+import sys
 import time
+import tracemalloc
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,34 +24,79 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from agents.cli import Parser, interrupted, positive_int, seed_type
+from dejavu_env.core.batch import nth_set
+from dejavu_env.grab.rules import GAME_INFO as GRAB
+from dejavu_env.grid.rules import GAME_INFO as GRID
+
+PROG = "python -m experiments.benchmark"
+
+BATCH_SIZES = (1, 64, 1024, 4096)
+QUICK_BATCH_SIZES = (1, 64, 1024)
+SYNC_ENVS = 16
+MIN_BATCHES, MAX_BATCHES = 10, 1000
+"""A vector case takes ``steps / num_envs`` batched steps, within these bounds (a batch of 1 would
+otherwise take as many calls as the single env's steps, at a higher cost per call)."""
 
 
 @dataclass(frozen=True)
 class Case:
-    """One benchmark row: an env id and the keyword arguments it is made with."""
+    """One benchmark row: an env id, how it is made (``"single"``, ``"sync"``, ``"batched"``), its size and keywords."""
 
     label: str
     env_id: str
+    kind: str = "single"
+    num_envs: int = 1
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
-CASES = (
-    Case("CartPole-v1 (yardstick)", "CartPole-v1"),
-    Case("DejaVuGrid-v0 info_state", "DejaVuGrid-v0", {"obs_mode": "info_state"}),
-    Case("DejaVuGrid-v0 observation", "DejaVuGrid-v0", {"obs_mode": "observation"}),
-    Case("DejaVuGrab-v0 4p observation", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "observation"}),
-    Case("DejaVuGrab-v0 4p info_state", "DejaVuGrab-v0", {"n_players": 4, "obs_mode": "info_state"}),
+GAMES = (
+    (f"{GRID.env_id} info_state", GRID.env_id, {"obs_mode": "info_state"}),
+    (f"{GRID.env_id} observation", GRID.env_id, {"obs_mode": "observation"}),
+    (f"{GRAB.env_id} 4p observation", GRAB.env_id, {"n_players": 4, "obs_mode": "observation"}),
+    (f"{GRAB.env_id} 4p info_state", GRAB.env_id, {"n_players": 4, "obs_mode": "info_state"}),
 )
+"""The env ids come from each game's ``GAME_INFO``, so a version bump changes them here too."""
+
+
+def cases(batch_sizes: tuple[int, ...]) -> list[Case]:
+    """CartPole first, then per game: the single env, ``SYNC_ENVS`` of them in a sync vector env, the batched sizes."""
+    rows = [Case("CartPole-v1 (yardstick)", "CartPole-v1")]
+    for label, env_id, kwargs in GAMES:
+        rows.append(Case(label, env_id, "single", 1, kwargs))
+        rows.append(Case(label, env_id, "sync", SYNC_ENVS, kwargs))
+        rows += [Case(label, env_id, "batched", n, kwargs) for n in batch_sizes]
+    return rows
 
 
 def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
-    """Play ``steps`` uniformly random legal agent actions; return (steps/s, episodes)."""
+    """Play about ``steps`` uniformly random legal agent steps; return (steps per CPU-second, episodes ended)."""
+    if case.kind == "single":
+        return _single(case, steps, seed)
+    mode = "sync" if case.kind == "sync" else "vector_entry_point"
+    env = gym.make_vec(case.env_id, num_envs=case.num_envs, vectorization_mode=mode, **case.kwargs)
+    rng = np.random.default_rng(seed)
+    observation, _ = env.reset(seed=seed)
+    batches = min(MAX_BATCHES, max(MIN_BATCHES, -(-steps // case.num_envs)))
+    episodes = 0
+    start = time.process_time()
+    for _ in range(batches):
+        actions = nth_set(observation["action_mask"], rng.random(case.num_envs))
+        observation, _, terminated, truncated, _ = env.step(actions)
+        episodes += int(np.count_nonzero(terminated | truncated))
+    elapsed = time.process_time() - start
+    env.close()
+    return batches * case.num_envs / elapsed, episodes
+
+
+def _single(case: Case, steps: int, seed: int) -> tuple[float, int]:
     env = gym.make(case.env_id, **case.kwargs)
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
-    n_actions = env.action_space.n
+    assert isinstance(env.action_space, gym.spaces.Discrete), "every case has a discrete action space"
+    n_actions = int(env.action_space.n)
     episodes = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(steps):
         mask = info.get("action_mask")
         if mask is None:
@@ -56,25 +108,55 @@ def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
         if terminated or truncated:
             episodes += 1
             _, info = env.reset()
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     env.close()
     return steps / elapsed, episodes
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200_000, help="agent steps per case")
-    parser.add_argument("--quick", action="store_true", help="5,000 steps per case: a smoke run")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+def grid_memory_mb(num_envs: int = 4096, seed: int = 0) -> float:
+    """Peak memory (MB) of ``num_envs`` batched grid envs over construction, reset and five steps."""
+    tracemalloc.start()
+    env = gym.make_vec(GRID.env_id, num_envs=num_envs, vectorization_mode="vector_entry_point")
+    observation, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        observation, *_ = env.step(nth_set(observation["action_mask"], rng.random(num_envs)))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog=PROG, description=(__doc__ or "").splitlines()[0], example=f"{PROG} --steps 200000")
+    parser.add_argument(
+        "--steps", type=positive_int, default=200_000, help="agent steps per case (10 to 1000 batched steps)"
+    )
+    parser.add_argument("--quick", action="store_true", help="5,000 steps per case, batches up to 1024: a smoke run")
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals and the random actions")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     steps = 5_000 if args.quick else args.steps
-    print(f"random legal play through gym.make, {steps:,} agent steps per case")
-    print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
-    print(f"{'case':34s} {'steps/s':>10s} {'episodes':>9s}")
-    for case in CASES:
-        rate, episodes = random_play(case, steps, args.seed)
-        print(f"{case.label:34s} {rate:10,.0f} {episodes:9d}")
+    sizes = QUICK_BATCH_SIZES if args.quick else BATCH_SIZES
+    print(f"random legal play, about {steps:,} agent steps per case ({MIN_BATCHES}-{MAX_BATCHES} vector steps)")
+    print("steps per CPU-second (time.process_time); x CartPole: the ratio to CartPole-v1 through gym.make, same run")
+    machine = platform.processor() or platform.machine()
+    print(f"machine: {machine}, python {platform.python_version()}, numpy {np.__version__}")
+    print(f"{'case':30s} {'how':>8s} {'envs':>5s} {'steps/CPU-s':>12s} {'x CartPole':>10s} {'episodes':>9s}")
+    yardstick = None
+    try:
+        for case in cases(sizes):
+            rate, episodes = random_play(case, steps, args.seed)
+            yardstick = yardstick or rate
+            ratio = rate / yardstick
+            print(f"{case.label:30s} {case.kind:>8s} {case.num_envs:5d} {rate:12,.0f} {ratio:10.2f} {episodes:9d}")
+        print(f"memory of 4096 batched {GRID.env_id} envs: {grid_memory_mb():.1f} MB (tracemalloc peak)")
+    except KeyboardInterrupt:
+        return interrupted(PROG, "stopped; the rows above are the cases finished")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

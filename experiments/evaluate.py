@@ -1,35 +1,47 @@
 """Evaluating players against fixed opponents with the tournament's seats and seeds.
 
-Grid: head-to-head against each opponent, seats swapped on each deal. Grab: the player sits
-at a table of ``table_size - 1`` copies of one opponent, seats rotated through every position.
-The schedule's seeds depend on the opponents only, so every player evaluated against an
-opponent gets the same deals: comparing a learner's mean points with a reference player's
-(``perfect``) at the same tables is a paired comparison.
+How a table is seated comes from the game's adapter: in Grid the player meets each
+opponent head to head, seats swapped on each deal; in Grab it sits at a table of
+``table_size - 1`` copies of one opponent, seats rotated through every position. A game is
+won when the player is among its winners (a shared top total counts), drawn when nobody
+won, lost otherwise. The schedule's seeds depend on the opponents only, so every player
+evaluated against an opponent gets the same deals: comparing a learner's mean points with a
+reference player's (``perfect``) at the same tables is a paired comparison.
 
 Used during training (the model is evaluated in memory, in this process) and from the shell,
-a gauntlet of registered players::
+a gauntlet of players (registered names or checkpoints) with a progress bar::
 
     python -m experiments.evaluate --game grab --players ppo-grab,perfect --opponents human-casual \
         --games 2000 --reference perfect --out experiments/results/grab-ppo
+
+Ctrl-C stops a gauntlet, showing the rows of the games finished.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import multiprocessing
+import os
 import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from agents.base import Player
-from agents.registry import make_player, parse_names
+from agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
+from agents.games import GAMES, GameAdapter, get_game
+from agents.progress import Progress
+from agents.specs import PlayerSpec, as_specs, parse_players
 from agents.stats import mean_interval, wilson_interval
-from agents.tournament import get_game, make_schedule
+from agents.text import counted
 from agents.tournament.report import markdown_table, write_csv
-from agents.tournament.run import limit_torch_threads
+from agents.tournament.run import init_pool_worker, worker_pool
+from agents.tournament.schedule import Match, make_schedule
+
+PROG = "python -m experiments.evaluate"
+PLAYER = "__player__"
+"""The evaluated player's name in the schedule: seeds depend on the opponent only."""
 
 
 @dataclass(frozen=True)
@@ -52,49 +64,54 @@ class EvalRow:
     points_high: float
 
 
-def _row(opponent: str, results: list[int], points: list[float]) -> EvalRow:
-    wins = results.count(1)
-    draws = results.count(0)
+def _row(opponent: str, results: Sequence[int], points: Sequence[float]) -> EvalRow:
+    wins = list(results).count(1)
+    draws = list(results).count(0)
     games = len(results)
     low, high = wilson_interval(wins, games)
     mean, p_low, p_high = mean_interval(points)
     return EvalRow(opponent, games, wins, draws, games - wins - draws, wins / games, low, high, mean, p_low, p_high)
 
 
+def schedule_for(opponent: str, games: int, seed: int, table_size: int) -> list[Match]:
+    """The games of a player against ``opponent``: the tournament's schedule of one table."""
+    return make_schedule([(PLAYER,) + (opponent,) * (table_size - 1)], games, seed)
+
+
+def play_eval_game(game: GameAdapter, player: Player, others: Sequence[Player], match: Match) -> tuple[int, float]:
+    """Play one scheduled game with ``player`` at the match's seat; ``(result, points)``, result 1/0/-1."""
+    seat = (-match.rotation) % (len(others) + 1)
+    outcome = game.play([*others[:seat], player, *others[seat:]], match.seed)
+    result = 1 if seat in outcome.winners else 0 if not outcome.winners else -1
+    return result, outcome.points[seat]
+
+
 def evaluate(
-    game: str, player: Player, opponents: Sequence[str], games: int, seed: int = 0, table_size: int = 4
+    game: str | GameAdapter,
+    player: Player,
+    opponents: Sequence[str | PlayerSpec],
+    games: int,
+    seed: int = 0,
+    table_size: int | None = None,
 ) -> list[EvalRow]:
-    """``player`` against each opponent: ``games`` games, seats rotated, tournament seeds."""
-    spec = get_game(game)
-    size = 2 if game == "grid" else table_size
+    """``player`` against each opponent: ``games`` games, seats rotated, tournament seeds (this process)."""
+    adapter = get_game(game)
+    size = adapter.table_size(table_size)
     rows = []
-    for opponent in opponents:
-        table = ("__player__",) + (opponent,) * (size - 1)
-        others = [make_player(game, opponent, seed=seed + i) for i in range(size - 1)]
-        results: list[int] = []
-        points: list[float] = []
-        for match in make_schedule([table], games, seed):
-            seat = (-match.rotation) % size
-            seated = others[:seat] + [player] + others[seat:]
-            outcome = spec.play(seated, match.seed)
-            if game == "grab":
-                result = 1 if seat in outcome.winners else -1
-            else:
-                best_other = max(s for i, s in enumerate(outcome.standing) if i != seat)
-                result = (outcome.standing[seat] > best_other) - (outcome.standing[seat] < best_other)
-            results.append(result)
-            points.append(outcome.points[seat])
-        rows.append(_row(opponent, results, points))
+    for opponent in as_specs(adapter.name, opponents):
+        others = [opponent.build(adapter) for _ in range(size - 1)]
+        played = [play_eval_game(adapter, player, others, m) for m in schedule_for(opponent.name, games, seed, size)]
+        rows.append(_row(opponent.name, [r for r, _ in played], [p for _, p in played]))
     return rows
 
 
 @dataclass(frozen=True)
 class GauntletRow:
-    """One registered player's :class:`EvalRow` against one opponent, for the shell's tables.
+    """One player's :class:`EvalRow` against one opponent, for the shell's tables.
 
     ``illegal_rate``: the share of decisions where a learned player chose a masked-out action
-    and fell back to a legal one (empty for players that never do). ``points_vs_reference``:
-    mean points over the reference player's at the same tables (empty without a reference).
+    and fell back to a legal one (``None`` for players that never do). ``points_vs_reference``:
+    mean points over the reference player's at the same tables (``None`` without a reference).
     """
 
     player: str
@@ -103,91 +120,261 @@ class GauntletRow:
     points_vs_reference: float | None = None
 
     def values(self) -> list[object]:
-        ratio = self.points_vs_reference
-        return [self.player, *asdict(self.row).values(), self.illegal_rate, ratio]
+        return [self.player, *asdict(self.row).values(), self.illegal_rate, self.points_vs_reference]
 
 
 HEADERS = ("player", *EvalRow.__dataclass_fields__, "illegal_rate", "points_vs_reference")
 
 
-def _gauntlet_job(job: tuple[str, str, str, int, int, int]) -> GauntletRow:
-    game, name, opponent, games, seed, table_size = job
-    player = make_player(game, name, seed=seed)
-    (row,) = evaluate(game, player, [opponent], games, seed=seed, table_size=table_size)
-    decisions = getattr(player, "decisions", 0)
-    illegal = getattr(player, "illegal_choices", 0) / decisions if decisions else None
-    return GauntletRow(name, row, illegal)
+@dataclass(frozen=True)
+class _Game:
+    """One game of the gauntlet, small enough to send to a worker process."""
+
+    player: PlayerSpec
+    opponent: PlayerSpec
+    match: Match
+
+
+_worker: dict[str, Any] = {}
+
+
+def _init_gauntlet_worker(game: GameAdapter, table_size: int) -> None:
+    _worker.clear()
+    _worker.update(game=game, size=table_size, players={})
+
+
+def _init_gauntlet_pool_worker(game: GameAdapter, table_size: int) -> None:
+    init_pool_worker()
+    _init_gauntlet_worker(game, table_size)
+
+
+def _seated(key: tuple[str, ...], spec: PlayerSpec) -> Player:
+    players: dict[tuple[str, ...], Player] = _worker["players"]
+    if key not in players:
+        players[key] = spec.build(_worker["game"])
+    return players[key]
+
+
+def _play_game(job: _Game) -> tuple[int, float, int, int]:
+    """``(result, points, decisions, illegal choices)`` of one gauntlet game, in a worker."""
+    player = _seated(("player", job.player.name), job.player)
+    others = [_seated(("opponent", job.opponent.name, str(i)), job.opponent) for i in range(_worker["size"] - 1)]
+    decisions, illegal = getattr(player, "decisions", 0), getattr(player, "illegal_choices", 0)
+    result, points = play_eval_game(_worker["game"], player, others, job.match)
+    return result, points, getattr(player, "decisions", 0) - decisions, getattr(player, "illegal_choices", 0) - illegal
+
+
+class GauntletInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a gauntlet; ``rows`` hold the games finished (the last row may be short)."""
+
+    def __init__(self, rows: list[GauntletRow]) -> None:
+        super().__init__("gauntlet interrupted")
+        self.rows = rows
 
 
 def gauntlet(
-    game: str, players: Sequence[str], opponents: Sequence[str], games: int, *, seed: int = 0,
-    table_size: int = 4, reference: str | None = None, workers: int = 1,
+    game: str | GameAdapter,
+    players: Sequence[str | PlayerSpec],
+    opponents: Sequence[str | PlayerSpec],
+    games: int,
+    *,
+    seed: int = 0,
+    table_size: int | None = None,
+    reference: str | None = None,
+    workers: int = 1,
+    progress: bool = False,
 ) -> list[GauntletRow]:
-    """Every registered player against every opponent, one process per (player, opponent)."""
-    if reference is not None and reference not in players:
-        raise ValueError(f"reference {reference!r} must be one of the players {list(players)}")
-    jobs = [(game, name, opponent, games, seed, table_size) for name in players for opponent in opponents]
-    if workers > 1:
-        with multiprocessing.Pool(min(workers, len(jobs)), initializer=limit_torch_threads) as pool:
-            rows = pool.map(_gauntlet_job, jobs, chunksize=1)
-    else:
-        rows = [_gauntlet_job(job) for job in jobs]
+    """Every player against every opponent, ``games`` games each, spread over ``workers`` processes.
+
+    The rows are the same for any worker count (each game's seed comes from the schedule and
+    every player is reset from it). Ctrl-C raises :class:`GauntletInterrupted` with the rows
+    of the games finished.
+    """
+    adapter = get_game(game)
+    size = adapter.table_size(table_size)
+    entrants = as_specs(adapter.name, players)
+    against = as_specs(adapter.name, opponents)
+    if reference is not None and reference not in [p.name for p in entrants]:
+        raise ValueError(f"reference {reference!r} must be one of the players {[p.name for p in entrants]}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    jobs = [
+        _Game(player, opponent, match)
+        for player in entrants
+        for opponent in against
+        for match in schedule_for(opponent.name, games, seed, size)
+    ]
+    outcomes: list[tuple[int, float, int, int]] = []
+    bar = Progress(total=len(jobs), desc=f"{adapter.name} gauntlet", unit="game", disable=not progress)
+    try:
+        if workers == 1:
+            _init_gauntlet_worker(adapter, size)
+            for job in jobs:
+                outcomes.append(_play_game(job))
+                bar.update()
+        else:
+            chunk = max(1, min(16, len(jobs) // (workers * 8)))
+            with worker_pool(workers, _init_gauntlet_pool_worker, (adapter, size)) as processes:
+                for outcome in processes.imap(_play_game, jobs, chunksize=chunk):
+                    outcomes.append(outcome)
+                    bar.update()
+    except KeyboardInterrupt:
+        raise GauntletInterrupted(_rows(jobs, outcomes, reference)) from None
+    finally:
+        bar.close()
+    return _rows(jobs, outcomes, reference)
+
+
+def _rows(
+    jobs: Sequence[_Game], outcomes: Sequence[tuple[int, float, int, int]], reference: str | None
+) -> list[GauntletRow]:
+    """One row per (player, opponent) with finished games, in the jobs' order."""
+    groups: dict[tuple[str, str], list[tuple[int, float, int, int]]] = {}
+    for job, outcome in zip(jobs, outcomes):
+        groups.setdefault((job.player.name, job.opponent.name), []).append(outcome)
+    rows = []
+    for (player, opponent), done in groups.items():
+        decisions = sum(d for _, _, d, _ in done)
+        illegal = sum(i for _, _, _, i in done) / decisions if decisions else None
+        rows.append(GauntletRow(player, _row(opponent, [r for r, *_ in done], [p for _, p, *_ in done]), illegal))
     if reference is None:
         return rows
     base = {r.row.opponent: r.row.mean_points for r in rows if r.player == reference}
     return [
-        dataclasses.replace(r, points_vs_reference=r.row.mean_points / base[r.row.opponent] if base[r.row.opponent] else None)
+        dataclasses.replace(r, points_vs_reference=r.row.mean_points / base[r.row.opponent])
+        if base.get(r.row.opponent) else r
         for r in rows
-    ]
+    ]  # fmt: skip
 
 
-def gauntlet_markdown(game: str, rows: Sequence[GauntletRow], table_size: int, seed: int, command: str) -> str:
+def describe(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int) -> str:
+    """How to read the gauntlet's numbers, one paragraph."""
+    how = game.wording.gauntlet.format(others=table_size - 1, table_size=table_size)
+    games = counted(rows[0].row.games, "game") if rows else "no games"
+    return (
+        f"{game.name}: {games} per player and opponent, seed {seed}; {how}. Every player meets the same deals "
+        f"(the seeds depend on the opponents only). win_rate has a Wilson 95% interval; mean_points = "
+        f"{game.wording.points}, with a Student t 95% interval; illegal_rate = the share of a learned player's "
+        "decisions that chose a masked-out action (played as a legal fallback); points_vs_reference = mean points "
+        "over the reference player's at the same tables."
+    )
+
+
+def gauntlet_markdown(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int, command: str) -> str:
     """The rows as a Markdown table, with the command and how to read them."""
-    if game == "grid":
-        how = "head-to-head against each opponent, seats swapped on each deal; win = the game won (a draw or truncation counts as neither)"
-        points = "final score (cards + tokens / 2)"
-    else:
-        how = (f"each player at a table of {table_size - 1} copies of the opponent, seats rotated through every position; "
-               "win = the top total at the table (a shared top total counts)")
-        points = "total points of the game"
-    games = rows[0].row.games if rows else 0
-    lines = [f"# {game} gauntlet", "", "Command:", "", "```", command, "```", "",
-             f"{game}: {games} games per player and opponent, seed {seed}; {how}. Every player meets the same deals "
-             f"(the seeds depend on the opponents only). win_rate has a Wilson 95% interval; mean_points = {points}, "
-             "with a Student t 95% interval; illegal_rate = the share of a learned player's decisions that chose a "
-             "masked-out action (played as a legal fallback); points_vs_reference = mean points over the reference "
-             "player's at the same tables.", "",
-             markdown_table(HEADERS, [["" if v is None else v for v in r.values()] for r in rows])]
+    lines = [f"# {game.name} gauntlet", "", "Command:", "", "```", command, "```", "",
+             describe(game, rows, table_size, seed), "",
+             markdown_table(HEADERS, [["" if v is None else v for v in r.values()] for r in rows])]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.evaluate", description="Registered players against fixed opponents, on the same deals.")
-    parser.add_argument("--game", required=True, choices=["grab", "grid"])
-    parser.add_argument("--players", required=True, help="comma-separated registered names to evaluate")
-    parser.add_argument("--opponents", required=True, help="comma-separated registered names; grab: the table is copies of one")
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--table-size", type=int, default=4, help="grab: players per table (grid: always 2)")
+def print_gauntlet(
+    game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int, console: Any = None
+) -> None:
+    """The rows as a table for an 80-column terminal (rich), with how to read them underneath.
+
+    Rates and shares are percentages, points have one decimal, and the games go into the
+    title when every row played the same number; ``vs ref`` and ``illegal`` show only when
+    some row has them. The CSV and Markdown files keep every column at full precision.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    games = {r.row.games for r in rows}
+    each = f" ({counted(games.pop(), 'game')} each)" if len(games) == 1 else ""
+    table = Table(
+        title=f"{game.name} gauntlet{each}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
+    headers = ["player", "opponent", *(["games"] if not each else []), "win % [95% CI]", "points [95% CI]"]
+    with_ratio = any(r.points_vs_reference is not None for r in rows)
+    with_illegal = any(r.illegal_rate is not None for r in rows)
+    headers += ["vs ref"] * with_ratio + ["illegal"] * with_illegal
+    for i, header in enumerate(headers):
+        whole = i >= 2 and "[" not in header  # single numbers keep their line; names and intervals may wrap
+        table.add_column(header, justify="left" if i < 2 else "right", overflow="fold", no_wrap=whole)
+    for r in rows:
+        e = r.row
+        cells = [r.player, e.opponent, *([f"{e.games:,}"] if not each else []),
+                 f"{100 * e.win_rate:.1f} [{100 * e.win_low:.1f}, {100 * e.win_high:.1f}]",
+                 f"{e.mean_points:.1f} [{e.points_low:.1f}, {e.points_high:.1f}]"]  # fmt: skip
+        if with_ratio:
+            cells.append("" if r.points_vs_reference is None else f"{r.points_vs_reference:.1%}")
+        if with_illegal:
+            cells.append("" if r.illegal_rate is None else f"{r.illegal_rate:.2%}")
+        table.add_row(*cells)
+    console.print(table)
+    console.print(describe(game, rows, table_size, seed), style="dim")
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog=PROG,
+        description="Players (registered names or checkpoints) against fixed opponents, on the same deals.",
+        example=f"{PROG} --game grab --players ppo-grab,perfect --opponents human-casual --games 2000 "
+        "--reference perfect",
+    )
+    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="the game")
+    parser.add_argument(
+        "--players", required=True,
+        help="comma-separated players to evaluate: registered names or checkpoints (a path, or name=path)",
+    )  # fmt: skip
+    parser.add_argument("--opponents", required=True, help="comma-separated opponents; grab: a table of copies of one")
+    parser.add_argument("--games", type=positive_int, default=2000, help="games per player and opponent")
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals: same seed, same games")
+    parser.add_argument("--table-size", type=positive_int, help="grab: players per table, 2 to 6 (default 4); grid: 2")
     parser.add_argument("--reference", help="a player of --players whose mean points the others are compared with")
-    parser.add_argument("--workers", type=int, default=multiprocessing.cpu_count())
-    parser.add_argument("--out", help="folder for gauntlet.csv and gauntlet.md")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
+    parser.add_argument("--out", type=out_folder, help="folder for gauntlet.csv and gauntlet.md")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def _save(
+    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str]
+) -> None:
+    if out is None:
+        return
+    command = shlex.join(["python", "-m", "experiments.evaluate", *argv])
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "gauntlet.csv", HEADERS, [r.values() for r in rows])
+    (out / "gauntlet.md").write_text(gauntlet_markdown(game, rows, size, seed, command))
+    print(f"wrote {out / 'gauntlet.csv'}\nwrote {out / 'gauntlet.md'}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
     args = parser.parse_args(argv)
+    game = GAMES[args.game]
+    players = checked(parser, lambda: parse_players(game.name, args.players))
+    opponents = checked(parser, lambda: parse_players(game.name, args.opponents))
+    size = checked(parser, lambda: game.table_size(args.table_size))
+    if args.reference is not None and args.reference not in [p.name for p in players]:
+        parser.error(f"--reference {args.reference!r} must be one of --players ({', '.join(p.name for p in players)})")
     try:
-        rows = gauntlet(args.game, parse_names(args.players), parse_names(args.opponents), args.games, seed=args.seed,
-                        table_size=args.table_size, reference=args.reference, workers=args.workers)
+        rows = gauntlet(
+            game, players, opponents, args.games, seed=args.seed, table_size=size, reference=args.reference,
+            workers=args.workers, progress=not args.no_progress,
+        )  # fmt: skip
+    except GauntletInterrupted as stop:
+        if not stop.rows:
+            return interrupted(PROG, "no game had finished, nothing to show")
+        print_gauntlet(game, stop.rows, size, args.seed)
+        _save(game, stop.rows, size, args.seed, args.out, argv)
+        return interrupted(PROG, "stopped early; the rows above count the games finished")
+    except KeyboardInterrupt:
+        return interrupted(PROG, "stopped before the first game finished, nothing to show")
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    command = shlex.join(["python", "-m", "experiments.evaluate", *(sys.argv[1:] if argv is None else argv)])
-    text = gauntlet_markdown(args.game, rows, args.table_size, args.seed, command)
-    print(text)
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        write_csv(out / "gauntlet.csv", HEADERS, [r.values() for r in rows])
-        (out / "gauntlet.md").write_text(text)
-        print(f"wrote {out / 'gauntlet.csv'}\nwrote {out / 'gauntlet.md'}")
+        return fail(PROG, str(error))
+    print_gauntlet(game, rows, size, args.seed)
+    _save(game, rows, size, args.seed, args.out, argv)
     return 0
 
 

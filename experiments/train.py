@@ -1,34 +1,48 @@
 """Train a PPO player from a config file: ``python -m experiments.train grid`` (or ``grab``).
 
-A config (``experiments/configs/<name>.yaml``) names the env, the algorithm, PPO's
-hyper-parameters and a list of curriculum *stages*, each a number of timesteps against a
-weighted mix of opponents (``self`` = a frozen copy of the learner as it was at the end of
-the previous stage). Everything a run makes goes to ``--out`` (default ``runs/<name>``):
-TensorBoard and CSV learning curves, periodic evaluations through the tournament's seats
-and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its model card.
-``--timesteps N`` replaces the stages' lengths by a total of N split in the same
-proportions: the smoke tests train for a few hundred steps that way.
+A config (``experiments/configs/<name>.yaml``) names the game, the algorithm, the env's
+keyword arguments, PPO's hyper-parameters and a list of curriculum *stages*, each a number
+of timesteps against a weighted mix of opponents (``self`` = a frozen copy of the learner
+as it was at the end of the previous stage). The env id comes from the game
+(``GAME_INFO.env_id``); ``env_kwargs`` must name ``obs_mode`` and ``illegal_action``, since
+the learner depends on both and the envs' defaults change between versions.
 
-An optional ``pretrain:`` section (see ``experiments.pretrain.PretrainConfig``) clones a
+Everything a run makes goes to a folder of its own, ``runs/<config>/<date-time>`` unless
+``--out`` names a new (or empty) folder, so a re-run never mixes with an old run's CSV:
+TensorBoard and CSV learning curves, periodic evaluations through the tournament's seats
+and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its model card;
+``runs/<config>/latest`` points at the newest run. Evaluations happen at the end of a
+rollout once ``eval_every`` env steps have passed since the last one, and once more at the
+end. ``--timesteps N`` replaces the stages' lengths by a total of N split in the same
+proportions, and scales the evaluations and the warm start with them.
+
+Ctrl-C stops training cleanly: the model as it was is saved as ``last.zip`` (with its card)
+beside ``best.zip``, and one line says where.
+
+An optional ``pretrain:`` section (:class:`agents.cloning.PretrainConfig`) clones a
 teacher's play into the policy before the first stage (behaviour cloning), so PPO
-fine-tunes a policy that already scores instead of searching a flat return; its curve
-goes to ``pretrain.csv`` and the cloned policy is evaluated at timestep 0.
+fine-tunes a policy that already scores instead of searching a flat return; its curve goes
+to ``pretrain.csv`` and the cloned policy is evaluated at timestep 0.
 
 A YAML file cannot hold a Python class, so ``ppo.policy_kwargs`` names them as
 ``"module:attribute"`` strings under keys ending in ``_class`` or ``_fn`` (for example
 ``features_extractor_class: agents.grid.features:GridSlotExtractor``); they are imported
-when the model is built.
+when the config is read. A features extractor that takes an ``obs_mode`` keyword gets the
+env's.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import importlib
+import inspect
+import signal
+import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +51,21 @@ import numpy as np
 import yaml
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.ppo import ModelCard, PPOPlayer
+from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
+from agents.cloning import PretrainConfig, pretrain
+from agents.games import GameAdapter, get_game
+from agents.mixture import SELF, build_mixture
+from agents.models import ALGORITHMS, ModelCard
+from agents.ppo import PPOPlayer
+from agents.progress import Progress
+from agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments.evaluate import evaluate
-from experiments.opponents import build_mixture
-from experiments.pretrain import PretrainConfig, pretrain
 
+PROG = "python -m experiments.train"
 CONFIGS = Path(__file__).resolve().parent / "configs"
+RUNS = Path("runs")
+REQUIRED_ENV_KWARGS = ("obs_mode", "illegal_action")
 
 
 @dataclass(frozen=True)
@@ -56,10 +78,13 @@ class Stage:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """A training run as a config file describes it (see ``experiments/configs``)."""
+    """A training run as a config file describes it (see ``experiments/configs``).
+
+    Every field is checked when the config is built, so a mistake surfaces before any
+    training starts.
+    """
 
     game: str
-    env_id: str
     algo: str
     stages: list[Stage]
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -73,27 +98,102 @@ class TrainConfig:
     best_against: str = ""
     pretrain: PretrainConfig | None = None
 
+    def __post_init__(self) -> None:
+        game = get_game(self.game)
+        if self.algo not in ALGORITHMS:
+            raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
+        missing = [key for key in REQUIRED_ENV_KWARGS if key not in self.env_kwargs]
+        if missing:
+            raise ValueError(
+                f"env_kwargs must name {' and '.join(missing)}: the learner depends on them and the envs' defaults "
+                "change between versions"
+            )
+        for name in ("stack", "n_envs", "eval_every", "eval_games"):
+            _check_count(name, getattr(self, name), 1)
+        _check_count("seed", self.seed, 0)
+        if not self.stages:
+            raise ValueError("stages must list at least one stage")
+        registered = set(game.players())
+        for index, stage in enumerate(self.stages):
+            _check_count(f"stages[{index}].timesteps", stage.timesteps, 1)
+            unknown = sorted(set(stage.opponents) - registered - {SELF})
+            if unknown:
+                raise ValueError(f"stages[{index}] names unknown {game.name} players {unknown}")
+            if SELF in stage.opponents and index == 0:
+                raise ValueError("the 'self' opponent needs a checkpoint from an earlier stage, not the first")
+        if not self.eval_opponents:
+            raise ValueError("eval_opponents must name at least one registered player")
+        unknown = sorted(set(self.eval_opponents) - registered)
+        if unknown:
+            raise ValueError(f"eval_opponents names unknown {game.name} players {unknown}")
+        if self.best_against and self.best_against not in self.eval_opponents:
+            raise ValueError(f"best_against {self.best_against!r} must be one of eval_opponents {self.eval_opponents}")
+        if self.pretrain is not None and self.pretrain.teacher not in registered:
+            raise ValueError(f"pretrain.teacher {self.pretrain.teacher!r} is not a registered {game.name} player")
+        if self.env_kwargs["obs_mode"] not in game.info.obs_modes:
+            raise ValueError(f"env_kwargs.obs_mode must be one of {list(game.info.obs_modes)}")
+        check_env_kwargs(game, self.env_kwargs)
+        if "policy_kwargs" in self.ppo:
+            resolve_policy_kwargs(self.ppo["policy_kwargs"])
+
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
-        raw = yaml.safe_load(path.read_text())
-        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in s["opponents"].items()}) for s in raw.pop("stages")]
+        """Read and check a YAML config; any mistake is a ``ValueError`` naming the file."""
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"cannot read {path}: {err}") from None
+        except yaml.YAMLError as err:
+            raise ValueError(f"{path} is not valid YAML: {' '.join(str(err).split())}") from None
+        try:
+            return cls.from_dict(raw)
+        except (ValueError, TypeError, KeyError) as err:
+            raise ValueError(f"{path}: {err}") from None
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> TrainConfig:
+        """Build from a config file's mapping; unknown or missing keys are a ``ValueError``.
+
+        A config file's mistakes, its shape included, are ``ValueError``: the error contract
+        for bad input.
+        """
+        if not isinstance(raw, dict):
+            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
+        raw = dict(raw)
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(raw) - names)
         if unknown:
-            raise ValueError(f"{path}: unknown config keys {unknown}")
-        if raw["algo"] not in ("maskable_ppo", "recurrent_ppo"):
-            raise ValueError(f"{path}: algo must be maskable_ppo or recurrent_ppo, got {raw['algo']!r}")
+            raise ValueError(f"unknown config keys {unknown}; known: {sorted(names)}")
+        missing = sorted({"game", "algo", "stages"} - set(raw))
+        if missing:
+            raise ValueError(f"missing config keys {missing}")
+        if not isinstance(raw["stages"], list) or not all(isinstance(s, dict) for s in raw["stages"]):
+            raise ValueError("stages must be a list of {timesteps: N, opponents: {name: weight}} entries")
+        raw["stages"] = [
+            Stage(s["timesteps"], {str(k): float(v) for k, v in dict(s["opponents"]).items()}) for s in raw["stages"]
+        ]
+        if not isinstance(raw.get("env_kwargs", {}), dict):
+            raise ValueError("env_kwargs must be a mapping")
         if raw.get("pretrain") is not None:
             raw["pretrain"] = PretrainConfig.from_dict(raw["pretrain"])
-        return cls(stages=stages, **raw)
+        return cls(**raw)
+
+    @property
+    def adapter(self) -> GameAdapter:
+        return get_game(self.game)
+
+    @property
+    def timesteps(self) -> int:
+        return sum(s.timesteps for s in self.stages)
 
     def scaled(self, total: int) -> TrainConfig:
         """The same curriculum with ``total`` timesteps split in the stages' proportions.
 
-        The warm start's games shrink in the same proportion (at least 2), so a short run is
-        short throughout.
+        The evaluations keep their number (``eval_every`` shrinks in proportion) and their
+        games shrink in proportion (at least 10 per opponent), as do the warm start's games
+        (at least 2), so a short run is short throughout.
         """
-        length = sum(s.timesteps for s in self.stages)
+        length = self.timesteps
         stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
         pre = self.pretrain
         if pre is not None:
@@ -102,26 +202,57 @@ class TrainConfig:
                 episodes=max(2, pre.episodes * total // length),
                 dagger_episodes=max(2, pre.games_per_round * total // length),
             )
-        return dataclasses.replace(self, stages=stages, eval_every=min(self.eval_every, max(total // 2, 1)), pretrain=pre)
+        return dataclasses.replace(
+            self,
+            stages=stages,
+            eval_every=max(1, self.eval_every * total // length),
+            eval_games=min(self.eval_games, max(10, self.eval_games * total // length)),
+            pretrain=pre,
+        )
 
     @property
     def card(self) -> ModelCard:
-        return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs.get("obs_mode", "info_state"), stack=self.stack)
+        return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs["obs_mode"], stack=self.stack)
 
 
-def env_factory(config: TrainConfig, stage: Stage, self_checkpoint: Path | None, rank: int) -> Callable[[], gym.Env]:
-    """A thunk that builds one training env (run in the worker process for SubprocVecEnv)."""
+def check_env_kwargs(game: GameAdapter, env_kwargs: Mapping[str, Any]) -> None:
+    """Build one env with ``env_kwargs`` and close it: a bad keyword surfaces before training, in the env's words."""
+    seated = sorted({"opponent", "opponents"} & set(env_kwargs))
+    if seated:
+        raise ValueError(f"env_kwargs cannot name {seated[0]}: each stage's opponents are seated from the stages")
+    try:
+        gym.make(game.env_id, **env_kwargs).close()
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"env_kwargs: {err}") from None
 
-    def make() -> gym.Env:
+
+def _check_count(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+
+
+def env_factory(
+    config: TrainConfig, stage: Stage, self_checkpoint: Path | None, rank: int, worker: bool = False
+) -> Callable[[], gym.Env[Any, Any]]:
+    """A thunk that builds one training env.
+
+    ``worker``: the thunk runs in a ``SubprocVecEnv`` worker process, which then leaves
+    Ctrl-C to the main process: it stops training and closes the workers itself, so no
+    worker prints a traceback.
+    """
+
+    def make() -> gym.Env[Any, Any]:
         from stable_baselines3.common.monitor import Monitor
 
+        if worker:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        game = config.adapter
         seed = config.seed * 1000 + rank
-        if config.game == "grid":
-            opponents = {"opponent": build_mixture("grid", stage.opponents, self_checkpoint, seed)}
-        else:
-            n_others = config.env_kwargs.get("n_players", 4) - 1
-            opponents = {"opponents": [build_mixture("grab", stage.opponents, self_checkpoint, seed + 7919 * i) for i in range(n_others)]}
-        env = gym.make(config.env_id, **config.env_kwargs, **opponents)
+        opponents = [
+            build_mixture(game.name, stage.opponents, self_checkpoint, seed + 7919 * i)
+            for i in range(game.n_opponents(config.env_kwargs))
+        ]
+        env: gym.Env[Any, Any] = gym.make(game.env_id, **config.env_kwargs, **game.opponent_kwargs(opponents))
         if config.stack > 1:
             env = StackObservations(env, config.stack)
         env = Monitor(env)
@@ -152,6 +283,7 @@ def warm_start(config: TrainConfig, model: Any, out: Path, progress: bool) -> No
     """Behaviour cloning before the first stage, at a table of the first stage's opponents
     unless ``pretrain.opponents`` names others; the curve goes to ``out/pretrain.csv``."""
     pre = config.pretrain
+    assert pre is not None
     stage = Stage(0, dict(pre.opponents or config.stages[0].opponents))
     make_env = env_factory(dataclasses.replace(config, stack=1), stage, None, config.n_envs)
     pretrain(model, config.card, pre, make_env, out / "pretrain.csv", progress=progress)
@@ -163,6 +295,8 @@ def resolve_policy_kwargs(policy_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     Any other value passes unchanged; a string without ``:`` or naming nothing importable
     is a ``ValueError`` naming the key.
     """
+    if not isinstance(policy_kwargs, Mapping):
+        raise ValueError(f"ppo.policy_kwargs must be a mapping, got {policy_kwargs!r}")
     resolved = dict(policy_kwargs)
     for key, value in policy_kwargs.items():
         if not (key.endswith(("_class", "_fn")) and isinstance(value, str)):
@@ -177,113 +311,279 @@ def resolve_policy_kwargs(policy_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return resolved
 
 
-def _model(config: TrainConfig, env: Any) -> Any:
+def policy_kwargs_for(config: TrainConfig) -> dict[str, Any]:
+    """The policy's keyword arguments: classes imported, and the env's ``obs_mode`` given to a
+    features extractor that takes one (so it never guesses the view from the vector's length)."""
+    kwargs = resolve_policy_kwargs(config.ppo.get("policy_kwargs", {}))
+    extractor = kwargs.get("features_extractor_class")
+    if extractor is not None and "obs_mode" in inspect.signature(extractor).parameters:
+        extractor_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
+        obs_mode = config.env_kwargs["obs_mode"]
+        if extractor_kwargs.setdefault("obs_mode", obs_mode) != obs_mode:
+            raise ValueError(f"features_extractor_kwargs.obs_mode must be the env's {obs_mode!r}")
+        kwargs["features_extractor_kwargs"] = extractor_kwargs
+    return kwargs
+
+
+def build_model(config: TrainConfig, env: Any) -> Any:
+    """A fresh MaskablePPO or RecurrentPPO on ``env`` as ``config`` describes it."""
     from sb3_contrib import MaskablePPO, RecurrentPPO
 
     ppo = dict(config.ppo)
     if "policy_kwargs" in ppo:
-        ppo["policy_kwargs"] = resolve_policy_kwargs(ppo["policy_kwargs"])
+        ppo["policy_kwargs"] = policy_kwargs_for(config)
     if config.algo == "maskable_ppo":
         return MaskablePPO("MultiInputPolicy", env, seed=config.seed, verbose=0, tensorboard_log=None, **ppo)
     return RecurrentPPO("MultiInputLstmPolicy", env, seed=config.seed, verbose=0, tensorboard_log=None, **ppo)
 
 
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped training: ``timesteps`` were trained, the model is in ``last`` (``None``
+    before a model existed), the best evaluated one in ``best`` (``None`` before the first evaluation)."""
+
+    def __init__(self, timesteps: int, last: Path | None, best: Path | None) -> None:
+        super().__init__(f"training interrupted at {timesteps} timesteps")
+        self.timesteps = timesteps
+        self.last = last
+        self.best = best
+
+
+def check_run_folder(out: Path) -> None:
+    """A ``ValueError`` unless ``out`` is a new or empty folder that can be written: a run never
+    mixes its files with another's."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        raise ValueError(f"{out} already holds files (an earlier run?); give a new --out, or remove them first")
+    existing = out
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not writable(existing):
+        raise ValueError(f"cannot make the folder {out}")
+
+
+def new_run_folder(config_name: str, root: Path = RUNS) -> Path:
+    """``runs/<config>/<date-time>``, a folder no earlier run has used."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = root / config_name / stamp
+    suffix = 2
+    while out.exists():
+        out = root / config_name / f"{stamp}-{suffix}"
+        suffix += 1
+    return out
+
+
+def point_latest(out: Path) -> None:
+    """Make ``<out's parent>/latest`` point at ``out`` (best effort: where links cannot be made, nothing)."""
+    latest = out.parent / "latest"
+    try:
+        if latest.is_symlink():
+            latest.unlink()
+        if not latest.exists():
+            latest.symlink_to(out.name, target_is_directory=True)
+    except OSError:
+        pass
+
+
 def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
-    """Run every stage of ``config``; return the path of the best checkpoint's zip."""
+    """Run every stage of ``config`` into the new (or empty) folder ``out``; return the best checkpoint's zip.
+
+    Ctrl-C raises :class:`TrainingInterrupted` after saving the model as ``out/last.zip``.
+    """
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
+    check_run_folder(out)
     torch.set_num_threads(1)
     out.mkdir(parents=True, exist_ok=True)
     logger = configure(str(out), ["csv", "tensorboard"])
+    game = config.adapter
     eval_path = out / "eval.csv"
-    best = {"score": -np.inf}
+    best: dict[str, Any] = {"score": -np.inf, "timesteps": -1}
     best_zip = out / "best.zip"
     card = config.card
-
-    class Evaluation(BaseCallback):
-        """Every ``eval_every`` steps: play the tournament's seats and seeds, log, keep the best."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_eval = config.eval_every
-
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self.next_eval:
-                self.next_eval = self.num_timesteps + config.eval_every
-                run_evaluation(self.model, self.num_timesteps)
-            return True
+    table_size = game.n_opponents(config.env_kwargs) + 1
+    start = time.perf_counter()
 
     def run_evaluation(model: Any, timesteps: int) -> None:
+        if timesteps == best["timesteps"]:
+            return
+        best["timesteps"] = timesteps
         player = PPOPlayer(model=model, card=card, seed=config.seed)
-        rows = evaluate(config.game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed)
+        rows = evaluate(
+            game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size
+        )
+        illegal = player.illegal_choices / max(player.decisions, 1)
         new_file = not eval_path.exists()
         with eval_path.open("a", newline="") as handle:
             writer = csv.writer(handle)
             if new_file:
                 writer.writerow(["timesteps", "wall_s", "illegal_rate", *dataclasses.asdict(rows[0]).keys()])
             for row in rows:
-                illegal = player.illegal_choices / max(player.decisions, 1)
-                writer.writerow([timesteps, round(time.perf_counter() - start, 1), round(illegal, 4), *dataclasses.asdict(row).values()])
+                wall = round(time.perf_counter() - start, 1)
+                writer.writerow([timesteps, wall, round(illegal, 4), *dataclasses.asdict(row).values()])
                 logger.record(f"eval/{row.opponent}/win_rate", row.win_rate)
                 logger.record(f"eval/{row.opponent}/mean_points", row.mean_points)
-        logger.record("eval/illegal_rate", player.illegal_choices / max(player.decisions, 1))
+        logger.record("eval/illegal_rate", illegal)
         logger.dump(timesteps)
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
-        score = target.win_rate if config.game == "grid" else target.mean_points
+        score = getattr(target, game.best_score)
         if score > best["score"]:
             best["score"] = score
             save_checkpoint(model, card, best_zip)
 
-    start = time.perf_counter()
+    bar = Progress(total=config.timesteps, desc="train", unit="step", disable=not progress)
+
+    class Evaluation(BaseCallback):
+        """Moves the one progress bar of the run; at the end of a rollout, once ``eval_every`` env
+        steps have passed: evaluate, log, keep the best."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = config.eval_every
+
+        def _on_step(self) -> bool:
+            bar.update(min(self.num_timesteps, config.timesteps) - bar.n)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval = self.num_timesteps + config.eval_every
+                run_evaluation(self.model, self.num_timesteps)
+
     evaluation = Evaluation()
-    model = None
+    model: Any = None
+    vec_env: VecEnv | None = None
     self_checkpoint: Path | None = None
-    for index, stage in enumerate(config.stages):
-        thunks = [env_factory(config, stage, self_checkpoint, rank) for rank in range(config.n_envs)]
-        vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
-        if model is None:
-            model = _model(config, vec_env)
-            model.set_logger(logger)
-            if config.pretrain is not None:
-                warm_start(config, model, out, progress)
-                run_evaluation(model, 0)
-        else:
-            model.set_env(vec_env)
-        model.learn(stage.timesteps, callback=evaluation, reset_num_timesteps=False, progress_bar=progress)
-        vec_env.close()
-        self_checkpoint = out / f"stage{index}.zip"
-        save_checkpoint(model, card, self_checkpoint)
-    run_evaluation(model, model.num_timesteps)
-    print(f"trained {model.num_timesteps:,} timesteps in {time.perf_counter() - start:,.0f} s; best: {best_zip}")
+    try:
+        for index, stage in enumerate(config.stages):
+            workers = config.n_envs > 1
+            thunks = [env_factory(config, stage, self_checkpoint, rank, workers) for rank in range(config.n_envs)]
+            vec_env = SubprocVecEnv(thunks) if workers else DummyVecEnv(thunks)
+            if model is None:
+                model = build_model(config, vec_env)
+                model.set_logger(logger)
+                if config.pretrain is not None:
+                    warm_start(config, model, out, progress)
+                    run_evaluation(model, 0)
+            else:
+                model.set_env(vec_env)
+            model.learn(stage.timesteps, callback=evaluation, reset_num_timesteps=False)
+            vec_env.close()
+            vec_env = None
+            self_checkpoint = out / f"stage{index}.zip"
+            save_checkpoint(model, card, self_checkpoint)
+        run_evaluation(model, model.num_timesteps)
+    except KeyboardInterrupt:
+        bar.close()
+        if vec_env is not None:
+            vec_env.close()
+        last = None
+        if model is not None:
+            last = out / "last.zip"
+            save_checkpoint(model, card, last)
+        raise TrainingInterrupted(
+            0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
+        ) from None
+    bar.close()
+    print(
+        f"trained {counted(model.num_timesteps, 'timestep')} in {time.perf_counter() - start:,.0f} s; best: {best_zip}"
+    )
     return best_zip
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train a PPO player for a Déjà Vu game from a config file.")
-    parser.add_argument("config", help="a config name in experiments/configs (grid, grab, grab-stack) or a path")
-    parser.add_argument("--out", type=Path, help="output folder (default runs/<config name>)")
-    parser.add_argument("--timesteps", type=int, help="total timesteps, replacing the config's (same proportions)")
-    parser.add_argument("--eval-games", type=int, help="games per opponent at each evaluation")
-    parser.add_argument("--n-envs", type=int, help="parallel envs (default from the config)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+def config_path(text: str) -> Path:
+    """An argparse type: a config's name in ``experiments/configs`` or a path to a YAML file."""
+    import argparse
+
+    known = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+    path = user_path(text)
+    if not (path.suffix or "/" in text):
+        path = CONFIGS / f"{text}.yaml"
+        if not path.is_file():
+            raise argparse.ArgumentTypeError(f"no config {text!r}; known: {known} (or a path to a .yaml file)")
+        return path
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a config file")
+    if path.suffix not in (".yaml", ".yml"):
+        raise argparse.ArgumentTypeError(f"{text} is not a YAML config (.yaml or .yml)")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no config file {text}")
+    return path
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog=PROG,
+        description="Train a PPO player for a Déjà Vu game from a config file. Each run writes into a folder of its "
+        "own (runs/<config>/<date-time>); Ctrl-C stops it, keeping the last model as last.zip.",
+        example=f"{PROG} grid --timesteps 20000",
+    )
+    names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+    parser.add_argument("config", type=config_path, help=f"a config name in experiments/configs ({names}) or a path")
+    parser.add_argument(
+        "--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)"
+    )
+    parser.add_argument(
+        "--timesteps", type=positive_int,
+        help="total env steps, replacing the config's (same proportions); PPO still collects whole rollouts",
+    )  # fmt: skip
+    parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
+    parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    return parser
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run as the command line asks for it, every argument checked: nothing has started yet."""
+
+    name: str
+    config: TrainConfig
+    out: Path
+    default_out: bool
+    progress: bool
+
+
+def plan(argv: Sequence[str] | None = None) -> Plan:
+    """Read and check the command line and the config; a mistake exits with one line (status 2)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    path = Path(args.config)
-    if not path.exists():
-        path = CONFIGS / f"{args.config}.yaml"
-    if not path.exists():
-        raise ValueError(f"no config {args.config!r}; known: {sorted(p.stem for p in CONFIGS.glob('*.yaml'))}")
-    config = TrainConfig.load(path)
+    config = checked(parser, lambda: TrainConfig.load(args.config))
     if args.timesteps:
         config = config.scaled(args.timesteps)
     if args.eval_games:
         config = dataclasses.replace(config, eval_games=args.eval_games)
     if args.n_envs:
         config = dataclasses.replace(config, n_envs=args.n_envs)
-    train(config, args.out or Path("runs") / path.stem, progress=not args.no_progress)
+    out = args.out or new_run_folder(args.config.stem)
+    checked(parser, lambda: check_run_folder(out))
+    return Plan(args.config.stem, config, out, args.out is None, not args.no_progress)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    run = plan(argv)
+    run.out.mkdir(parents=True, exist_ok=True)
+    if run.default_out:
+        point_latest(run.out)
+    config = run.config
+    stages = counted(len(config.stages), "stage")
+    print(f"training {run.name}: {config.timesteps:,} timesteps in {stages}, {counted(config.n_envs, 'env')} -> "
+          f"{run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
+    try:
+        train(config, run.out, progress=run.progress)
+    except TrainingInterrupted as stop:
+        saved = f"the model so far is in {stop.last}" if stop.last else "no model had been built"
+        best = f", the best evaluated one in {stop.best}" if stop.best else ""
+        return interrupted(PROG, f"stopped at {counted(stop.timesteps, 'timestep')}; {saved}{best}")
+    except KeyboardInterrupt:
+        return interrupted(PROG, "stopped before training started")
+    except ValueError as error:
+        return fail(PROG, str(error))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -20,10 +20,16 @@ ROOT = Path(dejavu_env.__file__).parent
 GAMES = ("grid", "grab")
 SHAPE = ("cards", "rules", "observation", "opponents", "render", "match", "env", "pettingzoo")
 """The modules every game package has, by the same names."""
-FRONT_ENDS = {"env", "pettingzoo"}
+FRONT_ENDS = {"env", "pettingzoo", "vector"}
 """The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
-PURE_CORE = {"actions", "game", "layout", "players", "raster", "seeding", "validation"}
+PURE_CORE = {
+    "actions", "batch", "batch_players", "game", "layout", "players", "raster", "seeding", "streams", "text",
+    "validation",
+}
 """The core modules an engine may use: they import numpy and the standard library only."""
+LIBRARY_FRONT_ENDS = {"sb3": {"stable_baselines3"}}
+"""Top-level modules of ``dejavu_env`` that import a learning library (imported explicitly, never by the package)."""
+HEAVY = {"torch", "stable_baselines3", "sb3_contrib", "ray", "pettingzoo"}
 
 
 def imports(path: Path) -> set[str]:
@@ -70,10 +76,18 @@ def test_only_the_pettingzoo_module_imports_pettingzoo(game):
         assert "pettingzoo" not in roots or path.stem == "pettingzoo", f"{path} imports pettingzoo"
 
 
+def test_only_the_library_front_ends_import_learning_libraries():
+    for path in ROOT.rglob("*.py"):
+        roots = {name.split(".")[0] for name in imports(path)} & (HEAVY - {"pettingzoo"})
+        allowed = LIBRARY_FRONT_ENDS.get(path.stem, set()) if path.parent == ROOT else set()
+        assert roots <= allowed, f"{path} imports {sorted(roots - allowed)}"
+
+
 def test_importing_the_package_pulls_in_no_heavy_dependency():
     code = (
         "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grab; import gymnasium as gym;"
-        "gym.make('DejaVuGrid-v0'); gym.make('DejaVuGrab-v0');"
+        "gym.make('DejaVuGrid-v1'); gym.make('DejaVuGrab-v1');"
+        "gym.make_vec('DejaVuGrid-v1', num_envs=2); gym.make_vec('DejaVuGrab-v1', num_envs=2);"
         "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo'} & set(sys.modules));"
         "print(heavy); assert not heavy, heavy"
     )

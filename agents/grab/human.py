@@ -43,7 +43,7 @@ import numpy as np
 
 from agents.base import Player
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, look_alike_pairs
-from dejavu_env.grab.observation import CARDS_LEFT, NEWEST, NEW_CARD, ROUND
+from dejavu_env.grab.observation import CARDS_LEFT, NEW_CARD, NEWEST, ROUND
 from dejavu_env.grab.rules import N_ROUNDS
 
 NEVER = -math.inf

@@ -121,7 +121,7 @@ class Beliefs:
     candidate; it then may be any card of its blue number.
     """
 
-    __slots__ = ("card", "cand", "unknown")
+    __slots__ = ("cand", "card", "unknown")
 
     def __init__(self, view: GridView) -> None:
         card = view.card[:]
@@ -378,9 +378,9 @@ class CountingGridPlayer(Player):
         )
 
     def _scores(self, view: GridView) -> tuple[float, float]:
-        me, opp = view.pile_sizes or (0, 0)
-        me += (view.end_card == END_MINE) + 0.5 * view.tokens_me
-        opp += (view.end_card == END_OPPONENTS) + 0.5 * view.tokens_opp
+        pile_me, pile_opp = view.pile_sizes or (0, 0)
+        me = pile_me + (view.end_card == END_MINE) + 0.5 * view.tokens_me
+        opp = pile_opp + (view.end_card == END_OPPONENTS) + 0.5 * view.tokens_opp
         return me, opp
 
     def _judge_threat(self, view: GridView, beliefs: Beliefs) -> Threat:

@@ -37,7 +37,7 @@ The module imports torch and stable-baselines3 at import time, so nothing in
 
 from __future__ import annotations
 
-from math import prod
+from itertools import pairwise
 
 import numpy as np
 import torch
@@ -63,31 +63,34 @@ GLOBAL_FACTS += 2 + 2 + 3 + 4 * N_NUMBERS + 2
 def _mlp(sizes: list[int]) -> nn.Sequential:
     """Linear layers with ReLU between them and after the last (its output feeds other layers)."""
     layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in pairwise(sizes):
         layers += [nn.Linear(a, b), nn.ReLU()]
     return nn.Sequential(*layers)
-
-
-def _obs_mode_of(size: int) -> str:
-    for mode in OBS_MODES:
-        if LAYOUTS[mode].size == size:
-            return mode
-    raise ValueError(f"a grid observation has {[LAYOUTS[m].size for m in OBS_MODES]} entries, got {size}")
 
 
 class GridSlotExtractor(BaseFeaturesExtractor):
     """Per-slot embeddings (in slot order) plus a pooled context from a grid observation.
 
     ``observation_space``: the env's ``Dict`` space (``"observation"`` of either obs_mode,
-    ``"action_mask"``). ``slot_dim``: size of each slot's embedding; ``context_dim``: size
-    of the pooled context; ``hidden``: width of the inner layers; ``pair_dim``: output of
-    the slot x number MLP; ``rounds``: DeepSets message-passing rounds between slots.
+    ``"action_mask"``). ``obs_mode``: the view the observations are in, given explicitly (the
+    training script fills it from the config's ``env_kwargs``, the loader from the model
+    card), never guessed from the vector's length. ``slot_dim``: size of each slot's
+    embedding; ``context_dim``: size of the pooled context; ``hidden``: width of the inner
+    layers; ``pair_dim``: output of the slot x number MLP; ``rounds``: DeepSets
+    message-passing rounds between slots.
     ``features_dim`` is ``8 * slot_dim + context_dim``.
     """
+
+    shows: torch.Tensor
+    has: torch.Tensor
+    codes: torch.Tensor
+    powers: torch.Tensor
+    blue_cards: torch.Tensor
 
     def __init__(
         self,
         observation_space: spaces.Dict,
+        obs_mode: str,
         slot_dim: int = 32,
         context_dim: int = 64,
         hidden: int = 128,
@@ -95,13 +98,16 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         rounds: int = 2,
     ) -> None:
         super().__init__(observation_space, features_dim=N_SLOTS * slot_dim + context_dim)
-        self.obs_mode = _obs_mode_of(int(prod(observation_space["observation"].shape)))
+        if obs_mode not in OBS_MODES:
+            raise ValueError(f"obs_mode must be one of {list(OBS_MODES)}, got {obs_mode!r}")
+        layout = LAYOUTS[obs_mode]
+        size = observation_space["observation"].shape
+        if size != (layout.size,):
+            raise ValueError(f"a grid {obs_mode} observation has {layout.size} entries, the space has shape {size}")
+        self.obs_mode = obs_mode
         self.slot_dim = slot_dim
-        self._offsets: dict[str, tuple[int, tuple[int, ...]]] = {}
-        offset = 0
-        for name, shape in ((p.name, p.shape) for p in LAYOUTS[self.obs_mode].pieces):
-            self._offsets[name] = (offset, shape)
-            offset += prod(shape)
+        self._slices = layout.slices
+        self._shapes = {piece.name: piece.shape for piece in layout.pieces}
         shows = np.array(SHOWS, dtype=np.float32)
         self.register_buffer("shows", torch.as_tensor(shows))
         self.register_buffer("has", torch.as_tensor((shows > 0).astype(np.float32)))
@@ -118,8 +124,7 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         self.context_out = _mlp([3 * hidden, hidden, context_dim])
 
     def _piece(self, vector: torch.Tensor, name: str) -> torch.Tensor:
-        start, shape = self._offsets[name]
-        return vector[:, start : start + prod(shape)].reshape((-1, *shape))
+        return vector[:, self._slices[name]].reshape((-1, *self._shapes[name]))
 
     def beliefs(self, vector: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(cards, certain)``: per slot a distribution over the 32 card ids (``(B, 8, 32)``,
@@ -147,7 +152,9 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         spread = options / n_options * ((1 - certain) * occupied).unsqueeze(-1)
         return card + spread, certain
 
-    def _pairs(self, expected: torch.Tensor, chance: torch.Tensor, certain: torch.Tensor, vector: torch.Tensor) -> torch.Tensor:
+    def _pairs(
+        self, expected: torch.Tensor, chance: torch.Tensor, certain: torch.Tensor, vector: torch.Tensor
+    ) -> torch.Tensor:
         """``(B, 8 slots, 8 numbers, PAIR_FACTS)``: a slot's stake in a number beside the number's totals.
 
         Per pair: the slot's expected shows and chance to show the number, whether that is
@@ -176,7 +183,9 @@ class GridSlotExtractor(BaseFeaturesExtractor):
             dim=-1,
         )
 
-    def _globals(self, vector: torch.Tensor, mask: torch.Tensor, expected: torch.Tensor, certain: torch.Tensor) -> torch.Tensor:
+    def _globals(
+        self, vector: torch.Tensor, mask: torch.Tensor, expected: torch.Tensor, certain: torch.Tensor
+    ) -> torch.Tensor:
         tokens = self._piece(vector, "tokens")
         levels = torch.arange(TOTAL_TOKENS + 1, device=vector.device, dtype=vector.dtype)
         token_hot = (tokens.unsqueeze(-1) == levels).float().flatten(1)
@@ -251,4 +260,3 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         slots = self.slot_out(h).flatten(1)
         summary = self.context_out(torch.cat([h.mean(1), h.amax(1), context], dim=-1))
         return torch.cat([slots, summary], dim=-1)
-

@@ -15,7 +15,6 @@ the cheapest set operations Python has.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
 
 import numpy as np
 
@@ -23,9 +22,7 @@ from dejavu_env.grid.cards import BLUE, CARDS, MAX_BLUE, MIN_BLUE, N_CARDS, N_NU
 from dejavu_env.grid.observation import LAYOUTS
 
 ALL_CARDS = (1 << N_CARDS) - 1
-BLUE_CARDS: tuple[int, ...] = tuple(
-    sum(1 << c for c in range(N_CARDS) if BLUE[c] == b) for b in range(MAX_BLUE + 1)
-)
+BLUE_CARDS: tuple[int, ...] = tuple(sum(1 << c for c in range(N_CARDS) if BLUE[c] == b) for b in range(MAX_BLUE + 1))
 """``BLUE_CARDS[b]``: the cards whose blue side shows ``b`` (0 for impossible ``b``)."""
 HAS: tuple[int, ...] = tuple(sum(1 << c for c in range(N_CARDS) if SHOWS[c][n]) for n in range(N_NUMBERS))
 """``HAS[n]``: the cards whose orange side shows number ``n``."""
@@ -90,11 +87,7 @@ def _reader(obs_mode: str) -> np.ndarray:
     candidates as bit masks, tokens (2), deck size, deck top blue, end card index, last turn,
     phase index, count, the two pile (or kept) masks, and the two pile sizes (info_state).
     """
-    offsets = {}
-    offset = 0
-    for name, shape in ((p.name, p.shape) for p in LAYOUTS[obs_mode].pieces):
-        offsets[name] = offset
-        offset += prod(shape)
+    offsets = LAYOUTS[obs_mode].offsets
     n_cols = 2 * N_SLOTS + 4 + 2 + 6 + 2 + 2
     m = np.zeros((LAYOUTS[obs_mode].size, n_cols), dtype=np.float64)
     blues = np.arange(MIN_BLUE, MAX_BLUE + 1)
@@ -135,7 +128,7 @@ def read_view(vector: np.ndarray, obs_mode: str) -> GridView:
     """The :class:`GridView` of one observation vector of ``obs_mode``; ``ValueError`` on a wrong length."""
     if vector.shape != (_SIZES[obs_mode],):
         raise ValueError(f"expected a {obs_mode} vector of {_SIZES[obs_mode]} floats, got shape {vector.shape}")
-    f = [int(round(x)) for x in (vector @ _READERS[obs_mode]).tolist()]
+    f = [round(x) for x in (vector @ _READERS[obs_mode]).tolist()]
     blue = f[:N_SLOTS]
     codes = f[N_SLOTS : 2 * N_SLOTS]
     known = f[16]

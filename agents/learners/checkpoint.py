@@ -3,7 +3,8 @@
 A checkpoint is ``<name>.zip`` holding ``net.json`` (the :class:`~agents.learners.nets.NetConfig`)
 and ``weights.pt`` (the state dict: weights and the input scale, no optimiser state), with
 the project's JSON model card ``<name>.json`` beside it (algo ``"compact_ppo"``, game,
-obs_mode), as for the SB3 checkpoints, so nothing can feed it the wrong view.
+obs_mode), as for the SB3 checkpoints, so nothing can feed it the wrong view; where it
+may be loaded from (a shipped name, or a path) is :mod:`agents.models`' rule, as for them.
 
 Unlike an SB3 zip, it holds no pickled code: the weights are read with
 ``torch.load(weights_only=True)``, which builds tensors only.
@@ -19,7 +20,7 @@ from pathlib import Path
 import torch
 
 from agents.learners.nets import NetConfig, PolicyNet
-from agents.ppo import ModelCard
+from agents.models import ModelCard
 
 ALGO = "compact_ppo"
 NET_FILE = "net.json"

@@ -16,27 +16,16 @@ import torch
 from agents.base import Player
 from agents.learners.checkpoint import ALGO, load
 from agents.learners.nets import PolicyNet
-from agents.ppo import CHECKPOINTS, ModelCard
-
-
-def resolve(name_or_path: str | Path) -> Path:
-    """A shipped checkpoint's name (in ``agents/checkpoints``) or a path, as the path of its zip."""
-    path = Path(name_or_path)
-    if path.suffix != ".zip":
-        path = path.with_suffix(".zip")
-    if not path.is_file():
-        path = CHECKPOINTS / path.name
-    if not path.is_file():
-        raise ValueError(f"no checkpoint {str(name_or_path)!r}: neither a file nor a shipped checkpoint")
-    return path
+from agents.models import ModelCard, checkpoint_card, resolve_checkpoint
 
 
 class LearnerPlayer(Player):
     """Plays a :mod:`agents.learners` checkpoint; greedy (``deterministic=True``) unless told otherwise.
 
-    Build it from a ``checkpoint`` name or path, or from a loaded ``net`` and its ``card``
-    (training-time evaluation). Sampling (``deterministic=False``) draws from the player's
-    own seeded generator.
+    Build it from a ``checkpoint`` (a shipped name such as ``"ppo-grid-scratch"``, or a path:
+    :func:`agents.models.resolve_checkpoint` says which is which), or from a loaded ``net``
+    and its ``card`` (training-time evaluation). ``game``, when given, must be the card's.
+    Sampling (``deterministic=False``) draws from the player's own seeded generator.
     """
 
     default_name = "learner"
@@ -48,19 +37,20 @@ class LearnerPlayer(Player):
         net: PolicyNet | None = None,
         card: ModelCard | None = None,
         deterministic: bool = True,
+        game: str | None = None,
     ) -> None:
         if net is None:
             if checkpoint is None:
                 raise ValueError("LearnerPlayer needs a checkpoint name or path, or a loaded net and its card")
-            path = resolve(checkpoint)
-            card = ModelCard.load(path.with_suffix(".json"))
+            path = resolve_checkpoint(checkpoint)
+            card = _playable(checkpoint_card(path, game))
             net = load(path)
         elif card is None:
             raise ValueError("LearnerPlayer given a net needs its ModelCard")
-        if card.algo != ALGO:
-            raise ValueError(f"LearnerPlayer plays {ALGO} checkpoints, this card says {card.algo!r}")
+        elif game is not None and card.game != game:
+            raise ValueError(f"the net was trained for {card.game}, not {game}")
         self.net = net
-        self.card = card
+        self.card = _playable(card)
         self.obs_mode = card.obs_mode
         self.deterministic = deterministic
         self.illegal_choices = 0
@@ -84,3 +74,9 @@ class LearnerPlayer(Player):
             return int(out.logits.argmax())
         probs = torch.softmax(out.logits[0], -1).double().numpy()
         return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+
+
+def _playable(card: ModelCard) -> ModelCard:
+    if card.algo != ALGO:
+        raise ValueError(f"LearnerPlayer plays {ALGO} checkpoints, this card says {card.algo!r}")
+    return card

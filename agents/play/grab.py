@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from agents.base import Player
+from agents.play.moves import GRAB_HELP, LIST, describe_objects, parse_grab
+from agents.play.session import Prompt, Terminal, rendered
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.observation import decode
-
-from agents.play.moves import GRAB_HELP, LIST, describe_objects, parse_grab
-from agents.play.session import Prompt, Terminal
-from agents.registry import make_player
+from dejavu_env.grab.rules import DEFAULT_REACTION_TIME
 
 
 def _seat_name(seat: int, labels: Sequence[str]) -> str:
@@ -54,27 +54,33 @@ def _round_summaries(env: DejaVuGrabEnv, first: int, labels: Sequence[str]) -> l
         )
         lines.append(f"Round {r + 1} is over. Points this round: {scores}.")
         if env.game_state.round_eliminated[r][0]:
-            lines.append(
-                "You were out of that round: a card showed an object you held, or it was on a card set aside."
-            )
+            lines.append("You were out of that round: a card showed an object you held, or it was on a card set aside.")
     return lines
 
 
-def play_grab(opponent_names: Sequence[str], reaction_time: float, seed: int | None, terminal: Terminal) -> None:
-    """One 3-round game, the person at seat 0 against ``opponent_names``; raises ``Quit`` to leave early."""
-    opponents = [make_player("grab", name) for name in opponent_names]
+def play_grab(
+    opponents: Sequence[Player], opponent_names: Sequence[str], reaction_time: float, seed: int | None,
+    terminal: Terminal,
+) -> None:  # fmt: skip
+    """One 3-round game, the person at seat 0 against ``opponents`` (called ``opponent_names``);
+    raises ``Quit`` to leave early.
+
+    The person's grabs are checked before they are played, so the env raises on an illegal
+    one (it never happens) rather than passing for them.
+    """
     labels = ["you", *opponent_names]
-    times = [reaction_time, *(getattr(o, "reaction_time", None) or 0.6 for o in opponents)]
+    times = [reaction_time, *(getattr(o, "reaction_time", None) or DEFAULT_REACTION_TIME for o in opponents)]
     env = DejaVuGrabEnv(
-        n_players=len(labels), opponents=opponents, reaction_times=times, obs_mode="observation", render_mode="ansi"
-    )
+        n_players=len(labels), opponents=list(opponents), reaction_times=times, obs_mode="observation",
+        illegal_action="raise", render_mode="ansi",
+    )  # fmt: skip
     observation, info = env.reset(seed=seed)
     names = env.game_state.deck.names
     seats = ", ".join(f"P{s} {'you' if s == 0 else labels[s]}" for s in range(len(labels)))
     terminal.say(f"Grab game: {seats}. Your reaction time: {reaction_time:g} s. Type 'help' for how to play.\n")
     news: list[str] = []
     while True:
-        terminal.say(env.render())
+        terminal.say(rendered(env))
         for line in news:
             terminal.say(f"  {line}")
         view = {k: v.copy() for k, v in decode(observation["observation"], "observation").items()}
@@ -87,12 +93,12 @@ def play_grab(opponent_names: Sequence[str], reaction_time: float, seed: int | N
             terminal.say(f"  middle: {describe_objects(middle, names)}")
             return True
 
-        def check(action: int, mask: np.ndarray = mask) -> str:
-            if mask[action]:
+        def check(action: int | str, mask: np.ndarray = mask) -> str:
+            if isinstance(action, str) or mask[action]:
                 return ""
             return f"the {names[action - 1]} is not in the middle any more; type 'list' to see what is"
 
-        prompt = Prompt(
+        prompt: Prompt[int | str] = Prompt(
             text="grab (name or number, Enter to pass)> ",
             parse=lambda text: parse_grab(text, names),
             check=check,
@@ -100,6 +106,7 @@ def play_grab(opponent_names: Sequence[str], reaction_time: float, seed: int | N
             extra=show_list,
         )
         action = prompt.ask(terminal)
+        assert isinstance(action, int), "'list' is answered by show_list, never returned as a move"
         rounds_done = len(env.game_state.round_points)
         observation, _, terminated, _, info = env.step(action)
         if len(env.game_state.round_points) > rounds_done:

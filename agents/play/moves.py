@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from enum import Enum
 
-from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TAKE_END
 from dejavu_env.grid.cards import N_SLOTS
+from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TAKE_END
 
 
 class Command(Enum):

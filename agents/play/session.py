@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from agents.play.moves import Command
 
 Move = TypeVar("Move")
+
+
+def rendered(env: Any) -> str:
+    """The env's text picture (it was built with ``render_mode="ansi"``)."""
+    text = env.render()
+    if not isinstance(text, str):
+        raise TypeError(f"the play mode needs an env rendering text, got {type(text).__name__}")
+    return text
 
 
 class Quit(Exception):

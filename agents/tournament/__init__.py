@@ -1,4 +1,4 @@
-"""Round-robin tournaments between registered players, with confidence intervals and ratings.
+"""Round-robin tournaments between players, with confidence intervals and ratings.
 
 From Python (e.g. a notebook)::
 
@@ -7,8 +7,10 @@ From Python (e.g. a notebook)::
     result.players      # list[PlayerRow], strongest first
     result.pairs        # list[PairRow], one per ordered pair
 
-From the shell: ``python -m agents.tournament --game grid --players random,greedy --games 2000``.
-The conventions (seat rotation, seeds, how draws and shared wins count, which rating) are
+Players are registered names or checkpoints (``"runs/grid/<run>/best.zip"``,
+``"mine=runs/grid/<run>/best.zip"``: see :mod:`agents.specs`). From the shell:
+``python -m agents.tournament --game grid --players random,greedy --games 2000``. The
+conventions (seat rotation, seeds, how draws and shared wins count, which rating) are
 documented in :mod:`agents.tournament.schedule` and :mod:`agents.tournament.results`.
 """
 
@@ -17,16 +19,26 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from agents.tournament.games import GAMES, Game, GrabGame, GridGame, Outcome, get_game
+from agents.games import GAMES, GameAdapter, get_game
+from agents.games.base import TABLE_WORDING, MatchOutcome, TournamentGame
+from agents.specs import PlayerSpec, as_specs
 from agents.tournament.report import print_tables, write_outputs
 from agents.tournament.results import PairRow, PlayerRow, TournamentResult, pair_rows, player_rows
-from agents.tournament.run import play_schedule
+from agents.tournament.run import ScheduleInterrupted, play_schedule
 from agents.tournament.schedule import Match, make_schedule, make_tables
 
 
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a tournament; ``result`` holds the tables of the games finished (``None`` if none was)."""
+
+    def __init__(self, result: TournamentResult | None) -> None:
+        super().__init__("tournament interrupted")
+        self.result = result
+
+
 def run_tournament(
-    game: str | Game,
-    players: Sequence[str],
+    game: str | TournamentGame,
+    players: Sequence[str | PlayerSpec],
     games: int = 2000,
     *,
     seed: int = 0,
@@ -36,39 +48,55 @@ def run_tournament(
 ) -> TournamentResult:
     """Play ``games`` games per table (grid: per pair) and return both tables.
 
-    ``workers`` defaults to ``os.cpu_count()``; the result is the same for any worker count.
-    Custom players registered at run time with :func:`agents.register_player` reach worker
-    processes only where they are forked (Linux); use ``workers=1`` otherwise.
+    ``game`` is a game's name, its :class:`~agents.games.GameAdapter`, or any object with
+    the :class:`~agents.games.base.TournamentGame` shape. For a registered game every player
+    is checked before the first game (registered name, or a checkpoint whose model card
+    names this game). ``workers`` defaults to ``os.cpu_count()``; the result is the same for
+    any worker count. Players registered at run time with :func:`agents.register_player`
+    reach worker processes only where they are forked (Linux); use ``workers=1`` otherwise.
+    Ctrl-C raises :class:`TournamentInterrupted` with the tables of the games finished.
     """
-    spec = get_game(game)
+    spec: TournamentGame = get_game(game) if isinstance(game, str) else game
+    entrants = as_specs(spec.name if isinstance(spec, GameAdapter) else None, players)
+    names = [entrant.name for entrant in entrants]
     size = spec.default_seats if table_size is None else table_size
     if not spec.min_seats <= size <= spec.max_seats:
         raise ValueError(f"{spec.name} seats {spec.min_seats} to {spec.max_seats} players, got table size {size}")
-    tables = make_tables(players, size)
+    tables = make_tables(names, size)
     schedule = make_schedule(tables, games, seed)
-    outcomes = play_schedule(spec, schedule, workers=workers or os.cpu_count() or 1, progress=progress)
-    return TournamentResult(
-        game=spec.name,
-        players_entered=tuple(players),
-        table_size=size,
-        games_per_table=games,
-        seed=seed,
-        pairs=pair_rows(players, schedule, outcomes),
-        players=player_rows(players, schedule, outcomes),
-        truncated=sum(o.truncated for o in outcomes),
-        matches=len(schedule),
-    )
+    wording = getattr(spec, "wording", TABLE_WORDING)
+
+    def result(outcomes: list[MatchOutcome]) -> TournamentResult:
+        played = schedule[: len(outcomes)]
+        return TournamentResult(
+            game=spec.name,
+            players_entered=tuple(names),
+            table_size=size,
+            games_per_table=games,
+            seed=seed,
+            pairs=pair_rows(names, played, outcomes),
+            players=player_rows(names, played, outcomes),
+            truncated=sum(o.truncated for o in outcomes),
+            matches=len(outcomes),
+            scheduled=len(schedule),
+            wording=wording,
+        )
+
+    specs = {entrant.name: entrant for entrant in entrants}
+    try:
+        outcomes = play_schedule(spec, schedule, workers=workers or os.cpu_count() or 1, progress=progress, specs=specs)
+    except ScheduleInterrupted as stop:
+        raise TournamentInterrupted(result(stop.outcomes) if stop.outcomes else None) from None
+    return result(outcomes)
 
 
 __all__ = [
     "GAMES",
-    "Game",
-    "GrabGame",
-    "GridGame",
     "Match",
-    "Outcome",
+    "MatchOutcome",
     "PairRow",
     "PlayerRow",
+    "TournamentInterrupted",
     "TournamentResult",
     "get_game",
     "make_schedule",

@@ -5,12 +5,13 @@ from __future__ import annotations
 import csv
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.text import counted
 from agents.tournament.results import PairRow, PlayerRow, TournamentResult
 
 if TYPE_CHECKING:
@@ -28,27 +29,19 @@ def _cell(value: Any) -> str:
 
 def describe(result: TournamentResult) -> str:
     """One paragraph saying what was played and how the numbers read."""
-    if result.game == "grid":
-        pairing = f"every pair, {result.games_per_table} games per pair with the seats swapped on each deal"
-        h2h = "wins/draws/losses from each player's side; a draw (or truncation) is neither a win nor a loss"
-        points = "final score (cards + tokens / 2)"
-        wins = "games won"
-    else:
-        pairing = (
-            f"every table of {result.table_size} distinct players, {result.games_per_table} games per table "
-            "with the seats rotated on each deal"
-        )
-        h2h = "a head-to-head win means scoring more points than that opponent at the same table"
-        points = "total points of the game"
-        wins = "games with the top total, a shared top total counting as a win for each sharer"
+    words = result.wording
+    pairing = words.pairing.format(games=counted(result.games_per_table, "game"), table_size=result.table_size)
+    played = counted(result.matches, "game")
+    if not result.complete:
+        played = f"{played} of the {result.scheduled:,} scheduled (interrupted)"
     lines = [
-        f"{result.game}: {result.matches} games, seed {result.seed}; {pairing}.",
-        f"Head-to-head: {h2h}; win_rate = wins / games with a Wilson 95% interval.",
-        f"Players: wins = {wins}; mean points = {points}, with a Student t 95% interval;",
+        f"{result.game}: {played}, seed {result.seed}; {pairing}.",
+        f"Head-to-head: {words.head_to_head}; win_rate = wins / games with a Wilson 95% interval.",
+        f"Players: wins = {words.wins}; mean points = {words.points}, with a Student t 95% interval;",
         "rating = openskill Plackett-Luce mu ± sigma, updated game by game; sorted by mu - 3 sigma.",
     ]
     if result.truncated:
-        lines.append(f"{result.truncated} games hit the turn limit (truncated, no winner).")
+        lines.append(f"{counted(result.truncated, 'game')} hit the turn limit (truncated, no winner).")
     return "\n".join(lines)
 
 
@@ -117,8 +110,7 @@ def heatmap_figure(result: TournamentResult) -> Figure:
     for (i, j), rate in np.ndenumerate(rates):
         if not np.isnan(rate):
             ax.text(j, i, f"{rate:.0%}", ha="center", va="center", fontsize=9)
-    what = "win rate" if result.game == "grid" else "rate of outscoring the opponent at the same table"
-    ax.set_title(f"{result.game}: head-to-head {what}", fontsize=10)
+    ax.set_title(f"{result.game}: head-to-head {result.wording.heatmap}", fontsize=10)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
     return fig
@@ -142,34 +134,75 @@ def write_outputs(result: TournamentResult, out_dir: str | Path, command: str | 
     return paths
 
 
-def print_tables(result: TournamentResult) -> None:
-    """Print both tables to the terminal (rich), with the conventions underneath."""
-    import sys
+def terminal_tables(result: TournamentResult) -> list[Any]:
+    """The head-to-head and player tables as rich ``Table`` objects, laid out for an 80-column terminal.
 
+    Wins, draws and losses share one column (``W-D-L``), the number of games goes into the
+    title when every row has the same, ``shared`` (wins shared with another seat) shows only
+    when there are some, and every cell may wrap rather than be cut to "…", so long player
+    names (checkpoint paths) stay readable. The CSV and Markdown files keep every column.
+    """
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    # Piped output has no width to measure; rich would assume 80 columns and squash the tables.
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    pairs = Table(title=f"{result.game}: head-to-head", title_justify="left", box=box.SIMPLE_HEAD)
-    for header in ("player", "opponent", "games", "wins", "draws", "losses", "win rate [95% CI]"):
-        pairs.add_column(header, justify="left" if header in ("player", "opponent") else "right", no_wrap=True)
+    def table(title: str, headers: Iterable[str], left: int) -> Table:
+        out = Table(
+            title=title,
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            show_edge=False,
+            collapse_padding=True,
+        )
+        for i, header in enumerate(headers):
+            # Names and intervals may wrap (at a space, or folded); single numbers keep their line.
+            whole = i >= left and "[" not in header
+            out.add_column(header, justify="left" if i < left else "right", overflow="fold", no_wrap=whole)
+        return out
+
+    pairs = table(f"{result.game}: head-to-head{_each(r.games for r in result.pairs)}", PAIR_COLUMNS, 2)
     for r in result.pairs:
         pairs.add_row(
-            r.player, r.opponent, str(r.games), str(r.wins), str(r.draws), str(r.losses),
+            r.player,
+            r.opponent,
+            f"{r.wins}-{r.draws}-{r.losses}",
             f"{r.win_rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
-        )  # fmt: skip
-    players = Table(title=f"{result.game}: players, strongest first", title_justify="left", box=box.SIMPLE_HEAD)
-    headers = ("player", "games", "wins", "shared", "draws", "losses", "win rate", "mean points [95% CI]", "rating")
-    for header in headers:
-        players.add_column(header, justify="left" if header == "player" else "right", no_wrap=True)
+        )
+    title = f"{result.game}: players, strongest first{_each(p.games for p in result.players)}"
+    shared = any(p.shared_wins for p in result.players)
+    players = table(title, [c for c in PLAYER_COLUMNS if shared or c != "shared"], 1)
     for p in result.players:
-        players.add_row(
-            p.player, str(p.games), str(p.wins), str(p.shared_wins), str(p.draws), str(p.losses),
-            f"{p.win_rate:.3f}", f"{p.mean_points:.2f} [{p.ci_low:.2f}, {p.ci_high:.2f}]",
-            f"{p.rating:.1f} ± {p.rating_sigma:.1f}",
-        )  # fmt: skip
-    console.print(pairs)
-    console.print(players)
+        cells = [
+            p.player,
+            f"{p.wins}-{p.draws}-{p.losses}",
+            str(p.shared_wins),
+            f"{p.win_rate:.3f}",
+            f"{p.mean_points:.1f} [{p.ci_low:.1f}, {p.ci_high:.1f}]",
+            f"{p.rating:.1f}±{p.rating_sigma:.1f}",
+        ]
+        players.add_row(*(cells if shared else cells[:2] + cells[3:]))  # fmt: skip
+    return [pairs, players]
+
+
+PAIR_COLUMNS = ("player", "opponent", "W-D-L", "win rate [95% CI]")
+PLAYER_COLUMNS = ("player", "W-D-L", "shared", "win rate", "mean points [95% CI]", "rating")
+
+
+def _each(games: Iterable[int]) -> str:
+    """``" (20 games each)"`` when every row played the same number of games, else nothing."""
+    counts = set(games)
+    return f" ({counted(counts.pop(), 'game')} each)" if len(counts) == 1 else ""
+
+
+def print_tables(result: TournamentResult, console: Any = None) -> None:
+    """Print both tables to the terminal (rich), with the conventions underneath.
+
+    ``console`` defaults to a rich ``Console`` on stdout (the terminal's width, 80 columns
+    when piped).
+    """
+    from rich.console import Console
+
+    console = console or Console()
+    for table in terminal_tables(result):
+        console.print(table)
     console.print(describe(result), style="dim")

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
+from agents.games.base import MatchOutcome, Wording
 from agents.stats import mean_interval, wilson_interval
-from agents.tournament.games import Outcome
 from agents.tournament.schedule import Match
 
 
@@ -70,7 +70,12 @@ class PlayerRow:
 
 @dataclass(frozen=True)
 class TournamentResult:
-    """Everything a tournament produced; ``pairs`` and ``players`` are the two tables."""
+    """Everything a tournament produced; ``pairs`` and ``players`` are the two tables.
+
+    ``matches`` games were played of the ``scheduled`` ones: fewer when Ctrl-C stopped the
+    tournament (the tables then count the games finished). ``wording`` is how the report
+    describes the game's numbers.
+    """
 
     game: str
     players_entered: tuple[str, ...]
@@ -81,6 +86,13 @@ class TournamentResult:
     players: list[PlayerRow]
     truncated: int
     matches: int
+    scheduled: int
+    wording: Wording
+
+    @property
+    def complete(self) -> bool:
+        """Whether every scheduled game was played."""
+        return self.matches >= self.scheduled
 
     def pair(self, player: str, opponent: str) -> PairRow:
         """The head-to-head row of ``player`` against ``opponent``."""
@@ -97,7 +109,7 @@ class TournamentResult:
         raise ValueError(f"no row for player {player!r}; players: {[r.player for r in self.players]}")
 
 
-def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[Outcome]) -> list[PairRow]:
+def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[MatchOutcome]) -> list[PairRow]:
     """Head-to-head rows for every ordered pair that met, in the order of ``players``."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for match, outcome in zip(schedule, outcomes, strict=True):
@@ -117,7 +129,7 @@ def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Seque
     return rows
 
 
-def player_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[Outcome]) -> list[PlayerRow]:
+def player_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Sequence[MatchOutcome]) -> list[PlayerRow]:
     """Per-player rows, strongest (by conservative rating) first."""
     points: dict[str, list[float]] = {p: [] for p in players}
     wins = dict.fromkeys(players, 0)

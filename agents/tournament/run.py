@@ -1,32 +1,50 @@
 """Playing a schedule, in parallel, with results in schedule order.
 
-Each worker process builds its players once (one instance per name and seat); the game
-resets them from the match's seed before every game, so a reused instance carries nothing
-over and a game's result depends only on its :class:`~agents.tournament.schedule.Match`. Results come
-back in schedule order (``imap``), which makes the whole tournament independent of the worker
-count and of which worker played which game.
+Each worker process builds its players once (one instance per name and seat, from the
+picklable :class:`~agents.specs.PlayerSpec`); the game resets them from the match's seed
+before every game, so a reused instance carries nothing over and a game's result depends
+only on its :class:`~agents.tournament.schedule.Match`. Results come back in schedule
+order (``imap``), which makes the whole tournament independent of the worker count and of
+which worker played which game.
+
+Ctrl-C: worker processes ignore SIGINT (the terminal sends it to the whole process group),
+so only the parent stops, with the games finished so far, and no worker prints a traceback.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
-from collections.abc import Sequence
-
-from tqdm import tqdm
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from multiprocessing.pool import Pool
+from typing import Any
 
 from agents.base import Player
-from agents.tournament.games import Game, Outcome
+from agents.games.base import MatchOutcome, TournamentGame
+from agents.progress import Progress
+from agents.specs import PlayerSpec
 from agents.tournament.schedule import Match
 
-_game: Game | None = None
+_game: TournamentGame | None = None
+_specs: dict[str, PlayerSpec] = {}
 _players: dict[tuple[str, int], Player] = {}
 
 
-def _init_worker(game: Game) -> None:
+class ScheduleInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`play_schedule`; ``outcomes`` holds the games finished, a prefix of the schedule."""
+
+    def __init__(self, outcomes: list[MatchOutcome]) -> None:
+        super().__init__(f"interrupted after {len(outcomes)} games")
+        self.outcomes = outcomes
+
+
+def _init_worker(game: TournamentGame, specs: Mapping[str, PlayerSpec]) -> None:
     global _game
     _game = game
+    _specs.clear()
+    _specs.update(specs)
     _players.clear()
 
 
@@ -45,41 +63,76 @@ def limit_torch_threads() -> None:
         torch.set_num_threads(1)
 
 
-def _init_pool_worker(game: Game) -> None:
+def init_pool_worker() -> None:
+    """What every pool worker of the workbench does first: leave Ctrl-C to the parent, one torch thread."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_torch_threads()
-    _init_worker(game)
 
 
-def _play(match: Match) -> Outcome:
+def _init_tournament_worker(game: TournamentGame, specs: Mapping[str, PlayerSpec]) -> None:
+    init_pool_worker()
+    _init_worker(game, specs)
+
+
+def _play(match: Match) -> MatchOutcome:
     if _game is None:
         raise RuntimeError("a tournament worker was used before _init_worker gave it its game")
     seated = []
     for seat, name in enumerate(match.seats):
         player = _players.get((name, seat))
         if player is None:
-            player = _players[(name, seat)] = _game.make_player(name)
+            player = _players[(name, seat)] = _specs.get(name, PlayerSpec(name)).build(_game)
         seated.append(player)
     return _game.play(seated, match.seed)
 
 
-def play_schedule(game: Game, schedule: Sequence[Match], workers: int = 1, progress: bool = False) -> list[Outcome]:
-    """The outcome of every match of ``schedule``, in order, played by ``workers`` processes."""
+def worker_pool(
+    workers: int, initializer: Callable[..., object] = init_pool_worker, initargs: Iterable[Any] = ()
+) -> Pool:
+    """A ``multiprocessing.Pool`` whose workers ignore Ctrl-C from the moment they exist.
+
+    SIGINT is ignored while the workers are forked, so not even a worker that has not yet run
+    its initializer can print a traceback; the initializer ignores it again for start
+    methods that do not fork.
+    """
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return multiprocessing.Pool(workers, initializer=initializer, initargs=initargs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def play_schedule(
+    game: TournamentGame,
+    schedule: Sequence[Match],
+    workers: int = 1,
+    progress: bool = False,
+    specs: Mapping[str, PlayerSpec] | None = None,
+) -> list[MatchOutcome]:
+    """The outcome of every match of ``schedule``, in order, played by ``workers`` processes.
+
+    ``specs`` says how to build the players named in the schedule (default: by name, with
+    ``game.make_player``). Ctrl-C raises :class:`ScheduleInterrupted` with the games finished.
+    """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    bar = tqdm(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress, smoothing=0.05)
-    outcomes: list[Outcome] = []
+    specs = dict(specs or {})
+    bar = Progress(total=len(schedule), desc=f"{game.name} tournament", unit="game", disable=not progress)
+    outcomes: list[MatchOutcome] = []
     try:
         if workers == 1 or len(schedule) < 2:
-            _init_worker(game)
+            _init_worker(game, specs)
             for match in schedule:
                 outcomes.append(_play(match))
                 bar.update()
         else:
-            chunk = max(1, min(64, len(schedule) // (workers * 8)))
-            with multiprocessing.Pool(workers, initializer=_init_pool_worker, initargs=(game,)) as pool:
-                for outcome in pool.imap(_play, schedule, chunksize=chunk):
+            chunk = max(1, min(16, len(schedule) // (workers * 8)))
+            with worker_pool(workers, _init_tournament_worker, (game, specs)) as processes:
+                for outcome in processes.imap(_play, schedule, chunksize=chunk):
                     outcomes.append(outcome)
                     bar.update()
+    except KeyboardInterrupt:
+        raise ScheduleInterrupted(outcomes) from None
     finally:
         bar.close()
     return outcomes

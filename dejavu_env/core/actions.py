@@ -14,7 +14,7 @@ import numpy as np
 
 
 def as_action(value: Any, n_actions: int, who: str = "action") -> int:
-    """``value`` as an ``int`` in ``0 .. n_actions - 1``, or a ``ValueError`` naming ``who`` and the value."""
+    """``value`` as an ``int`` in ``range(n_actions)``, or a ``ValueError`` naming ``who`` and the value."""
     if type(value) is int:
         action = value
     else:

@@ -81,7 +81,7 @@ class PolicyPlayer:
             raise ValueError(f"policy must be callable as policy(observations, masks) -> actions, got {policy!r:.80}")
         self.policy = policy
         self.obs_mode = obs_mode
-        self.name = name or getattr(policy, "__name__", type(policy).__name__)
+        self.name: str = name or str(getattr(policy, "__name__", type(policy).__name__))
 
     def reset(self, request: Any) -> None:
         """A policy keeps no memory between calls."""
@@ -112,7 +112,9 @@ def check_answers(answer: Any, masks: np.ndarray, request: Any, who: str) -> np.
         raise PlayerError(f"{who} answered shape {actions.shape} for {m} game(s) of env(s) {_envs(request)}; "
                           f"it must give one action id per game, shape ({m},)")
     if actions.dtype.kind not in "iu":
-        raise PlayerError(f"{who} answered {actions.dtype} actions for env(s) {_envs(request)}; action ids are integers")
+        raise PlayerError(
+            f"{who} answered {actions.dtype} actions for env(s) {_envs(request)}; action ids are integers"
+        )
     actions = actions.astype(np.int64)
     bad = (actions < 0) | (actions >= n_actions)
     if not bad.any():

@@ -22,10 +22,10 @@ after it in turn):
 - ``winners``: int8 ``(n_players,)``, 1 for each seat that won (a Grab top total can be
   shared; a Grid draw has none);
 - ``scores``: float32 ``(n_players,)``, the game's final tallies, zeros until it ends;
-
-Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
 - ``reason``: ``str``, how the episode ended (the game's reasons, ``"truncated"``,
   ``"illegal_action"``), ``""`` while it goes on.
+
+Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
 """
 
 from __future__ import annotations
@@ -82,19 +82,23 @@ def result_info(outcome: Outcome | None, seat: int, n_players: int) -> dict[str,
 class DejaVuEnv(gym.Env, Generic[State]):
     """The shared front end; see the module docstring for what it does and the ``info`` contract.
 
-    Subclasses set the class attributes ``game`` (the rules' ``GAME_INFO``), ``layouts``
-    (the observation module's ``LAYOUTS``), ``illegal_actions`` (the policies the game
-    offers, from :data:`ILLEGAL_ACTIONS`), ``reset_options`` (the keys ``reset`` accepts),
-    ``pass_action`` (Grab) and ``n_opponent_actions`` (the length of
-    ``info["opponent_actions"]``), and implement the game hooks.
+    Subclasses set the class attributes ``rules`` (the game's rules module, whose
+    ``legal_mask``, ``is_legal``, ``is_over`` and ``outcome`` every game spells the same),
+    ``game`` (its ``GAME_INFO``), ``layouts`` (the observation module's ``LAYOUTS``),
+    ``illegal_actions`` (the policies the game offers, from :data:`ILLEGAL_ACTIONS`),
+    ``reset_options`` (the keys ``reset`` accepts) and ``pass_action`` (Grab), keep the
+    agent's observer in ``_observer``, and implement the game hooks.
     """
 
+    rules: ClassVar[Any]
     game: ClassVar[GameInfo]
+    _observer: Any
+    """The agent's observer (the game's ``Observer``), set by the subclass."""
     layouts: ClassVar[Mapping[str, Layout]]
     illegal_actions: ClassVar[tuple[str, ...]]
     reset_options: ClassVar[tuple[str, ...]]
     pass_action: ClassVar[int | None] = None
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(
         self, *, n_players: int, obs_mode: str, reward: str, illegal_action: str, render_mode: str | None
@@ -137,28 +141,8 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """The agent's seat in the current game (game hook)."""
         raise NotImplementedError
 
-    def _legal_mask(self, dtype: type) -> np.ndarray:
-        """The agent's legal actions in the current state, a fresh array (game hook)."""
-        raise NotImplementedError
-
-    def _is_legal(self, action: int) -> bool:
-        """Whether the agent may play the well-formed ``action`` now (game hook; the fast check)."""
-        raise NotImplementedError
-
     def _illegal_reason(self, action: int) -> str:
         """Why the well-formed, illegal ``action`` is illegal now: a sentence naming it (game hook)."""
-        raise NotImplementedError
-
-    def _observe(self) -> np.ndarray:
-        """The agent's observation vector (the observer's own array; copied here) (game hook)."""
-        raise NotImplementedError
-
-    def _outcome(self) -> Outcome:
-        """The game's :class:`Outcome` (game hook)."""
-        raise NotImplementedError
-
-    def _game_over(self) -> bool:
-        """Whether the game has ended by its rules (game hook; cheaper than :meth:`_outcome`)."""
         raise NotImplementedError
 
     def _game_info(self) -> dict[str, Any]:
@@ -270,6 +254,24 @@ class DejaVuEnv(gym.Env, Generic[State]):
         return self._state
 
     # ------------------------------------------------------------------ shared plumbing
+    def _legal_mask(self, dtype: type) -> np.ndarray:
+        """The agent's legal actions in the current state, a fresh array."""
+        return self.rules.legal_mask(self._state, self._agent_seat(), dtype)
+
+    def _is_legal(self, action: int) -> bool:
+        """Whether the agent may play the well-formed ``action`` now (the fast check)."""
+        return self.rules.is_legal(self._state, self._agent_seat(), action)
+
+    def _observe(self) -> np.ndarray:
+        """The agent's observation vector (the observer's own array: replies copy it)."""
+        return self._observer.observe(self._state)
+
+    def _outcome(self) -> Outcome:
+        return self.rules.outcome(self._state)
+
+    def _game_over(self) -> bool:
+        return self.rules.is_over(self._state)
+
     def _checkpoint(self, force: bool = False) -> tuple[Any, ...] | None:
         """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated.
 
@@ -298,7 +300,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
 
     def _mask(self, dtype: type) -> np.ndarray:
         if self._done:
-            mask = np.zeros(self.game.n_actions, dtype=dtype)
+            mask: np.ndarray = np.zeros(self.game.n_actions, dtype=dtype)
             mask[self._placeholder_action()] = 1
             return mask
         return self._legal_mask(dtype)

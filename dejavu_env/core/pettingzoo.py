@@ -28,7 +28,7 @@ Observation = dict[str, np.ndarray]
 
 
 def agent_names(n_players: int) -> list[str]:
-    """``player_0 .. player_{n-1}``: the agent at seat ``i`` is ``player_i``."""
+    """The agent names by seat: the agent at seat ``i`` is ``player_i``."""
     return [f"player_{seat}" for seat in range(n_players)]
 
 
@@ -83,8 +83,9 @@ class MultiAgentFrontEnd:
             logger.warn(f"reset ignores unknown option(s) {unknown}; known: {list(self.reset_options)}")
         return {key: value for key, value in options.items() if key in self.reset_options}
 
-    def _reseed(self, seed: int | None) -> np.random.Generator:
+    def _reseed(self, seed: Any) -> np.random.Generator:
         """The deal generator: reseeded when ``seed`` is given, else the current one goes on."""
+        seed = check_seed(seed)
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         assert self._np_random is not None

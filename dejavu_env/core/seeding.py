@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 SEED_BOUND = 2**31
-"""Derived seeds lie in ``0 .. SEED_BOUND - 1`` (they fit a C ``int``, as some players need)."""
+"""Derived seeds lie in ``range(SEED_BOUND)``: they fit a C ``int``, as some players need."""
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | None:

@@ -1,22 +1,51 @@
-"""Checks for constructor keywords and reset options, raising ``ValueError`` that names the problem."""
+"""Checks for constructor keywords and reset options, raising ``ValueError`` that names the problem.
+
+Why strict about types: ``1.0 == 1`` and ``True == 1`` in Python, so a plain ``value in
+choices`` lets a float seat or a boolean count through, to fail later inside the game. A
+choice matches only a value of its own kind (numpy integers count as integers), and the
+canonical choice is returned, so nothing odd is stored.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import operator
+from collections.abc import Collection, Mapping
 from typing import Any
+
+import numpy as np
+
+
+def _integral(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _same_kind(value: Any, choice: Any) -> bool:
+    if choice is None or isinstance(choice, bool):
+        return value is choice
+    if isinstance(choice, int):
+        return _integral(value) and int(value) == choice
+    if isinstance(choice, str):
+        return isinstance(value, str) and value == choice
+    return bool(type(value) is type(choice) and value == choice)
 
 
 def check_choice(name: str, value: Any, choices: Collection[Any]) -> Any:
-    """Return ``value`` if it is one of ``choices``, else raise a ``ValueError`` naming ``name``."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(map(repr, choices))}, got {value!r}")
-    return value
+    """The choice ``value`` stands for, or a ``ValueError`` naming ``name`` and the choices."""
+    for choice in choices:
+        if _same_kind(value, choice):
+            return choice
+    raise ValueError(f"{name} must be one of {sorted(map(repr, choices))}, got {value!r:.80}")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Return ``value`` as an int if ``low <= value (<= high)``, else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, (int,)) and not hasattr(value, "__index__"):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+    """``value`` as an ``int`` if it is integral and ``low <= value (<= high)``, else a ``ValueError``."""
+    if not _integral(value):
+        try:
+            if isinstance(value, (bool, np.bool_, float, np.floating, str, bytes)):
+                raise TypeError
+            value = operator.index(value)
+        except TypeError:
+            raise ValueError(f"{name} must be an integer, got {value!r:.80}") from None
     value = int(value)
     if value < low or (high is not None and value > high):
         bound = f"between {low} and {high}" if high is not None else f">= {low}"
@@ -24,13 +53,13 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
-def check_options(options: dict[str, Any] | None, allowed: Collection[str]) -> dict[str, Any]:
-    """Return ``options`` (``{}`` for ``None``) after rejecting unknown keys by name."""
+def check_options(options: Any, allowed: Collection[str]) -> dict[str, Any]:
+    """``options`` as a dict (``{}`` for ``None``) after rejecting unknown keys by name."""
     if options is None:
         return {}
-    if not isinstance(options, dict):
+    if not isinstance(options, Mapping):
         raise ValueError(f"options must be a dict, got {type(options).__name__}")
-    unknown = sorted(set(options) - set(allowed))
+    unknown = sorted((key for key in options if key not in allowed), key=repr)
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; allowed: {sorted(allowed)}")
-    return options
+    return dict(options)

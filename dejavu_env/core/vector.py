@@ -64,7 +64,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from dejavu_env.core.batch_players import PolicyPlayer
-from dejavu_env.core.env import ILLEGAL_ACTIONS, LOSS_REWARD, DejaVuEnv
+from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
 from dejavu_env.core.game import GameInfo
 from dejavu_env.core.layout import Layout
 from dejavu_env.core.players import PlayerError
@@ -84,7 +84,7 @@ def scalar_defaults(env_class: type) -> dict[str, Any]:
     """The keyword defaults of a single env's constructor: the one place they are written."""
     return {
         name: p.default
-        for name, p in inspect.signature(env_class.__init__).parameters.items()
+        for name, p in inspect.signature(env_class).parameters.items()
         if p.default is not inspect.Parameter.empty
     }
 
@@ -103,7 +103,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     scalar_env: ClassVar[type[DejaVuEnv]]
     batch_players: ClassVar[Mapping[str, type]]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(
         self,
@@ -233,12 +235,13 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             super().reset(seed=seed if isinstance(seed, int) else None)
         self._seed_streams(games, seeds)
         before = self._checkpoint(force=True) if self._started.all() else None
+        self._opponent_actions = self._opponent_actions.copy()  # the last info's array stays as it was handed out
         try:
             self._begin(games, parsed)
         except PlayerError:
             self._roll_back(before)
             raise
-        return self._observe_all(), self._info()
+        return self._reply()
 
     def step(self, actions: Any) -> tuple:
         """Play one action per env (an array of ``num_envs`` action ids); see the module docstring."""
@@ -261,7 +264,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         truncated = np.zeros(self.num_envs, dtype=bool)
         self._illegal[:] = False
         self._illegal[illegal] = True
-        self._opponent_actions.fill(-1)
+        self._opponent_actions = np.full((self.num_envs, self.n_opponent_actions), -1, dtype=np.int16)
         if len(illegal) and self.illegal_action == "lose":
             playing = playing[ok]
             rewards[illegal] = LOSS_REWARD
@@ -284,7 +287,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         self._done = ended.copy()
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
             return self._same_step_reply(rewards, terminated, truncated, ended, before)
-        return self._observe_all(), rewards, terminated, truncated, self._info()
+        observations, info = self._reply()
+        return observations, rewards, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n_actions)`` bool masks of each agent's legal actions (sb3-contrib's MaskablePPO).
@@ -367,7 +371,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if mask is None:
             return np.ones(self.num_envs, dtype=bool)
         if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
-            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got {mask!r:.80}")
+            raise ValueError(
+                f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got {mask!r:.80}"
+            )
         if not mask.any():
             raise ValueError("options['reset_mask'] must select at least one env")
         if not self._started.all() and not mask.all():
@@ -377,7 +383,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
     def _env_options(self, per_env: Any) -> list[dict[str, Any] | None]:
         if per_env is None:
             return [None] * self.num_envs
-        if isinstance(per_env, (str, bytes, dict)) or not isinstance(per_env, Sequence) or len(per_env) != self.num_envs:
+        if isinstance(per_env, (str, bytes, dict)) or not isinstance(per_env, Sequence):
+            raise ValueError(f"options['env_options'] must hold {self.num_envs} dicts or None, got {per_env!r:.80}")
+        if len(per_env) != self.num_envs:
             raise ValueError(f"options['env_options'] must hold {self.num_envs} dicts or None, got {per_env!r:.80}")
         checked: list[dict[str, Any] | None] = []
         for i, entry in enumerate(per_env):
@@ -387,7 +395,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         return checked
 
     def _seeds(self, seed: Any) -> list[int | None]:
-        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))):
             base = check_seed(seed)
             return [None if base is None else base + i for i in range(self.num_envs)]
         if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence) or len(seed) != self.num_envs:
@@ -451,13 +459,16 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         return all(getattr(p, "trusted", False) for p in self.players)
 
     def _checkpoint(self, force: bool = False) -> Any:
-        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated (the fast path)."""
+        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated (the fast path).
+
+        The opponent-actions array is kept as it is: a step or a reset replaces it before writing.
+        """
         if self._trusted() and not force:
             return None
         players = [p.snapshot() if hasattr(p, "snapshot") else None for p in self.players]
         return (
             self._snapshot(), self.streams.snapshot(), players, self._done.copy(), self._illegal.copy(),
-            self._ended_reason.copy(), self._opponent_actions.copy(), self.opponent_ids.copy(), self._started.copy(),
+            self._ended_reason.copy(), self._opponent_actions, self.opponent_ids.copy(), self._started.copy(),
         )
 
     def _roll_back(self, checkpoint: Any) -> None:
@@ -466,7 +477,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         snapshot, streams, players, done, illegal, reasons, opponent_actions, ids, started = checkpoint
         self._restore(snapshot)
         self.streams.restore(streams)
-        for player, saved in zip(self.players, players):
+        for player, saved in zip(self.players, players, strict=True):
             if saved is not None:
                 player.restore(saved)
         self._done, self._illegal, self._ended_reason = done, illegal, reasons
@@ -483,10 +494,13 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
     def _placeholder_action(self) -> int:
         return self.game.n_actions - 1 if self.pass_action is None else self.pass_action
 
-    def _observe_all(self) -> dict[str, np.ndarray]:
-        return {"observation": self._observe(), "action_mask": self._masks().view(np.int8)}
+    def _reply(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The observations and the stacked ``info`` of every env; the mask array is shared by both, as in the
+        single env."""
+        masks = self._masks().view(np.int8)
+        return {"observation": self._observe(), "action_mask": masks}, self._info(masks)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, masks: np.ndarray) -> dict[str, Any]:
         """The stacked ``info`` of every env (the single env's keys, each with its ``_key`` mask)."""
         n = self.num_envs
         winners, scores, reasons = self._results()
@@ -497,41 +511,39 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             reasons[forced] = self._ended_reason[forced]
         sole = winners.sum(axis=1) == 1
         info: dict[str, Any] = {
-            "action_mask": self._masks().view(np.int8),
+            "action_mask": masks,
             "illegal_action": self._illegal.copy(),
-            "opponent_actions": self._opponent_actions.copy(),
+            "opponent_actions": self._opponent_actions,
             "winner": np.where(sole, np.argmax(winners, axis=1), -1).astype(np.int64),
             "winners": winners,
             "scores": scores,
             "reason": reasons,
         }
         self._game_info(info)
-        everyone = np.ones(n, dtype=bool)
         for key in list(info):
-            info[f"_{key}"] = everyone
+            info[f"_{key}"] = np.ones(n, dtype=bool)  # one array per key, as SyncVectorEnv hands out
         return info
 
     def _same_step_reply(
         self, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, ended: np.ndarray, before: Any
     ) -> tuple:
         """SameStep: capture the ended envs' last observation and info, then reset them at once."""
-        last_obs = self._observe_all()
-        last_info = self._info()
+        last_obs, last_info = self._reply()
         games = np.flatnonzero(ended)
+        self._opponent_actions = self._opponent_actions.copy()  # last_info keeps the ended episodes' moves
         try:
             self._begin(games, None)
         except PlayerError:
             self._roll_back(before)
             raise
-        observations = self._observe_all()
-        info = self._info()
+        observations, info = self._reply()
         final_obs = np.full(self.num_envs, None, dtype=object)
         for g in games.tolist():
             final_obs[g] = {"observation": last_obs["observation"][g], "action_mask": last_obs["action_mask"][g]}
-        info["final_obs"], info["_final_obs"] = final_obs, ended
+        info["final_obs"], info["_final_obs"] = final_obs, ended.copy()
         # As SyncVectorEnv stacks them: each key's mask says which envs ended (other rows are not meaningful).
-        info["final_info"] = {key: ended if key.startswith("_") else value for key, value in last_info.items()}
-        info["_final_info"] = ended
+        info["final_info"] = {key: ended.copy() if key.startswith("_") else value for key, value in last_info.items()}
+        info["_final_info"] = ended.copy()
         return observations, rewards, terminated, truncated, info
 
     def close_extras(self, **kwargs: Any) -> None:

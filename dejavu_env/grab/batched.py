@@ -160,7 +160,7 @@ def _log(values: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- legal actions
-def legal_bits(state: GrabState | GrabBatch, seat: int) -> np.ndarray:
+def legal_bits(state: GrabBatch, seat: int) -> np.ndarray:
     """Legal actions of ``seat`` per game as bit masks over action ids (the reference's ``legal_bits``):
     pass always; a grab of each object in the middle while the seat is in the round and the game goes on."""
     d = state.data
@@ -210,7 +210,7 @@ def _start_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     _flip(state, mask, streams)
 
 
-def _flip(state: GrabState | GrabBatch, mask: np.ndarray, streams: Streams) -> None:
+def _flip(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-tick`` steps 1-2 where ``mask``: flip the next card, eliminate whoever holds
     one of its objects; a round with nobody left in it ends at once."""
     d = state.data
@@ -241,7 +241,7 @@ def _eliminate(d: np.ndarray, games: np.ndarray, objects: np.ndarray) -> None:
     d[IN_ROUND, games] &= ~out
 
 
-def _end_round(state: GrabState | GrabBatch, mask: np.ndarray, streams: Streams) -> None:
+def _end_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-end-of-round`` where ``mask``: the aside check (``#grab-aside-cards``),
     scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
     d = state.data
@@ -292,9 +292,10 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
     (``docs/rules.md#grab-grabbing``, ``#grab-races``), then the next card is flipped, a grab-only tick
     follows, or the round ends (``#grab-end-of-round``). ``log``, when given, gets the races' draws."""
     d = state.data
-    a = np.asarray(actions, dtype=np.int64)
+    # Seat-major from here: reductions over the seats then run along the games, which numpy does fast.
+    a = np.ascontiguousarray(np.asarray(actions, dtype=np.int64).T)
     grab = a > 0
-    grabbed = grab.any(axis=1)
+    grabbed = grab.any(axis=0)
     if grabbed.any():
         _grabs(state, a, grab, streams, log)
     more = d[POS] < N_CARDS
@@ -313,53 +314,62 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
 
 
 def _grabs(state: GrabBatch, a: np.ndarray, grab: np.ndarray, streams: Streams, log: list | None) -> None:
-    """Give each grabbed object to its only grabber, or to the winner of the race for it."""
+    """Give each grabbed object to its only grabber, or to the winner of the race for it (``a``: seat-major)."""
     d = state.data
-    same = (a[:, :, None] == a[:, None, :]) & grab[:, :, None]  # (n, p, q): q grabs p's object too
-    contenders = same.sum(axis=2)
-    won = grab & (contenders == 1)
-    raced = np.flatnonzero((contenders > 1).any(axis=1))
+    ordered = np.sort(a, axis=0)
+    raced = np.flatnonzero(((ordered[1:] == ordered[:-1]) & (ordered[1:] > 0)).any(axis=0))
+    won = grab
     if len(raced):
-        won[raced] |= _races(state, raced, a[raced], same[raced], contenders[raced], streams, log)
+        won = grab.copy()
+        contenders = a[:, raced]
+        grabbing = grab[:, raced]
+        same = (contenders[:, None, :] == contenders[None, :, :]) & grabbing[:, None, :]  # q grabs p's object too
+        k = same.sum(axis=1)
+        won[:, raced] = ((k == 1) & grabbing) | _races(state, raced, contenders, same, k, streams, log)
     objects = np.where(won, np.int64(1) << np.maximum(a - 1, 0), 0)
-    d[MIDDLE] &= ~objects.sum(axis=1)
-    d[HOLD:] |= objects.T
+    d[MIDDLE] &= ~objects.sum(axis=0)
+    d[HOLD:] |= objects
 
 
-_BEFORE = np.tri(MAX_PLAYERS, k=-1, dtype=bool)
-"""``_BEFORE[p, q]``: seat ``q`` comes before seat ``p``."""
+_BEFORE = np.tri(MAX_PLAYERS, k=-1, dtype=bool)[:, :, None]
+"""``_BEFORE[p, q]``: seat ``q`` comes before seat ``p`` (broadcast over games)."""
 
 
 def _races(
     state: GrabBatch, rows: np.ndarray, a: np.ndarray, same: np.ndarray, k: np.ndarray, streams: Streams,
     log: list | None,
 ) -> np.ndarray:
-    """Winners (``(m, players)`` bool) of the games ``rows`` that hold races: ``docs/rules.md#grab-races``."""
+    """Winners (``(players, m)`` bool) of the games ``rows`` that hold races: ``docs/rules.md#grab-races``.
+
+    Arrays are seat-major: ``a[p, i]`` is seat ``p``'s action in race game ``i``, ``same[p, q, i]``
+    says that seats ``p`` and ``q`` grab the same object, ``k[p, i]`` how many grab ``p``'s.
+    """
     t = state.tables
     games = state.games[rows]
-    n_players = a.shape[1]
+    n_players = a.shape[0]
+    before = _BEFORE[:n_players, :n_players]
     raced = k > 1
-    place = (same & _BEFORE[:n_players, :n_players]).sum(axis=2)  # contenders of the same object seated before
+    place = (same & before).sum(axis=1)  # contenders of the same object seated before
     first = raced & (place == 0)  # one contender per contested object
-    lower = a[:, None, :] < a[:, :, None]  # (m, p, q): q's object comes before p's
-    env = np.repeat(games, n_players)
+    lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
+    env = np.tile(games, n_players)
     equal = t.equal[games]
     # Equal means: one uniform per race, in increasing object order; the floor(u * k)-th contender wins.
-    race_index = (first[:, None, :] & lower).sum(axis=2)
+    race_index = (first[None, :, :] & lower).sum(axis=1)
     u = streams.uniform_at(env, race_index.ravel()).reshape(raced.shape)
-    won_equal = raced & (place == (u * k).astype(np.int64))
-    draws = first.sum(axis=1)
-    won = won_equal
+    won = raced & (place == (u * k).astype(np.int64))
+    draws = first.sum(axis=0)
     z = np.zeros(raced.shape)
     pick = np.full(raced.shape, -1)
     if not equal.all():
-        won, z, pick, unequal_draws = _timed_races(state, games, a, same, raced, place, lower, env, streams)
-        won = np.where(equal[:, None], won_equal, won)
-        draws = np.where(equal, draws, unequal_draws)
+        timed, z, pick, timed_draws = _timed_races(state, games, a, same, raced, place, lower, env, streams)
+        won = np.where(equal, won, timed)
+        draws = np.where(equal, draws, timed_draws)
     streams.advance(games, draws)
     if log is not None:
         log.append(
-            {"games": games.copy(), "actions": a.copy(), "equal": equal, "timed": t.sigma > 0, "u": u, "z": z, "pick": pick}
+            {"games": games.copy(), "actions": a.T.copy(), "equal": equal, "timed": t.sigma > 0, "u": u.T, "z": z.T,
+             "pick": pick.T}
         )
     return won
 
@@ -368,30 +378,30 @@ def _timed_races(
     state: GrabBatch, games: np.ndarray, a: np.ndarray, same: np.ndarray, raced: np.ndarray, place: np.ndarray,
     lower: np.ndarray, env: np.ndarray, streams: Streams,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Races between different means: each contender's lognormal time (a normal per contender, in
-    object then seat order), the shortest wins; an exact tie takes one more uniform."""
+    """Races between different means (seat-major, as :func:`_races`): each contender's lognormal time (a
+    normal per contender, in object then seat order), the shortest wins; an exact tie takes one more uniform."""
     t = state.tables
-    n_players = a.shape[1]
+    before = _BEFORE[: a.shape[0], : a.shape[0]]
     if t.sigma > 0:
-        normal_index = (raced[:, None, :] & lower).sum(axis=2) + place
+        normal_index = (raced[None, :, :] & lower).sum(axis=1) + place
         z = streams.normal_at(env, normal_index.ravel()).reshape(raced.shape)
-        times = t.log_means[games] + t.sigma * z
-        normals = 2 * raced.sum(axis=1)
+        times = t.log_means[games].T + t.sigma * z
+        normals = 2 * raced.sum(axis=0)
     else:
         z = np.zeros(raced.shape)
-        times = t.means[games].copy()
+        times = t.means[games].T.copy()
         normals = np.zeros(len(games), dtype=np.int64)
-    best = np.where(same, times[:, None, :], np.inf).min(axis=2)
+    best = np.where(same, times[None, :, :], np.inf).min(axis=1)
     fastest = raced & (times == best)
-    n_fastest = (same & fastest[:, None, :]).sum(axis=2)
+    n_fastest = (same & fastest[None, :, :]).sum(axis=1)
     tied = fastest & (n_fastest > 1)
-    tied_place = (same & tied[:, None, :] & _BEFORE[:n_players, :n_players]).sum(axis=2)
+    tied_place = (same & tied[None, :, :] & before).sum(axis=1)
     first_tied = tied & (tied_place == 0)
-    tie_index = normals[:, None] + (first_tied[:, None, :] & lower).sum(axis=2)
+    tie_index = normals + (first_tied[None, :, :] & lower).sum(axis=1)
     u = streams.uniform_at(env, tie_index.ravel()).reshape(raced.shape)
     pick = np.where(tied, (u * n_fastest).astype(np.int64), -1)
     won = (fastest & ~tied) | (tied & (tied_place == pick))
-    return won, z, pick, normals + first_tied.sum(axis=1)
+    return won, z, pick, normals + first_tied.sum(axis=0)
 
 
 # ---------------------------------------------------------------------- results
@@ -414,7 +424,8 @@ def rounds_done(state: GrabBatch) -> np.ndarray:
 
 
 def round_rewards(state: GrabBatch, seat: int, before: np.ndarray) -> np.ndarray:
-    """``seat``'s points from the rounds finished since ``before`` rounds were (the reference's ``"points"`` rewards)."""
+    """``seat``'s points from the rounds finished since ``before`` rounds were (the reference's ``"points"``
+    rewards)."""
     d = state.data
     done = d[ROUND] + d[OVER]
     total = np.zeros(d.shape[1])
@@ -504,7 +515,9 @@ def from_scalar(games: Sequence[GrabState]) -> GrabBatch:
             int(out) << (ELIM_BITS * r + s) for r, flags in enumerate(g.round_eliminated) for s, out in enumerate(flags)
         )
         values[ASIDE] = sum(
-            c << (_ASIDE_ROUND_BITS * r + CARD_BITS * j) for r, cards in enumerate(g.round_asides) for j, c in enumerate(cards)
+            c << (_ASIDE_ROUND_BITS * r + CARD_BITS * j)
+            for r, cards in enumerate(g.round_asides)
+            for j, c in enumerate(cards)
         )
         for row, value in values.items():
             d[row, i] = int(value)

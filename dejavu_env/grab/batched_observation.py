@@ -8,9 +8,10 @@ is the only batched code that reads the hidden facts (the shuffle), so a leak ca
 only. It never reads them: every piece comes from public facts (the newest card, the
 middle, who holds what, the counts of sightings).
 
-As the Grid's batched observer, it keeps a ``uint8`` array and rewrites only the games
-whose facts changed since its last update; :meth:`BatchObserver.observe` returns a fresh
-float32 copy, and :func:`observe` is the plain way (every piece written).
+As the Grid's batched observer, it keeps a ``uint8`` array, rewrites the pieces that change
+in most games at every update and the others only where their facts changed;
+:meth:`BatchObserver.observe` returns a fresh float32 copy, and :func:`observe` is the
+plain way (every piece written).
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ class BatchObserver:
 
     ``vector`` is the ``(n, size)`` uint8 array; :meth:`update` brings it up to date,
     :meth:`observe` too and returns a float32 copy; :meth:`forget` marks games to rewrite
-    whole (a new game, another seat, another table).
+    whole (a new game, another seat, another table). The pieces a tick changes in most games
+    (the newest card, the middle, the counts) are rewritten for every game; the holdings only
+    where they changed.
     """
 
     def __init__(self, n: int, obs_mode: str) -> None:
@@ -58,11 +61,9 @@ class BatchObserver:
         self.layout = LAYOUTS[obs_mode]
         self.vector = np.zeros((n, self.layout.size), dtype=np.uint8)
         self._views = self.layout.decode(self.vector)
+        self._holdings_at = self.layout.offsets["holdings"]
         self._dirty = np.ones(n, dtype=bool)
-        self._newest = np.full(n, -2, dtype=np.int64)
-        self._middle = np.zeros(n, dtype=np.int64)
         self._holdings = np.zeros((MAX_PLAYERS, n), dtype=np.int64)  # egocentric rows, as last written
-        self._seen = np.zeros((2, n), dtype=np.int64)
 
     def forget(self, games: np.ndarray | slice = slice(None)) -> None:
         """Rewrite every piece of ``games`` at the next update."""
@@ -76,33 +77,32 @@ class BatchObserver:
         """Bring ``vector`` (uint8) up to date with ``state``, game ``i`` seen by ``seats[i]``; return it."""
         d = state.data
         n, n_players = d.shape[1], state.n_players
-        me = np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,))
         v = self._views
         dirty = self._dirty
-        newest = d[NEWEST]
-        games = np.flatnonzero((newest != self._newest) | dirty)
-        if len(games):
-            v["newest_card"][games] = _objects(state.tables.card_bits[state.games[games], newest[games]])
-            self._newest = newest.copy()
+        v["newest_card"][...] = _objects(state.tables.card_bits[state.games, d[NEWEST]])
         v["new_card"][:, 0] = d[NEW_CARD]
-        middle = d[MIDDLE]
-        games = np.flatnonzero((middle != self._middle) | dirty)
-        if len(games):
-            v["middle"][games] = _objects(middle[games])
-            self._middle = middle.copy()
-        order = (me + np.arange(n_players)[:, None]) % n_players  # (players, n): seat of egocentric row j
-        ar = np.arange(n)
-        held = d[HOLD + order, ar]
-        rows, games = np.nonzero((held != self._holdings[:n_players]) | dirty)
-        if len(rows):
-            v["holdings"][games, rows] = _objects(held[rows, games])
-            self._holdings[:n_players] = held
-        in_round = (d[IN_ROUND] >> order) & 1
-        seated = np.arange(MAX_PLAYERS) < n_players
-        v["eliminated"][:, :n_players] = (1 - in_round).T
-        v["points"][:, :n_players] = field(d[POINTS], POINT_BITS * order, POINT_BITS).T
+        v["middle"][...] = _objects(d[MIDDLE])
+        if np.ndim(seats) == 0:  # one seat for every game: its egocentric rows are whole rows of the block
+            order = [(int(seats) + j) % n_players for j in range(n_players)]
+            held = d[[HOLD + s for s in order]]
+            rounds_in = np.stack([(d[IN_ROUND] >> s) & 1 for s in order])
+            points = np.stack([field(d[POINTS], POINT_BITS * s, POINT_BITS) for s in order])
+        else:
+            me = np.asarray(seats, dtype=np.int64)
+            seat_of = (me + np.arange(n_players)[:, None]) % n_players  # (players, n): seat of egocentric row j
+            held = d[HOLD + seat_of, np.arange(n)]
+            rounds_in = (d[IN_ROUND] >> seat_of) & 1
+            points = field(d[POINTS], POINT_BITS * seat_of, POINT_BITS)
+        for j in range(n_players):
+            games = np.flatnonzero((held[j] != self._holdings[j]) | dirty)
+            if len(games):
+                at = self._holdings_at + j * N_OBJECTS
+                self.vector[games, at : at + N_OBJECTS] = _objects(held[j, games])
+                self._holdings[j, games] = held[j, games]
+        v["eliminated"][:, :n_players] = (1 - rounds_in).T
+        v["points"][:, :n_players] = points.T
         if dirty.any():
-            v["seated"][dirty] = seated
+            v["seated"][dirty] = np.arange(MAX_PLAYERS) < n_players
             v["eliminated"][dirty, n_players:] = 0
             v["points"][dirty, n_players:] = 0
             v["holdings"][dirty, n_players:] = 0
@@ -110,11 +110,7 @@ class BatchObserver:
         v["cards_left"][:, 0] = N_CARDS - d[POS]
         v["flipping_over"][:, 0] = d[POS] == N_CARDS
         if self.obs_mode == "info_state":
-            once, twice = d[SEEN1], d[SEEN2]
-            games = np.flatnonzero((once != self._seen[0]) | (twice != self._seen[1]) | dirty)
-            if len(games):
-                v["seen"][games] = _objects(once[games]) + _objects(twice[games])
-                self._seen = np.stack([once, twice])
+            v["seen"][...] = _objects(d[SEEN1]) + _objects(d[SEEN2])
         dirty[:] = False
         return self.vector
 

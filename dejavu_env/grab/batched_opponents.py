@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dejavu_env.core.batch import bit_masks, random_legal, unpack_bits
+from dejavu_env.core.batch import bit_masks, random_legal
 from dejavu_env.core.streams import Streams
-from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch, legal_bits
+from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
 from dejavu_env.grab.cards import N_OBJECTS
 from dejavu_env.grab.rules import N_ACTIONS, N_ROUNDS
@@ -29,8 +29,9 @@ _POWERS = np.int64(1) << np.arange(N_OBJECTS, dtype=np.int64)
 
 @dataclass
 class GrabRequest:
-    """Games waiting on one batch player at one seat: columns ``cols`` of ``state`` are env games
-    ``games``; the player sits at ``seats`` (all the same seat) and is in the round in each."""
+    """Seats waiting on one batch player: entry ``i`` is column ``cols[i]`` of ``state`` (env game
+    ``games[i]``) at seat ``seats[i]``, in the round there. A game may come several times, once per
+    seat, in increasing seat order; ``repeats`` says so, and each entry then draws its own numbers."""
 
     state: GrabBatch
     cols: np.ndarray
@@ -38,15 +39,17 @@ class GrabRequest:
     seats: np.ndarray
     streams: Streams
     default_obs_mode: str
+    repeats: bool = False
 
     @property
     def seat(self) -> int:
+        """The seat, for a request of one seat."""
         return int(self.seats[0]) if len(self.seats) else 0
 
     @property
     def legal(self) -> np.ndarray:
-        """Legal-action bit masks (pass, and a grab of each object in the middle)."""
-        return legal_bits(self.state, self.seat)[self.cols]
+        """Legal-action bit masks: pass, and a grab of each object in the middle (every seat asked is in)."""
+        return self.fact(MIDDLE) << 1 | 1
 
     def masks(self) -> np.ndarray:
         """Boolean ``(m, 37)`` legal-action masks."""
@@ -56,12 +59,20 @@ class GrabRequest:
         return getattr(player, "obs_mode", None) or self.default_obs_mode
 
     def observations(self, obs_mode: str) -> np.ndarray:
-        """``(m, size)`` float32 views of the seat, in ``obs_mode``."""
-        return observe(self.state.take(self.cols), self.seat, obs_mode)
+        """``(m, size)`` float32 views of the seats asked, in ``obs_mode``."""
+        return observe(self.state.take(self.cols), self.seats, obs_mode)
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """``(m,)`` (or ``(m, n)``) uniform numbers in [0, 1) from each game's own stream."""
-        u = self.streams.uniform(self.games, n)
+        if not self.repeats:
+            return self.streams.uniform1(self.games) if n == 1 else self.streams.uniform(self.games, n)
+        # Several seats of one game: each takes the next numbers of the game's stream, seat by seat.
+        first = np.searchsorted(self.games, self.games)  # entries of a game are adjacent (sorted by game)
+        place = np.arange(len(self.games)) - first
+        offsets = place[:, None] * n + np.arange(n)
+        u = self.streams.uniform_at(np.repeat(self.games, n), offsets.ravel()).reshape(-1, n)
+        unique, counts = np.unique(self.games, return_counts=True)
+        self.streams.advance(unique, counts * n)
         return u[:, 0] if n == 1 else u
 
     def fact(self, row: int) -> np.ndarray:
@@ -147,42 +158,40 @@ class MemoryBatchBot:
             raise ValueError(f"reaction_time must be positive, got {reaction_time!r}")
         self.recall = float(recall)
         self.reaction_time = reaction_time
-        self._memory: np.ndarray | None = None  # (n_envs, seats, 6): luck of rounds 0-2, round, looked, ready
+        self._memory: np.ndarray | None = None
 
     _LUCK, _ROUND, _LOOKED, _READY = 0, 3, 4, 5
+    """Rows of the memory table ``(6, seats, n_envs)``: the luck of rounds 0-2, the round it
+    last saw, the objects it looked at, the objects it is ready to grab (each env and seat)."""
 
     def _table(self, request: GrabRequest) -> np.ndarray:
-        n_envs = len(request.streams.keys)
-        n_seats = request.state.n_players
-        if self._memory is None or self._memory.shape[:2] != (n_envs, n_seats):
-            self._memory = np.zeros((n_envs, n_seats, 6), dtype=np.int64)
+        shape = (6, request.state.n_players, len(request.streams.keys))
+        if self._memory is None or self._memory.shape != shape:
+            self._memory = np.zeros(shape, dtype=np.int64)
         return self._memory
 
     def reset(self, request: GrabRequest) -> None:
-        memory = self._table(request)
+        memory = self._table(request)[:, request.seat]
         stuck = request.uniform(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
         luck = stuck.reshape(-1, N_ROUNDS, N_OBJECTS).astype(np.int64) @ _POWERS
-        rows = memory[request.games, request.seats]
-        rows[:, : self._ROUND] = luck
-        rows[:, self._ROUND] = -1
-        rows[:, self._LOOKED :] = 0
-        memory[request.games, request.seats] = rows
+        games = request.games
+        memory[: self._ROUND, games] = luck.T
+        memory[self._ROUND, games] = -1
+        memory[self._LOOKED :, games] = 0
 
     def act(self, request: GrabRequest) -> np.ndarray:
         memory = self._table(request)
-        rows = memory[request.games, request.seats]
+        games, seats = request.games, request.seats
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
-        new_round = rows[:, self._ROUND] != round_index
-        rows[new_round, self._ROUND] = round_index[new_round]
-        rows[new_round, self._LOOKED :] = 0
-        sure = np.take_along_axis(rows[:, : self._ROUND], round_index[:, None], axis=1)[:, 0]
-        looked = rows[:, self._LOOKED]
-        recognised = flipped & looked & sure
-        rows[:, self._LOOKED] = looked | flipped
-        ready = (rows[:, self._READY] | recognised) & request.fact(MIDDLE)  # taken objects never come back
-        rows[:, self._READY] = ready
-        memory[request.games, request.seats] = rows
+        fresh_round = memory[self._ROUND, seats, games] != round_index
+        memory[self._ROUND, seats, games] = round_index
+        looked = np.where(fresh_round, 0, memory[self._LOOKED, seats, games])
+        ready = np.where(fresh_round, 0, memory[self._READY, seats, games])
+        recognised = flipped & looked & memory[round_index, seats, games]  # the luck of this round
+        memory[self._LOOKED, seats, games] = looked | flipped
+        ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
+        memory[self._READY, seats, games] = ready
         fresh = ready & flipped
         choice = np.where(fresh != 0, fresh, ready)
         return np.where(choice != 0, 1 + _lowest_object(choice), 0)
@@ -201,4 +210,3 @@ class MemoryBatchBot:
 BATCH_PLAYERS = {"memory": MemoryBatchBot, "perfect": PerfectBatchPlayer, "random": RandomBatchPlayer}
 """The grab game's batch players by name."""
 
-__all__ = ["BATCH_PLAYERS", "GrabRequest", "MemoryBatchBot", "PerfectBatchPlayer", "RandomBatchPlayer", "unpack_bits"]

@@ -1,7 +1,7 @@
 """The 36 cards and 36 objects of the grab game: the canonical deck and custom decks.
 
 A deck is 36 cards, each a tuple of distinct object ids in ``0..35``, with every object on
-exactly two cards (RULES.md, Grab, *Cards*). The objects themselves (names, short labels,
+exactly two cards (``docs/rules.md#grab-cards``). The objects themselves (names, short labels,
 colours, look-alike pairs) are fixed: a custom deck rearranges the same 36 objects onto
 cards, so it keeps the canonical names. Every object set is also kept as a 36-bit integer
 (bit ``k`` = object ``k``) because the rules engine works on bitmasks for speed.
@@ -61,7 +61,7 @@ def validate_cards(cards: Any) -> tuple[tuple[int, ...], ...]:
     counts = [0] * N_OBJECTS
     checked = []
     for c, card in enumerate(cards):
-        if isinstance(card, (str, bytes)) or not isinstance(card, Sequence) and not hasattr(card, "tolist"):
+        if isinstance(card, (str, bytes)) or (not isinstance(card, Sequence) and not hasattr(card, "tolist")):
             raise ValueError(f"card {c} must be a list of object ids, got {card!r}")
         ids = list(card.tolist() if hasattr(card, "tolist") else card)
         if not ids:

@@ -1,4 +1,4 @@
-"""``DejaVuGrab-v0``: the real-time grab game as a single-agent Gymnasium environment.
+"""``DejaVuGrab-v1``: the real-time grab game as a single-agent Gymnasium environment.
 
 The rules live in :mod:`dejavu_env.grab.rules`, the views in
 :mod:`dejavu_env.grab.observation`, the asking of the other seats in
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.game import Outcome
 from dejavu_env.core.players import check_player, reset_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_int
+from dejavu_env.grab import rules as game_rules
 from dejavu_env.grab.cards import N_ASIDE, GrabDeck, canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, Observer, decode
 from dejavu_env.grab.opponents import MemoryBot
@@ -31,8 +31,6 @@ from dejavu_env.grab.rules import (
     PASS,
     GrabState,
     check_action,
-    is_legal,
-    legal_mask,
     new_game,
     outcome,
     rewards,
@@ -65,9 +63,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     **Observations**: ``{"observation": float32 vector, "action_mask": int8 (37,)}``; the
     vector's pieces are listed in ``dejavu_env.grab.observation`` and read by name with
-    ``decode(vector, obs_mode)``. ``obs_mode="observation"`` (default, 312 floats) shows the
-    current view only: remembering the earlier cards is the agent's job.
-    ``obs_mode="info_state"`` (348 floats) adds how often each object was seen this round.
+    ``decode(vector, obs_mode)``. ``obs_mode="info_state"`` (default, 348 floats) adds to the
+    current view how often each object was seen this round (perfect recall);
+    ``obs_mode="observation"`` (312 floats) shows the current view only: remembering the
+    earlier cards is then the agent's job, which makes Grab a memory benchmark.
 
     **Time**: one ``step`` is one tick. The env flips the cards and asks the opponents
     (each given its own seat's observation) for their choices of the same tick; grabs of
@@ -97,14 +96,17 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     - ``opponents``: ``n_players - 1`` callables ``opponent(observation, action_mask) -> int``
       for seats 1.. (see ``dejavu_env.core.players``); each is reset with a seed drawn from
       the env's generator at every reset. Default: ``MemoryBot()`` at every seat.
-    - ``obs_mode``: ``"observation"`` or ``"info_state"``; an opponent may declare its own.
+    - ``obs_mode``: ``"info_state"`` (default) or ``"observation"``; an opponent may declare its own.
     - ``reaction_times``: mean reaction time (seconds) per player, the agent first. Default:
       each opponent's ``reaction_time`` attribute when set (read at every reset, so a player
       that changes it between games races at its current speed), else ``DEFAULT_REACTION_TIME``.
     - ``reward``: ``"points"`` or ``"win"``.
-    - ``illegal_action``: ``"raise"`` (default: ``ValueError``, nothing changes), ``"pass"``
-      (an illegal grab counts as a pass: for learners without action masking) or ``"lose"``
-      (the episode ends at once with reward -1).
+    - ``illegal_action``: ``"pass"`` (default: an illegal grab counts as a pass and
+      ``info["illegal_action"]`` says so), ``"raise"`` (a ``ValueError``, nothing changes) or
+      ``"lose"`` (the episode ends at once with reward -1). Why ``"pass"`` by default: the
+      standard tools sample actions without masks and must run on the defaults, and a
+      grab of an object that is gone is, at a real table, simply nothing. Ill-typed actions
+      (``None``, a string, a float, an id out of range) raise under every policy.
     - ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed).
 
     ``reset(seed=..., options={"cards": [...], "orders": [...]})`` scripts a game: ``cards``
@@ -114,9 +116,15 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     Version history:
 
-    - v0: first release.
+    - v1 (dejavu-env 0.2.0): ``obs_mode="info_state"`` and ``illegal_action="pass"`` by
+      default; ``info`` has the same keys and types at every step (``winner`` is an int,
+      ``winners`` a per-seat array, ``aside_cards`` shows the aside cards turned up at a
+      round's end); the deck's objects include the rulebook's fan and traffic cone;
+      ``"human"`` render mode.
+    - v0 (dejavu-env 0.1.0): first release.
     """
 
+    rules: ClassVar[Any] = game_rules
     game = GAME_INFO
     layouts = LAYOUTS
     illegal_actions = ("raise", "pass", "lose")
@@ -128,10 +136,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self,
         n_players: int = 4,
         opponents: Sequence[Any] | None = None,
-        obs_mode: str = "observation",
+        obs_mode: str = "info_state",
         reaction_times: Sequence[float] | None = None,
         reward: str = "points",
-        illegal_action: str = "raise",
+        illegal_action: str = "pass",
         render_mode: str | None = None,
     ) -> None:
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
@@ -149,7 +157,11 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         )
         super().__init__(
-            n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
+            n_players=n_players,
+            obs_mode=obs_mode,
+            reward=reward,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
         )
         self._seats = Seats([None, *self.opponents], self.obs_mode)
         self._observer = Observer(AGENT, self.obs_mode)
@@ -189,14 +201,6 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     def _agent_seat(self) -> int:
         return AGENT
 
-    def _legal_mask(self, dtype: type) -> np.ndarray:
-        assert self._state is not None
-        return legal_mask(self._state, AGENT, dtype)
-
-    def _is_legal(self, action: int) -> bool:
-        assert self._state is not None
-        return is_legal(self._state, AGENT, action)
-
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
         try:
@@ -204,18 +208,6 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         except ValueError as err:
             return str(err)
         raise AssertionError(f"action {action} is legal")
-
-    def _observe(self) -> np.ndarray:
-        assert self._state is not None
-        return self._observer.observe(self._state)
-
-    def _outcome(self) -> Outcome:
-        assert self._state is not None
-        return outcome(self._state)
-
-    def _game_over(self) -> bool:
-        assert self._state is not None
-        return self._state.game_over
 
     def _game_info(self) -> dict[str, Any]:
         state = self._state

@@ -41,7 +41,7 @@ class GrabGameResult:
 
 def play_game(
     players: Sequence[PlayerFn],
-    seed: int,
+    seed: int | None,
     *,
     reaction_times: Sequence[float] | None = None,
     cards: Any = None,

@@ -81,7 +81,7 @@ FLIPPING_OVER = _OFFSETS["flipping_over"]
 SEEN = _OFFSETS["seen"]
 
 
-def decode(vector: np.ndarray, obs_mode: str = "observation") -> dict[str, np.ndarray]:
+def decode(vector: np.ndarray, obs_mode: str = "info_state") -> dict[str, np.ndarray]:
     """Named views into an observation vector (or a batch of them, on the last axis).
 
     The values share memory with ``vector``; see the module docstring for each piece.
@@ -151,7 +151,7 @@ class Observer:
     so rewriting only those costs a few scalar writes instead of rebuilding 312 floats.
     """
 
-    def __init__(self, seat: int, obs_mode: str = "observation") -> None:
+    def __init__(self, seat: int, obs_mode: str = "info_state") -> None:
         self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
         self.layout = LAYOUTS[obs_mode]
         self.seat = seat
@@ -240,12 +240,12 @@ class Observer:
         self._seen_once, self._seen_twice = once, twice
 
 
-def observe(state: GrabState, seat: int, obs_mode: str = "observation") -> np.ndarray:
+def observe(state: GrabState, seat: int, obs_mode: str = "info_state") -> np.ndarray:
     """A fresh observation vector of ``state`` for ``seat`` (convenient; :class:`Observer` is faster)."""
     return Observer(seat, obs_mode).observe(state).copy()
 
 
-def reference_observation(state: GrabState, seat: int, obs_mode: str = "observation") -> np.ndarray:
+def reference_observation(state: GrabState, seat: int, obs_mode: str = "info_state") -> np.ndarray:
     """The observation written the plain way: a zero vector and every piece from the state.
 
     Why: :class:`Observer` rewrites only what changed since its last call, which is where a

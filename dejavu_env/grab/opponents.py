@@ -1,4 +1,4 @@
-"""The default opponent of ``DejaVuGrab-v0``: a player with an imperfect but honest memory.
+"""The default opponent of ``DejaVuGrab-v1``: a player with an imperfect but honest memory.
 
 ``MemoryBot`` looks at every flipped card and remembers each sighting with probability
 ``recall`` (independently, from its own generator). It grabs an object once it remembers
@@ -32,7 +32,7 @@ class MemoryBot:
     """
 
     obs_mode = "observation"
-    __slots__ = ("recall", "reaction_time", "_rng", "_luck", "_round", "_looked", "_sure", "_ready")
+    __slots__ = ("_looked", "_luck", "_ready", "_rng", "_round", "_sure", "reaction_time", "recall")
 
     def __init__(self, recall: float = 0.8, reaction_time: float | None = None, seed: int | None = None) -> None:
         if not 0.0 <= float(recall) <= 1.0:

@@ -60,7 +60,7 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     every agent is terminated. Episodes always terminate (at most 3 x 69 ticks), never
     truncate.
 
-    Spaces, per agent: ``Discrete(37)`` and the observation space of ``DejaVuGrab-v0`` in
+    Spaces, per agent: ``Discrete(37)`` and the observation space of ``DejaVuGrab-v1`` in
     the same ``obs_mode``: ``{"observation": float32 vector, "action_mask": int8 (37,)}``,
     egocentric (row 0 of the per-seat pieces is the observing agent), read by name with
     :func:`dejavu_env.grab.observation.decode`. A mask is never all zero: pass is always legal.
@@ -81,8 +81,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     Keyword arguments:
 
     - ``n_players``: 2..6 (default 4).
-    - ``obs_mode``: ``"observation"`` (current view, default) or ``"info_state"`` (adds how
-      often each object was seen this round).
+    - ``obs_mode``: ``"info_state"`` (default: adds how often each object was seen this
+      round) or ``"observation"`` (the current view: the agents must remember).
     - ``reaction_times``: mean reaction time in seconds per seat (default
       ``DEFAULT_REACTION_TIME`` = 0.6 for all).
     - ``reward``: ``"points"`` or ``"win"``.
@@ -102,10 +102,13 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
 
     Version history:
 
+    - v1 (dejavu-env 0.2.0): ``obs_mode="info_state"`` by default, as in ``DejaVuGrab-v1``;
+      infos with fixed keys and types; unknown reset options are ignored with a warning;
+      the AEC conversion checks each action as it is given; ``"human"`` render mode.
     - v0 (dejavu-env 0.1.0): first release.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grab_v0",
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grab_v1",
                 "is_parallelizable": True, "render_fps": 4}
     game = GAME_INFO
     layouts = LAYOUTS
@@ -114,7 +117,7 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     def __init__(
         self,
         n_players: int = 4,
-        obs_mode: str = "observation",
+        obs_mode: str = "info_state",
         reaction_times: Sequence[float] | None = None,
         reward: str = "points",
         illegal_action: str = "raise",
@@ -169,8 +172,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         rewards_by_agent = dict(zip(self.possible_agents, per_seat))
         agents = self.possible_agents
         done = state.game_over
-        terminations = dict.fromkeys(agents, done)
-        truncations = dict.fromkeys(agents, False)
+        terminations: dict[str, bool] = dict.fromkeys(agents, done)
+        truncations: dict[str, bool] = dict.fromkeys(agents, False)
         observations, infos = self._observations(), self._infos()
         if done:
             self.agents = []

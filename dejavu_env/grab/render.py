@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
 from dejavu_env.core.game import Outcome
+from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
+from dejavu_env.core.text import plural
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, GrabDeck
 from dejavu_env.grab.rules import N_ROUNDS
 
@@ -54,14 +55,14 @@ def _status(view: View, seat: int, result: Outcome | None) -> str:
         who = "you win" if you else f"{' and '.join(winners)} {'share the win' if len(winners) > 1 else 'wins'}"
         return f"game over after {N_ROUNDS} rounds: {who}"
     round_index = int(view["round"].argmax())
-    cards_left = int(round(float(view["cards_left"][0])))
+    cards_left = round(float(view["cards_left"][0]))
     if not view["flipping_over"][0]:
         phase = "flipping"
     elif view["new_card"][0]:
         phase = "last card flipped"
     else:
         phase = "grabbing after the last card"
-    return f"round {round_index + 1}/{N_ROUNDS}, {cards_left} of {N_FLIPS} cards left, {phase}"
+    return f"round {round_index + 1}/{N_ROUNDS}, {cards_left} of {plural(N_FLIPS, 'card')} left, {phase}"
 
 
 def render_ansi(view: View, *, seat: int = 0, deck: GrabDeck, result: Outcome | None = None) -> str:

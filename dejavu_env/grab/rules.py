@@ -1,11 +1,11 @@
-"""The grab game's rules as a pure engine: state, legal actions and the tick (RULES.md, Grab).
+"""The grab game's rules as a pure engine: state, legal actions and the tick (``docs/rules.md#grab-game``).
 
 Pure means numpy and the standard library only, with every random draw taken from the
 ``numpy.random.Generator`` passed in. Object sets are Python integers used as 36-bit masks
 (bit ``k`` = object ``k``): a tick touches a handful of bits, and integer bit operations are
 far cheaper than numpy calls on tiny arrays.
 
-A *tick* is RULES.md's tick seen from the decision point: the state always waits for the
+A *tick* is the rules' tick (``docs/rules.md#grab-tick``) seen from the decision point: the state always waits for the
 players' choices of the current tick (its card, if any, is already flipped and its flip-time
 eliminations done). :func:`apply` resolves the grabs, then moves on to the next decision:
 the next flip, a grab-only tick, or the next round.
@@ -22,7 +22,7 @@ a game is reproducible from its seed.
 
 The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
 :func:`legal_mask` / :func:`legal_actions` / :func:`is_legal`, :func:`apply`,
-:func:`rewards` and :func:`outcome`.
+:func:`is_over`, :func:`rewards` and :func:`outcome`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -45,8 +44,8 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 N_ACTIONS = 1 + N_OBJECTS
 PASS = 0
-# RULES.md's cap on a round's grab-only ticks. It never binds in legal play (each tick in
-# which anyone grabs takes an object, so the middle is empty by then); kept as stated.
+# The rules' cap on a round's grab-only ticks (docs/rules.md#grab-end-of-round). It never binds in
+# legal play (each tick in which anyone grabs takes an object, so the middle is empty by then).
 MAX_GRAB_ONLY_TICKS = 36
 DEFAULT_REACTION_TIME = 0.6
 REACTION_SPREAD = 0.25
@@ -59,7 +58,7 @@ REWARDS = ("points", "win")
 
 GAME_INFO = GameInfo(
     name="grab",
-    env_id="DejaVuGrab-v0",
+    env_id="DejaVuGrab-v1",
     n_actions=N_ACTIONS,
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
@@ -148,9 +147,9 @@ class GrabState:
 
 def validate_orders(orders: object) -> tuple[tuple[int, ...], ...]:
     """Check three permutations of the 36 card indices (one per round) and return them as tuples."""
-    if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence) and not hasattr(orders, "tolist"):
+    if isinstance(orders, (str, bytes)) or (not isinstance(orders, Sequence) and not hasattr(orders, "tolist")):
         raise ValueError(f"orders must be {N_ROUNDS} permutations of 0..{N_CARDS - 1}, got {orders!r}")
-    rows = orders.tolist() if hasattr(orders, "tolist") else list(orders)
+    rows = orders.tolist() if hasattr(orders, "tolist") else list(orders)  # type: ignore[call-overload]
     if len(rows) != N_ROUNDS:
         raise ValueError(f"orders must hold {N_ROUNDS} permutations (one per round), got {len(rows)}")
     checked = []
@@ -169,7 +168,7 @@ def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[flo
     """Check one positive, finite mean reaction time (seconds) per player."""
     if isinstance(reaction_times, (str, bytes)) or not hasattr(reaction_times, "__len__"):
         raise ValueError(f"reaction_times must be {n_players} positive numbers, got {reaction_times!r}")
-    values = list(reaction_times)
+    values = list(reaction_times)  # type: ignore[call-overload]
     if len(values) != n_players:
         raise ValueError(f"reaction_times must hold {n_players} values (one per player), got {len(values)}")
     checked = []
@@ -267,8 +266,9 @@ def legal_mask(state: GrabState, seat: int, dtype: type = np.int8) -> np.ndarray
     """A fresh mask over the 37 action ids (int8 by default, as in observations; ``bool`` for MaskablePPO)."""
     grabs = legal_bits(state, seat) >> 1
     low = (1 << _MASK_CHUNK) - 1
+    rows = _MASK_ROWS
     mask = np.concatenate(
-        (_PASS_ROW, _MASK_ROWS[grabs & low], _MASK_ROWS[grabs >> _MASK_CHUNK & low], _MASK_ROWS[grabs >> 2 * _MASK_CHUNK])
+        (_PASS_ROW, rows[grabs & low], rows[grabs >> _MASK_CHUNK & low], rows[grabs >> 2 * _MASK_CHUNK])
     )
     return mask if dtype is np.int8 else mask.astype(dtype)
 
@@ -334,6 +334,11 @@ def rewards(state: GrabState, mode: str, rounds_before: int = 0) -> tuple[float,
     return tuple((0.0 if shared else 1.0) if seat in winners else -1.0 for seat in range(n))
 
 
+def is_over(state: GrabState) -> bool:
+    """Whether the game has ended: all three rounds are scored."""
+    return state.game_over
+
+
 def outcome(state: GrabState) -> Outcome:
     """The game's result: total points per seat, every seat with the top total winning."""
     if not state.game_over:
@@ -347,7 +352,7 @@ def ask_bits(state: GrabState, seat: int, act_bits: BitPlayer, round_index: int,
         action = act_bits(round_index, flipped, middle)
     except Exception as err:
         raise _raised(seat, err) from err
-    if type(action) is not int or action and not is_legal(state, seat, action):
+    if type(action) is not int or (action and not is_legal(state, seat, action)):
         action = check_bit_action(seat, action, state)
     return action
 

@@ -13,6 +13,7 @@ an illegal choice) is a :class:`~dejavu_env.core.players.PlayerError` naming the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -47,16 +48,19 @@ class Seats:
         if self._fast:
             round_index, flipped, middle = state.round, state.flipped, state.middle
             for seat, act_bits in self._fast:
-                actions[seat] = ask_bits(state, seat, act_bits, round_index, flipped, middle) if in_round[seat] else PASS
+                in_play = in_round[seat]
+                actions[seat] = ask_bits(state, seat, act_bits, round_index, flipped, middle) if in_play else PASS
         for seat, player, observer in self._slow:
             if not in_round[seat]:
                 actions[seat] = PASS
                 continue
             actions[seat] = ask_player(
-                player, seat, observer.observe(state), legal_mask(state, seat), lambda a, s=seat: is_legal(state, s, a)
+                player, seat, observer.observe(state), legal_mask(state, seat), partial(is_legal, state, seat)
             )
 
-    def play(self, state: GrabState, rng: np.random.Generator, outside: int = -1, outside_action: int = PASS) -> list[int]:
+    def play(
+        self, state: GrabState, rng: np.random.Generator, outside: int = -1, outside_action: int = PASS
+    ) -> list[int]:
         """Play ticks: seat ``outside`` (no player here) plays ``outside_action`` in the first one
         and passes after; stop once it is in the round again, or at the game's end.
 

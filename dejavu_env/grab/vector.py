@@ -1,4 +1,4 @@
-"""``DejaVuGrab-v0`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrab-v0", num_envs=N)``.
+"""``DejaVuGrab-v1`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrab-v1", num_envs=N)``.
 
 The game's parts of the vector front end; what both games' vector envs share is in
 :mod:`dejavu_env.core.vector`, the rules in :mod:`dejavu_env.grab.batched`, the views in
@@ -219,14 +219,18 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
         """Every seat's action in the tick (pass for the agent and for players out of the round)."""
         ticks = np.zeros((len(where), self.n_players), dtype=np.int64)
-        in_round = work.data[IN_ROUND]
+        in_round = (work.data[IN_ROUND][:, None] >> np.arange(1, self.n_players)) & 1  # (m, other seats)
+        if len(self.players) == 1:  # one player at every seat: one request for all of them
+            cols, seats = np.nonzero(in_round)
+            seats += 1
+            request = GrabRequest(work, cols, where[cols], seats, self.streams, self.obs_mode, repeats=True)
+            ticks[cols, seats] = self.players[0].act(request)
+            return ticks
         for seat in range(1, self.n_players):
-            asked = np.flatnonzero((in_round >> seat) & 1)
-            if not len(asked):
-                continue
+            asked = np.flatnonzero(in_round[:, seat - 1])
             kinds = self.opponent_ids[where[asked], seat - 1]
-            for k in np.unique(kinds).tolist() if len(self.players) > 1 else [0]:
-                cols = asked if len(self.players) == 1 else asked[kinds == k]
+            for k in np.unique(kinds).tolist():
+                cols = asked[kinds == k]
                 request = GrabRequest(work, cols, where[cols], np.full(len(cols), seat), self.streams, self.obs_mode)
                 ticks[cols, seat] = self.players[k].act(request)
         return ticks

@@ -7,10 +7,13 @@ The same shape as every game's package:
   :func:`legal_mask`, :func:`apply`, :func:`rewards`, :func:`outcome`.
 - :mod:`~dejavu_env.grid.observation`: ``LAYOUTS``, :class:`Observer` and :func:`decode` (named views).
 - :mod:`~dejavu_env.grid.opponents`: :class:`RandomOpponent`, the env's default opponent.
-- :mod:`~dejavu_env.grid.env`: :class:`DejaVuGridEnv` (``DejaVuGrid-v0``);
+- :mod:`~dejavu_env.grid.env`: :class:`DejaVuGridEnv` (``DejaVuGrid-v1``);
   :mod:`~dejavu_env.grid.pettingzoo`: the PettingZoo AEC env (import it explicitly).
 - :mod:`~dejavu_env.grid.render`: text and pictures from a seat's view.
 - :mod:`~dejavu_env.grid.match`: :func:`play_game` for tournaments.
+- :mod:`~dejavu_env.grid.batched`, :mod:`~dejavu_env.grid.batched_observation`,
+  :mod:`~dejavu_env.grid.batched_opponents`: the same rules, views and players over a batch of
+  games; :mod:`~dejavu_env.grid.vector`: the batched vector env (``gym.make_vec``).
 """
 
 from dejavu_env.grid.cards import BLUE, CARD_ID, CARDS, N_CARDS, N_SLOTS, card_id, card_name, parse_deck
@@ -39,9 +42,39 @@ from dejavu_env.grid.rules import (
 )
 
 __all__ = [
-    "BLUE", "CARD_ID", "CARDS", "DEFAULT_MAX_TURNS", "END_TURN", "GAME_INFO", "LAYOUTS", "LOOK", "N_ACTIONS",
-    "N_CARDS", "N_SLOTS", "OBS_MODES", "REVEAL", "STOP", "TAKE_END", "DejaVuGridEnv", "GridGameResult",
-    "GridState", "Observer", "RandomOpponent", "action_name", "apply", "card_id", "card_name", "decode",
-    "is_legal", "legal_actions", "legal_mask", "new_game", "observe", "outcome", "parse_deck", "play_game",
-    "reference_observation", "rewards",
+    "BLUE",
+    "CARDS",
+    "CARD_ID",
+    "DEFAULT_MAX_TURNS",
+    "END_TURN",
+    "GAME_INFO",
+    "LAYOUTS",
+    "LOOK",
+    "N_ACTIONS",
+    "N_CARDS",
+    "N_SLOTS",
+    "OBS_MODES",
+    "REVEAL",
+    "STOP",
+    "TAKE_END",
+    "DejaVuGridEnv",
+    "GridGameResult",
+    "GridState",
+    "Observer",
+    "RandomOpponent",
+    "action_name",
+    "apply",
+    "card_id",
+    "card_name",
+    "decode",
+    "is_legal",
+    "legal_actions",
+    "legal_mask",
+    "new_game",
+    "observe",
+    "outcome",
+    "parse_deck",
+    "play_game",
+    "reference_observation",
+    "rewards",
 ]

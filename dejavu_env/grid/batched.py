@@ -32,9 +32,9 @@ style: shuffles are drawn outside, see :mod:`dejavu_env.core.streams`).
 
 The surface, as the reference's: ``GAME_INFO``; :func:`new_batch` / :func:`deal`;
 :func:`legal_bits` / :func:`legal_masks`; :func:`apply` (one action per game, for its player
-to move) and :func:`step` (a subset of games); :func:`rewards`, :func:`scores`; the observer
-(:class:`BatchObserver` and :func:`observe`) writing the same ``LAYOUTS`` vectors; and
-:func:`to_scalar` / :func:`from_scalar` to move single games between the two engines.
+to move) and :func:`step` (a subset of games); :func:`rewards`, :func:`scores`; and
+:func:`to_scalar` / :func:`from_scalar` to move single games between the two engines. The
+observer, writing the same ``LAYOUTS`` vectors, is :mod:`dejavu_env.grid.batched_observation`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dejavu_env.core.batch import PackedState, Row, bit_masks, field
-from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
+from dejavu_env.grid.cards import CARDS, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
     END_TURN,
@@ -277,15 +277,18 @@ def apply(state: GridBatch, actions: np.ndarray) -> None:
     d[LEGAL] = _legal(d)
 
 
+_TOKEN_MOVE = np.array([(1 << TOKEN_BITS) - 1, 1 - (1 << TOKEN_BITS)], dtype=np.int64)
+"""Added to ``tokens`` when seat 0 (index 0) or seat 1 (index 1) gives the other a token."""
+
+
 def _give(d: np.ndarray, mask: np.ndarray, giver: np.ndarray) -> np.ndarray:
     """Where ``mask``, ``giver`` hands the other seat a token if it has one; returns where that was
     the taker's seventh, which wins at once (``docs/rules.md#grid-hunches``)."""
     tokens = d[TOKENS]
-    at = TOKEN_BITS * giver
-    gives = mask & (field(tokens, at, TOKEN_BITS) > 0)
-    other = TOKEN_BITS - at
-    tokens += (gives.astype(np.int64) << other) - (gives.astype(np.int64) << at)
-    won = gives & (field(tokens, other, TOKEN_BITS) == TOTAL_TOKENS)
+    at = giver << 2  # TOKEN_BITS * giver
+    gives = mask & ((tokens >> at) & 15 != 0)
+    tokens += gives * _TOKEN_MOVE[giver]
+    won = gives & ((tokens >> (TOKEN_BITS - at)) & 15 == TOTAL_TOKENS)
     if won.any():
         _finish(d, won, 1 - giver, HUNCHES)
     return won

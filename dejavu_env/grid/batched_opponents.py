@@ -20,6 +20,7 @@ import numpy as np
 from dejavu_env.core.batch import nth_set, random_legal, unpack_bits
 from dejavu_env.core.streams import Streams
 from dejavu_env.grid.batched import (
+    CANDS,
     LEGAL,
     N_ACTIONS,
     PHASE,
@@ -28,7 +29,6 @@ from dejavu_env.grid.batched import (
     SIZE_BITS,
     TOKEN_BITS,
     TOKENS,
-    CANDS,
     GridBatch,
     legal_masks,
 )
@@ -67,7 +67,7 @@ class GridRequest:
 
     def uniform(self) -> np.ndarray:
         """One uniform number in [0, 1) per game, from the game's own stream."""
-        return self.streams.uniform(self.games)[:, 0]
+        return self.streams.uniform1(self.games)
 
 
 class RandomBatchPlayer:
@@ -132,7 +132,7 @@ class GreedyBatchPlayer:
         return actions
 
     @staticmethod
-    def _start_turn(d, seats, legal, cards, shows_by_slot, shows, u) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _start_turn(d, seats, legal, cards, shows_by_slot, shows, u) -> np.ndarray:
         m = len(seats)
         ar = np.arange(m)
         tokens, sizes = d[TOKENS], d[PILE_SIZES]
@@ -155,7 +155,7 @@ class GreedyBatchPlayer:
         return np.where(can_take & (doubled_me > doubled_opp), TAKE_END, action)
 
     @staticmethod
-    def _continue_reveal(d, legal, cards, shows_by_slot, shows, u) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _continue_reveal(d, legal, cards, shows_by_slot, shows, u) -> np.ndarray:
         m = len(cards)
         ar = np.arange(m)
         candidates = unpack_bits(d[CANDS], 8) == 1

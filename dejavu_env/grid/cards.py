@@ -2,7 +2,7 @@
 
 A card is the unordered pair ``{a, b}`` printed on its orange side (``0 <= a <= b <= 7``,
 ``2 <= a + b <= 12``); its blue side shows ``a + b``. The card id is the index of ``(a, b)``
-in the lexicographically sorted list of pairs (RULES.md), so ids mean the same everywhere:
+in the lexicographically sorted list of pairs (``docs/rules.md#grid-cards``), so ids mean the same everywhere:
 rules, observations (the 32-long pile masks) and custom decks.
 
 The tables are plain tuples of ints because the rules engine reads them per action and

@@ -1,4 +1,4 @@
-"""``DejaVuGrid-v0``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
+"""``DejaVuGrid-v1``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
 
 The rules live in :mod:`dejavu_env.grid.rules` and the views in
 :mod:`dejavu_env.grid.observation`; what every env shares (checks, the illegal-action
@@ -9,18 +9,18 @@ says what is the grid game's own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.game import Outcome
 from dejavu_env.core.players import ask_player, check_player, player_obs_mode, reset_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.grid import rules as game_rules
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
-from dejavu_env.grid.opponents import RandomOpponent
+from dejavu_env.grid.opponents import RandomOpponent, fast_random
 from dejavu_env.grid.render import render_ansi, render_rgb
 from dejavu_env.grid.rules import (
     DEFAULT_MAX_TURNS,
@@ -29,7 +29,6 @@ from dejavu_env.grid.rules import (
     GridState,
     is_legal,
     legal_ids,
-    legal_mask,
     mask_array,
     outcome,
     rewards,
@@ -77,9 +76,13 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     - ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture of the table) or
       ``"human"`` (the text, printed), drawn from the agent's knowledge: faces it does not
       know are shown as blue backs.
-    - ``illegal_action``: ``"raise"`` (default: ``ValueError`` naming the action and why, the
-      game unchanged) or ``"lose"`` (for learners without masks: the episode ends at once as
-      a loss with reward -1 in both reward modes).
+    - ``illegal_action``: ``"lose"`` (default: the episode ends at once as a loss, reward -1
+      in both reward modes, ``info["reason"] == "illegal_action"``, as PettingZoo's classic
+      games do) or ``"raise"`` (a ``ValueError`` naming the action and why, the game
+      unchanged). Why ``"lose"`` by default: the standard tools (``check_env``, plain PPO,
+      RecurrentPPO) sample actions without masks, and must run on the defaults; ask for
+      ``"raise"`` to catch a learner's illegal choices. Ill-typed actions (``None``, a string,
+      a float, an id out of range) raise under both.
 
     Spaces: ``Discrete(19)``; observations are ``{"observation": Box(float32), "action_mask":
     Box(int8, (19,))}``. The mask is int8 in the observation and in ``info["action_mask"]``
@@ -107,9 +110,13 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
 
     Version history:
 
+    - v1 (dejavu-env 0.2.0): ``illegal_action="lose"`` by default; ``info`` has the same keys
+      and types at every step (``winner`` is an int, ``opponent_actions`` a fixed-length
+      array, ``redeals`` counts the deals ``reset`` threw away); ``"human"`` render mode.
     - v0 (dejavu-env 0.1.0): first release.
     """
 
+    rules: ClassVar[Any] = game_rules
     game = GAME_INFO
     layouts = LAYOUTS
     illegal_actions = ("raise", "lose")
@@ -124,7 +131,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         max_turns: int = DEFAULT_MAX_TURNS,
         reward: str = "win",
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)
@@ -132,8 +139,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         super().__init__(
             n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
         )
-        # Exactly RandomOpponent (not a subclass, which may read observations): skip building them.
-        self._fast_opponent = self.opponent if type(self.opponent) is RandomOpponent else None
+        self._fast_opponent = fast_random(self.opponent)
         self._opponent_obs_mode = player_obs_mode(self.opponent, self.obs_mode)
         self._observers: dict[tuple[int, str], Observer] = {}
         self._observer = self._opponent_observer = self._observer_for(0, self.obs_mode)
@@ -190,29 +196,9 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     def _agent_seat(self) -> int:
         return self._seat
 
-    def _legal_mask(self, dtype: type) -> np.ndarray:
-        assert self._state is not None
-        return legal_mask(self._state, self._seat, dtype)
-
-    def _is_legal(self, action: int) -> bool:
-        assert self._state is not None
-        return is_legal(self._state, self._seat, action)
-
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
         return self._state.illegal_reason(action)
-
-    def _observe(self) -> np.ndarray:
-        assert self._state is not None
-        return self._observer.observe(self._state)
-
-    def _outcome(self) -> Outcome:
-        assert self._state is not None
-        return outcome(self._state)
-
-    def _game_over(self) -> bool:
-        assert self._state is not None
-        return self._state.terminal
 
     def _game_info(self) -> dict[str, Any]:
         state = self._state

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from dejavu_env.core.players import PlayerFn, ask_player, check_player, player_o
 from dejavu_env.core.seeding import check_seed, derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.observation import OBS_MODES, Observer
-from dejavu_env.grid.opponents import RandomOpponent
+from dejavu_env.grid.opponents import fast_random
 from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, is_legal, legal_ids, mask_array, new_game
 
 
@@ -26,8 +27,8 @@ class GridGameResult:
     """How one game ended.
 
     ``winner`` is the winning seat, ``None`` for a draw or a truncated game; ``scores`` are
-    RULES.md's tallies per seat (1 per pile card, 1 for the End card, 0.5 per token) however
-    the game ended; ``turns`` counts finished turns; ``reason`` is ``"hunches"``,
+    the tallies per seat (``docs/rules.md#grid-scoring``: 1 per pile card, 1 for the End card,
+    0.5 per token) however the game ended; ``turns`` counts finished turns; ``reason`` is ``"hunches"``,
     ``"end_card"`` or ``"truncated"``.
     """
 
@@ -45,7 +46,7 @@ class GridGameResult:
 
 def play_game(
     players: Sequence[PlayerFn],
-    seed: int,
+    seed: int | None,
     *,
     max_turns: int = DEFAULT_MAX_TURNS,
     deck: Sequence[Any] | None = None,
@@ -71,19 +72,17 @@ def play_game(
     for player, player_seed in zip(players, derive_seeds(rng, 2)):
         reset_player(player, player_seed)
     state = new_game(rng, deck)
-    fast = [player if type(player) is RandomOpponent else None for player in players]
-    observers = [
-        None if fast[seat] is not None else Observer(seat, player_obs_mode(players[seat], obs_mode)) for seat in (0, 1)
-    ]
+    fast = [fast_random(player) for player in players]
+    observers = [Observer(seat, player_obs_mode(players[seat], obs_mode)) for seat in (0, 1)]
     while not state.terminal and state.turns < max_turns:
         seat = state.player
-        player = fast[seat]
-        if player is not None:
-            action = player.choose(legal_ids(state.legal))
+        quick = fast[seat]
+        if quick is not None:
+            action = quick.choose(legal_ids(state.legal))
         else:
             action = ask_player(
                 players[seat], seat, observers[seat].observe(state), mask_array(state.legal),
-                lambda a: is_legal(state, seat, a),
+                partial(is_legal, state, seat),
             )
         state.apply(action)
     truncated = not state.terminal

@@ -187,7 +187,7 @@ class Observer:
     def reset(self) -> None:
         """Forget the last game: the next :meth:`observe` writes every piece."""
         self.vector[:] = 0
-        self._slots: list[int | None] = [None] * N_SLOTS
+        self._slots: list[int] = [-2] * N_SLOTS  # no card id: the first observe writes every slot
         self._shown = 0
         self._opp_known = 0
         self._reveal = 0

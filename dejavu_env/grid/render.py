@@ -11,6 +11,7 @@ import numpy as np
 
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.raster import Color, blank, draw_text, draw_text_centered, fill_rect, frame_rect
+from dejavu_env.core.text import plural
 from dejavu_env.grid.cards import MIN_BLUE, N_SLOTS, card_name
 from dejavu_env.grid.observation import END_HIDDEN, END_MINE, END_OPPONENTS, END_VISIBLE
 from dejavu_env.grid.rules import PHASE_NAMES, TOTAL_TOKENS
@@ -39,7 +40,7 @@ def _pile_names(mask: np.ndarray) -> list[str]:
 
 
 def _scalar(view: View, name: str, index: int = 0) -> int:
-    return int(round(float(view[name][index])))
+    return round(float(view[name][index]))
 
 
 def _verdict(result: Outcome | None, seat: int) -> str:
@@ -57,7 +58,7 @@ def _reveal_text(view: View) -> str:
     numbers = np.flatnonzero(view["candidates"]).tolist()
     if not numbers:
         return "no reveal in progress"
-    return f"candidates {' or '.join(map(str, numbers))}, shown {_scalar(view, 'candidate_count')} times"
+    return f"candidates {' or '.join(map(str, numbers))}, shown {plural(_scalar(view, 'candidate_count'), 'time')}"
 
 
 def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = None) -> str:
@@ -82,13 +83,13 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
     top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
     mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
     lines = [
-        (f"after {turns} turns" if verdict else f"turn {turns + 1}") + f", you are seat {seat}, {phase}"
+        (f"after {plural(turns, 'turn')}" if verdict else f"turn {turns + 1}") + f", you are seat {seat}, {phase}"
         + (", last turn" if view["last_turn"][0] and not verdict else ""),
         f"tokens: you {_scalar(view, 'tokens', 0)}, opponent {_scalar(view, 'tokens', 1)}"
         + (", next Look/Reveal costs a token" if view["costs_token"][0] else ""),
         *rows,
         "  (blue number, the face you know or ?, * face up, ' the opponent knows it)",
-        f"deck: {deck} cards" + (f", top blue {top}" if top else "") + f"; End card {end}",
+        f"deck: {plural(deck, 'card')}" + (f", top blue {top}" if top else "") + f"; End card {end}",
         *([] if verdict else [f"reveal: {_reveal_text(view)}"]),
         f"your pile: {len(mine)} {' '.join(mine)}".rstrip(),
         f"opponent's pile: {len(theirs)} {' '.join(theirs)}".rstrip(),

@@ -13,12 +13,12 @@ Besides the table, the state records what each player has *seen* (``known``, ``f
 ``witnessed``, ``kept_since``): that is game history, it changes only when an action shows
 a face, and only :mod:`dejavu_env.grid.observation` turns it into a player's view.
 
-Action ids (RULES.md): ``0..7`` Look at slot, ``8..15`` Reveal slot, ``16`` Stop,
+Action ids (``docs/rules.md#grid-actions``): ``0..7`` Look at slot, ``8..15`` Reveal slot, ``16`` Stop,
 ``17`` Take the End card, ``18`` End the turn.
 
 The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:`new_game`,
 :func:`legal_mask` / :func:`legal_actions` / :func:`is_legal`, :func:`apply`,
-:func:`rewards` and :func:`outcome`.
+:func:`is_over`, :func:`rewards` and :func:`outcome`.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
 
 GAME_INFO = GameInfo(
     name="grid",
-    env_id="DejaVuGrid-v0",
+    env_id="DejaVuGrid-v1",
     n_actions=N_ACTIONS,
     min_players=2,
     max_players=2,
@@ -141,9 +141,29 @@ class GridState:
     """
 
     __slots__ = (
-        "order", "deck_pos", "slots", "occupied", "tokens", "piles", "pile_sizes", "end_taker",
-        "player", "phase", "reveal", "candidates", "count", "last_turn", "turns",
-        "known", "fresh", "witnessed", "kept_since", "terminal", "winner", "reason", "legal",
+        "candidates",
+        "count",
+        "deck_pos",
+        "end_taker",
+        "fresh",
+        "kept_since",
+        "known",
+        "last_turn",
+        "legal",
+        "occupied",
+        "order",
+        "phase",
+        "pile_sizes",
+        "piles",
+        "player",
+        "reason",
+        "reveal",
+        "slots",
+        "terminal",
+        "tokens",
+        "turns",
+        "winner",
+        "witnessed",
     )
 
     def __init__(self, order: Sequence[int]) -> None:
@@ -192,7 +212,7 @@ class GridState:
         return self.deck_pos == N_CARDS and self.end_taker < 0
 
     def scores(self) -> tuple[float, float]:
-        """RULES.md's tally per seat: 1 per card in the pile (End card included) + 0.5 per token."""
+        """The tally per seat (``docs/rules.md#grid-scoring``): 1 per pile card (End card included), 0.5 per token."""
         return tuple(  # type: ignore[return-value]
             self.pile_sizes[p] + (self.end_taker == p) + 0.5 * self.tokens[p] for p in (0, 1)
         )
@@ -478,6 +498,11 @@ def rewards(state: GridState, mode: str) -> tuple[float, float]:
         s0, s1 = state.scores()
         return s0 - s1, s1 - s0
     return state.returns()
+
+
+def is_over(state: GridState) -> bool:
+    """Whether the game has ended by the rules (a turn limit is the front ends' business)."""
+    return state.terminal
 
 
 def outcome(state: GridState) -> Outcome:

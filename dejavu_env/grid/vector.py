@@ -1,4 +1,4 @@
-"""``DejaVuGrid-v0`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrid-v0", num_envs=N)``.
+"""``DejaVuGrid-v1`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrid-v1", num_envs=N)``.
 
 The game's parts of the vector front end; what both games' vector envs share (autoreset,
 seeding, options, errors, the ``info`` contract) is in :mod:`dejavu_env.core.vector`, the
@@ -97,7 +97,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         self.max_turns = check_int("max_turns", max_turns, 2)
         if league is not None and opponent is not None:
             raise ValueError("give either opponent or league, not both")
-        seated = [] if league is not None else [self._batch_player("random" if opponent is None else opponent, "opponent")]
+        default = "random" if opponent is None else opponent
+        seated = [] if league is not None else [self._batch_player(default, "opponent")]
         super().__init__(
             num_envs, n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
@@ -142,7 +143,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         self._deal(games, decks)
         second = self.seat[games] == 1
         pending = games[second]
-        pending_decks = None if decks is None else [d for d, s in zip(decks, second.tolist()) if s]
+        pending_decks = None if decks is None else [d for d, s in zip(decks, second.tolist(), strict=True) if s]
         for attempt in range(MAX_DEALS):
             if not len(pending):
                 return
@@ -152,7 +153,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             self.redeals[pending] = attempt
             pending = pending[over]
             if pending_decks is not None:
-                pending_decks = [d for d, o in zip(pending_decks, over.tolist()) if o]
+                pending_decks = [d for d, o in zip(pending_decks, over.tolist(), strict=True) if o]
             if len(pending):
                 self._deal(pending, pending_decks)
         if len(pending):
@@ -183,7 +184,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
     def _play_others(self, games: np.ndarray) -> None:
         """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit."""
         d = self.state.data
-        where = games[(d[PLAYER, games] != self.seat[games]) & (d[TERMINAL, games] == 0) & (d[TURNS, games] < self.max_turns)]
+        live = (d[TERMINAL, games] == 0) & (d[TURNS, games] < self.max_turns)
+        where = games[live & (d[PLAYER, games] != self.seat[games])]
         if not len(where):
             return
         work = self.state.take(where)

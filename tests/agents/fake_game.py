@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Player
-from agents.tournament.games import Outcome
+from agents.games.base import MatchOutcome
 
 STRENGTHS = {"weak": 0, "mid": 3, "strong": 6, "even-a": 3, "even-b": 3, "even-c": 3}
 
@@ -45,7 +45,7 @@ class FakeGame:
         player.name = name
         return player
 
-    def play(self, players: Sequence[Player], seed: int) -> Outcome:
+    def play(self, players: Sequence[Player], seed: int) -> MatchOutcome:
         rng = np.random.default_rng(seed)
         for player, player_seed in zip(players, rng.integers(0, 2**31, size=len(players)).tolist()):
             player.reset(player_seed)
@@ -56,4 +56,4 @@ class FakeGame:
             points = [1.0] + [0.0] * (len(players) - 1)
         top = max(points)
         winners = tuple(s for s, p in enumerate(points) if p == top)
-        return Outcome(tuple(points), tuple(points), winners)
+        return MatchOutcome(tuple(points), tuple(points), winners)

@@ -15,10 +15,10 @@ import pytest
 from agents import make_player
 from agents.grab import PRESETS, HumanGrabPlayer, HumanParams, PerfectGrabPlayer
 from agents.tournament import run_tournament
-from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.cards import N_ASIDE, canonical_deck
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.match import play_game
+from dejavu_env.grab.opponents import MemoryBot
 
 GRAB_PLAYERS = ["random", "perfect", "human-child", "human-casual", "human-expert"]
 DECK = canonical_deck()
@@ -115,7 +115,7 @@ def test_perfect_grabs_on_the_second_sighting_and_only_then() -> None:
         assert state.seen_twice >> k & 1, f"perfect grabbed object {k} before its second sighting"
         grabbed_at.setdefault((state.round, k), state.cards_left)
     for r, order in enumerate(orders):
-        for k, gap in second_sighting_gaps(order).items():
+        for k in second_sighting_gaps(order):
             assert (r, k) in grabbed_at
 
 

@@ -85,8 +85,12 @@ def to_pile(state: GridState, seat: int, *pairs: tuple[int, int]) -> GridState:
 def test_registry_names_the_four_grid_players() -> None:
     assert set(GRID_PLAYERS) <= set(available_players("grid"))
     modes = {name: make_player("grid", name, seed=0).obs_mode for name in GRID_PLAYERS}
-    assert modes == {"random": "observation", "greedy": "info_state", "counting": "info_state",
-                     "forgetful": "observation"}
+    assert modes == {
+        "random": "observation",
+        "greedy": "info_state",
+        "counting": "info_state",
+        "forgetful": "observation",
+    }
 
 
 @pytest.mark.parametrize("name", GRID_PLAYERS)
@@ -149,8 +153,10 @@ def test_read_view_agrees_with_the_named_views() -> None:
             vector = observe(state, state.player, mode)
             view, named = read_view(vector, mode), decode(vector, mode)
             blues = [int(row.argmax()) + 2 if row.any() else 0 for row in named["slot_blue"]]
-            cards = [card_id(tuple(np.repeat(np.arange(8), row.astype(int)))) if known else -1
-                     for row, known in zip(named["faces"], named["known_me"])]
+            cards = [
+                card_id(tuple(np.repeat(np.arange(8), row.astype(int)))) if known else -1
+                for row, known in zip(named["faces"], named["known_me"])
+            ]
             assert view.blue == blues and view.card == cards
             assert (view.tokens_me, view.tokens_opp) == tuple(named["tokens"].astype(int))
             assert view.phase == int(named["phase"].argmax()) and view.count == int(named["candidate_count"][0])
@@ -305,7 +311,8 @@ def test_counting_beats_greedy_and_random() -> None:
     for opponent in (greedy, rand):
         wins = sum(
             play_game(seats, seed).winner == seats.index(counting)
-            for seed in range(10) for seats in ([counting, opponent], [opponent, counting])
+            for seed in range(10)
+            for seats in ([counting, opponent], [opponent, counting])
         )
         assert wins >= 17
 
@@ -316,9 +323,22 @@ def test_counting_beats_greedy_and_random() -> None:
 def view_with(cards: dict[int, int], *, phase: int = 0, kept_opp: int = 0, blue: list[int] | None = None) -> GridView:
     """A current view in which the faces of ``cards`` (slot -> card id) are visible."""
     return GridView(
-        blue=blue or [BLUE[s] for s in range(N_SLOTS)], card=[cards.get(s, -1) for s in range(N_SLOTS)],
-        opp_known=0, face_up=0, tokens_me=3, tokens_opp=4, deck_size=20, deck_top_blue=5, end_card=0,
-        last_turn=False, phase=phase, candidates=0, count=0, pile_me=0, pile_opp=kept_opp, pile_sizes=None,
+        blue=blue or [BLUE[s] for s in range(N_SLOTS)],
+        card=[cards.get(s, -1) for s in range(N_SLOTS)],
+        opp_known=0,
+        face_up=0,
+        tokens_me=3,
+        tokens_opp=4,
+        deck_size=20,
+        deck_top_blue=5,
+        end_card=0,
+        last_turn=False,
+        phase=phase,
+        candidates=0,
+        count=0,
+        pile_me=0,
+        pile_opp=kept_opp,
+        pile_sizes=None,
     )
 
 
@@ -410,6 +430,7 @@ def test_forgetting_costs_strength() -> None:
     forgetful = ForgetfulGridPlayer(decay=3.0, capacity=3)
     wins = sum(
         play_game(seats, seed).winner == seats.index(counting)
-        for seed in range(8) for seats in ([counting, forgetful], [forgetful, counting])
+        for seed in range(8)
+        for seats in ([counting, forgetful], [forgetful, counting])
     )
     assert wins >= 12

@@ -80,7 +80,11 @@ def test_parse_grab_reads_names_numbers_and_commands(text: str, expected: object
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("t", "could be teapot, toothbrush, towel, toaster"), ("99", "numbered 0 to 35"), ("xyz", "no object")],
+    [
+        ("t", "could be teapot, toothbrush, towel, traffic cone, toaster"),
+        ("99", "numbered 0 to 35"),
+        ("xyz", "no object"),
+    ],
 )
 def test_parse_grab_explains_nonsense(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -133,7 +137,7 @@ def test_grab_session_rejects_bad_input_and_lists_the_middle() -> None:
     assert "Grab game: P0 you, P1 human-casual, P2 perfect" in text
     assert "round 1/3, 32 of 33 cards left, flipping" in text  # the env's ansi render
     assert "no object is called 'xyz'" in text
-    assert "'t' could be teapot, toothbrush, towel, toaster" in text
+    assert "'t' could be teapot, toothbrush, towel, traffic cone, toaster" in text
     assert "middle: 0 mug, 1 fork, 2 teapot" in text
     assert "You grabbed the mug" in text
     assert "the mug is not in the middle any more" in text
@@ -157,10 +161,10 @@ def test_grab_session_says_when_you_are_out() -> None:
     assert "You were out of that round" in script.text
 
 
-def test_unknown_players_and_end_of_input_are_handled() -> None:
+def test_unknown_players_and_end_of_input_are_handled(capsys: pytest.CaptureFixture[str]) -> None:
     script = Script()
     assert script.run(["grid", "--opponent", "nobody"]) == 2
-    assert "error: unknown grid player 'nobody'" in script.text
+    assert "error: unknown grid player 'nobody'" in capsys.readouterr().err
     script = Script()
     assert script.run(["grab", "--seed", "0"]) == 0  # input ends at once: leave politely
     assert script.text.endswith("Bye.")

@@ -61,7 +61,7 @@ def test_make_player_names_and_seeds_the_player() -> None:
 def test_make_player_rejects_unknown_names() -> None:
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         make_player("chess", "random")
-    with pytest.raises(ValueError, match="unknown grid player 'nobody'; known: .*random"):
+    with pytest.raises(ValueError, match=r"unknown grid player 'nobody'; known: .*random"):
         make_player("grid", "nobody")
 
 

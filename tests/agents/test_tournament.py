@@ -100,7 +100,9 @@ def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "grab: head-to-head" in out and "grab: players, strongest first" in out
-    assert "perfect" in out.split("strongest first")[1].split("\n")[4]  # first data row
+    table = out.split("strongest first")[1].splitlines()
+    first_row = table[next(i for i, line in enumerate(table) if line.startswith("─")) + 1]
+    assert first_row.startswith("perfect")
     header = (tmp_path / "players.md").read_text()
     assert "python -m agents.tournament --game grab --players perfect,human-child,random" in header
     with (tmp_path / "players.csv").open() as handle:
@@ -110,7 +112,9 @@ def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
 def test_cli_reports_bad_arguments(capsys) -> None:
     from agents.tournament.__main__ import main
 
-    assert main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"]) == 2
+    with pytest.raises(SystemExit) as stop:
+        main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"])
+    assert stop.value.code == 2
     assert "unknown grab player 'nobody'" in capsys.readouterr().err
 
 
@@ -119,3 +123,45 @@ def test_real_grab_tournament_is_independent_of_the_worker_count() -> None:
     serial = run_tournament("grab", players, games=6, seed=2, table_size=2, workers=1)
     parallel = run_tournament("grab", players, games=6, seed=2, table_size=2, workers=2)
     assert serial == parallel
+
+
+def _terminal_text(draw) -> str:
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=80, file=io.StringIO(), record=True)
+    draw(console)
+    return console.export_text()
+
+
+def test_tables_fit_an_80_column_terminal_without_cutting_anything() -> None:
+    import dataclasses
+
+    from agents.tournament.report import print_tables
+
+    result = run_tournament(FakeGame(default_seats=3), ["weak", "mid", "strong", "even-a"], games=30, workers=1)
+    names = {"weak": "human-casual", "mid": "human-expert", "strong": "ppo-grab", "even-a": "runs/grab/best.zip"}
+    big = {"games": 80_000, "wins": 31_224, "draws": 1_010, "losses": 47_766}
+    result = dataclasses.replace(
+        result,
+        players=[dataclasses.replace(r, player=names[r.player], shared_wins=2_345, **big) for r in result.players],
+        pairs=[dataclasses.replace(r, player=names[r.player], opponent=names[r.opponent], **big) for r in result.pairs],
+    )
+    text = _terminal_text(lambda console: print_tables(result, console))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    for name in names.values():
+        assert name in text
+    assert "31224-1010-47766" in text and "2345" in text
+
+
+def test_an_interrupted_tournament_says_so() -> None:
+    import dataclasses
+
+    from agents.tournament.report import describe
+
+    result = run_tournament(FakeGame(), ["weak", "mid"], games=4, workers=1)
+    assert "4 games, seed 0" in describe(result)
+    assert "(interrupted)" in describe(dataclasses.replace(result, scheduled=10))
+    assert "1 game hit the turn limit" in describe(dataclasses.replace(result, truncated=1))

@@ -18,12 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # name -> (modules it needs beyond dejavu_env, text its output must hold)
 EXAMPLES = {
-    "random_masks": ((), "DejaVuGrab-v0: "),
+    "random_masks": ((), "DejaVuGrab-v1: "),
     "scripted_deck": ((), "opponent played ['Look 6', 'End turn']"),
     "pettingzoo_selfplay": (("pettingzoo",), "grab self-play: points"),
     "tournament": (("openskill", "rich"), "written: pairs.csv"),
     "load_checkpoint": (("sb3_contrib",), "ppo-grid won"),
     "train_maskable_ppo": (("sb3_contrib",), "after 2048 steps"),
+    "batched_random_play": ((), "1024 grid games x 200 steps"),
+    "batched_maskable_ppo": (("sb3_contrib",), "steps on 256 batched games"),
 }
 SLOW = {"train_maskable_ppo", "load_checkpoint"}
 

@@ -37,8 +37,22 @@ def test_a_reference_outside_the_players_is_refused() -> None:
 
 
 def test_the_shell_command_writes_csv_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["--game", "grab", "--players", "human-casual,perfect", "--opponents", "human-child", "--games", "4",
-            "--reference", "perfect", "--workers", "2", "--out", str(tmp_path)]
+    argv = [
+        "--game",
+        "grab",
+        "--players",
+        "human-casual,perfect",
+        "--opponents",
+        "human-child",
+        "--games",
+        "4",
+        "--reference",
+        "perfect",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     csv_lines = (tmp_path / "gauntlet.csv").read_text().splitlines()
     assert csv_lines[0] == ",".join(HEADERS)
@@ -49,5 +63,31 @@ def test_the_shell_command_writes_csv_and_markdown(tmp_path: Path, capsys: pytes
     assert "grab gauntlet" in capsys.readouterr().out
 
 
-def test_the_shell_command_names_a_bad_reference() -> None:
-    assert main(["--game", "grab", "--players", "human-casual", "--opponents", "human-child", "--games", "2", "--reference", "perfect"]) == 2
+def test_the_shell_command_names_a_bad_reference(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--game", "grab", "--players", "human-casual", "--opponents", "human-child", "--games", "2",
+              "--reference", "perfect"])  # fmt: skip
+    assert stop.value.code == 2
+    assert "--reference 'perfect' must be one of --players (human-casual)" in capsys.readouterr().err
+
+
+def test_the_gauntlet_table_fits_an_80_column_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from rich.console import Console
+
+    from agents.games import get_game
+    from experiments.evaluate import print_gauntlet
+
+    rows = gauntlet("grab", ["human-casual", "perfect"], ["human-expert"], games=4, seed=1, reference="perfect")
+    console = Console(width=80, file=io.StringIO(), record=True)
+    print_gauntlet(get_game("grab"), rows, 4, 1, console)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text and "human-expert" in text
+
+
+def test_the_gauntlet_is_the_same_for_any_worker_count() -> None:
+    serial = gauntlet("grid", ["greedy", "random"], ["counting"], games=6, seed=2, workers=1)
+    parallel = gauntlet("grid", ["greedy", "random"], ["counting"], games=6, seed=2, workers=2)
+    assert serial == parallel

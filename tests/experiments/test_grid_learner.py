@@ -11,26 +11,28 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from agents.cloning import PretrainConfig, TeacherView, pretrain
+from agents.games import get_game
 from agents.grid.counting import Beliefs
 from agents.grid.knowledge import read_view
 from agents.registry import make_player
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import decode
 from dejavu_env.grid.rules import LOOK, REVEAL
-from experiments.pretrain import GridTeacherView, PretrainConfig, pretrain
-from experiments.train import CONFIGS, Stage, TrainConfig, env_factory, resolve_policy_kwargs
+from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_factory, resolve_policy_kwargs
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.grid.features import GridSlotExtractor  # noqa: E402  (needs torch)
+from agents.grid.features import GridSlotExtractor  # noqa: E402  (after the skips: it imports torch)
 
+GRID = get_game("grid")
 SLOT_PIECES = ("slot_blue", "slot_empty", "face_up", "known_me", "known_opp", "faces")
 
 
 def _states(obs_mode: str, games: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of ``counting`` playing ``counting``, from the agent's seat."""
-    env = gym.make("DejaVuGrid-v0", obs_mode=obs_mode, opponent=make_player("grid", "counting", seed=1), agent_seat=None)
+    env = gym.make(GRID.env_id, obs_mode=obs_mode, opponent=make_player("grid", "counting", seed=1), agent_seat=None)
     teacher = make_player("grid", "counting", seed=2)
     vectors, masks = [], []
     for seed in range(games):
@@ -39,7 +41,11 @@ def _states(obs_mode: str, games: int = 3) -> tuple[np.ndarray, np.ndarray]:
         while not done:
             vectors.append(obs["observation"])
             masks.append(info["action_mask"])
-            action = teacher(obs, info["action_mask"]) if obs_mode == "info_state" else int(np.flatnonzero(info["action_mask"])[0])
+            action = (
+                teacher(obs, info["action_mask"])
+                if obs_mode == "info_state"
+                else int(np.flatnonzero(info["action_mask"])[0])
+            )
             obs, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
     return np.array(vectors), np.array(masks)
@@ -63,8 +69,10 @@ def _permuted(vectors: np.ndarray, masks: np.ndarray, perm: np.ndarray, obs_mode
 
 @pytest.mark.parametrize("obs_mode", ["info_state", "observation"])
 def test_extractor_gives_eight_slot_embeddings_and_a_context(obs_mode: str) -> None:
-    env = gym.make("DejaVuGrid-v0", obs_mode=obs_mode)
-    extractor = GridSlotExtractor(env.observation_space, slot_dim=8, context_dim=16, hidden=32, pair_dim=8, rounds=1)
+    env = gym.make(GRID.env_id, obs_mode=obs_mode)
+    extractor = GridSlotExtractor(
+        env.observation_space, obs_mode=obs_mode, slot_dim=8, context_dim=16, hidden=32, pair_dim=8, rounds=1
+    )
     vectors, masks = _states(obs_mode, games=1)
     out = _features(extractor, vectors, masks)
     assert extractor.features_dim == 8 * 8 + 16
@@ -73,9 +81,10 @@ def test_extractor_gives_eight_slot_embeddings_and_a_context(obs_mode: str) -> N
 
 
 def test_permuting_slots_permutes_the_slot_embeddings_and_keeps_the_context() -> None:
-    env = gym.make("DejaVuGrid-v0")
+    env = gym.make(GRID.env_id, obs_mode="info_state")
     torch.manual_seed(0)
-    extractor = GridSlotExtractor(env.observation_space, slot_dim=8, context_dim=16, hidden=32, pair_dim=8)
+    extractor = GridSlotExtractor(env.observation_space, obs_mode="info_state", slot_dim=8, context_dim=16, hidden=32,
+                                  pair_dim=8)  # fmt: skip
     vectors, masks = _states("info_state", games=2)
     perm = np.array([3, 7, 0, 5, 1, 6, 2, 4])
     out = _features(extractor, vectors, masks)
@@ -90,8 +99,8 @@ def test_permuting_slots_permutes_the_slot_embeddings_and_keeps_the_context() ->
 def test_beliefs_are_countings_deductions() -> None:
     """Per slot, the card distribution is ``counting``'s: its card when known or deduced,
     else uniform over the unaccounted cards of the slot's blue number."""
-    env = gym.make("DejaVuGrid-v0")
-    extractor = GridSlotExtractor(env.observation_space)
+    env = gym.make(GRID.env_id, obs_mode="info_state")
+    extractor = GridSlotExtractor(env.observation_space, obs_mode="info_state")
     vectors, _ = _states("info_state", games=4)
     cards, certain = extractor.beliefs(torch.as_tensor(vectors))
     deduced = 0
@@ -131,11 +140,10 @@ def _tiny_grid_config() -> TrainConfig:
 def test_config_builds_a_policy_on_the_slot_extractor() -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from experiments.train import _model
-
     config = _tiny_grid_config()
-    model = _model(config, DummyVecEnv([env_factory(config, config.stages[0], None, 0)]))
+    model = build_model(config, DummyVecEnv([env_factory(config, config.stages[0], None, 0)]))
     assert isinstance(model.policy.features_extractor, GridSlotExtractor)
+    assert model.policy.features_extractor.obs_mode == "info_state"  # from the config's env_kwargs, not guessed
     assert model.policy.action_net.in_features == 8 * 8 + 16  # the action layer reads the slot embeddings
     with pytest.raises(ValueError, match="features_extractor_class"):
         resolve_policy_kwargs({"features_extractor_class": "agents.grid.features:NoSuchClass"})
@@ -146,14 +154,14 @@ def test_config_builds_a_policy_on_the_slot_extractor() -> None:
 
 def test_grid_teacher_view_is_the_agents_own_info_state() -> None:
     counting = make_player("grid", "counting")
-    env = gym.make("DejaVuGrid-v0", opponent=make_player("grid", "greedy", seed=0), agent_seat=None)
-    view = GridTeacherView(counting, "info_state")
+    env = gym.make(GRID.env_id, obs_mode="info_state", opponent=make_player("grid", "greedy", seed=0), agent_seat=None)
+    view = TeacherView(GRID, counting, "info_state")
     for seed in range(2):  # both seats
         obs, info = env.reset(seed=seed)
         view.reset()
         done = False
         while not done:
-            seen = view(env)
+            seen = view(env.unwrapped.game_state)
             np.testing.assert_array_equal(seen["observation"], obs["observation"])
             np.testing.assert_array_equal(seen["action_mask"], info["action_mask"])
             obs, _, terminated, truncated, info = env.step(counting(seen, info["action_mask"]))
@@ -163,11 +171,9 @@ def test_grid_teacher_view_is_the_agents_own_info_state() -> None:
 def test_tiny_behaviour_cloning_of_counting_lowers_the_loss(tmp_path: Path) -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from experiments.train import _model
-
     config = _tiny_grid_config()
     stage = Stage(0, {"counting": 1.0})
-    model = _model(config, DummyVecEnv([env_factory(config, stage, None, 0)]))
+    model = build_model(config, DummyVecEnv([env_factory(config, stage, None, 0)]))
     pre = PretrainConfig(teacher="counting", episodes=8, epochs=4, batch_episodes=2, lanes=4, holdout=0.25, lr=3e-3)
     history = pretrain(model, config.card, pre, env_factory(config, stage, None, 1), tmp_path / "pretrain.csv")
     assert len(history) == pre.epochs

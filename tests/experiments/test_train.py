@@ -7,11 +7,11 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+import yaml
 
+from agents.games import get_game
+from agents.mixture import MixtureOpponent
 from agents.ppo import ModelCard, PPOPlayer
-from dejavu_env.grab.match import play_game as play_grab
-from dejavu_env.grid.match import play_game as play_grid
-from experiments.opponents import MixtureOpponent
 from experiments.train import CONFIGS, TrainConfig, train
 
 pytest.importorskip("sb3_contrib")
@@ -19,7 +19,9 @@ pytest.importorskip("sb3_contrib")
 
 def _smoke(name: str, tmp_path: Path, timesteps: int) -> tuple[TrainConfig, Path]:
     config = TrainConfig.load(CONFIGS / f"{name}.yaml").scaled(timesteps)
-    config = type(config)(**{**config.__dict__, "n_envs": 1, "eval_games": 4, "ppo": {**config.ppo, "n_steps": 128, "batch_size": 64}})
+    config = type(config)(
+        **{**config.__dict__, "n_envs": 1, "eval_games": 4, "ppo": {**config.ppo, "n_steps": 128, "batch_size": 64}}
+    )
     best = train(config, tmp_path / name, progress=False)
     return config, best
 
@@ -41,7 +43,7 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
     _, best = _smoke("grid", tmp_path, 256)
     a = PPOPlayer(checkpoint=best, seed=0)
     b = PPOPlayer(checkpoint=best, seed=0)
-    env = gym.make("DejaVuGrid-v0")
+    env = gym.make(get_game("grid").env_id, obs_mode=a.obs_mode)
     obs, info = env.reset(seed=3)
     for _ in range(30):
         action = a(obs, info["action_mask"])
@@ -53,13 +55,13 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["grid", "grab"])
 def test_trained_player_only_plays_legal_actions(name: str, tmp_path: Path) -> None:
-    _, best = _smoke(name, tmp_path, 256)
+    config, best = _smoke(name, tmp_path, 256)
+    game = get_game(config.game)
     player = PPOPlayer(checkpoint=best, seed=1, deterministic=False)
-    for seed in range(3):
-        if name == "grid":
-            play_grid([player, PPOPlayer(checkpoint=best, seed=2)], seed)
-        else:
-            play_grab([player, PPOPlayer(checkpoint=best, seed=2), PPOPlayer(checkpoint=best, seed=3)], seed)
+    seats = min(3, game.max_seats)  # grid: 2, grab: 3
+    others = [PPOPlayer(checkpoint=best, seed=2 + i) for i in range(seats - 1)]
+    for seed in range(3):  # the match runners raise on any illegal action
+        game.play([player, *others], seed)
     assert player.decisions > 0
 
 
@@ -78,3 +80,65 @@ def test_mixture_draws_members_by_weight_and_refuses_mixed_views() -> None:
     with pytest.raises(ValueError, match="weights"):
         MixtureOpponent(pool, {"random": 1.0})
     assert np.isclose(mix.probabilities.sum(), 1.0)
+
+
+def test_evaluations_happen_at_rollout_ends_and_never_twice_at_one_timestep(tmp_path: Path) -> None:
+    config, _ = _smoke("grab-stack", tmp_path, 384)
+    rollout = config.ppo["n_steps"] * config.n_envs
+    evals = (tmp_path / "grab-stack" / "eval.csv").read_text().splitlines()[1:]
+    timesteps = [int(line.split(",")[0]) for line in evals if line.split(",")[3] == config.eval_opponents[0]]
+    assert timesteps == sorted(set(timesteps))
+    assert all(t % rollout == 0 for t in timesteps), timesteps
+
+
+def test_a_short_run_is_short_throughout() -> None:
+    config = TrainConfig.load(CONFIGS / "grid.yaml")
+    short = config.scaled(3000)
+    assert short.timesteps == 3000 and [s.timesteps for s in short.stages] == [1500, 1500]
+    assert short.eval_every == config.eval_every * 3000 // config.timesteps  # as many evaluations as the full run
+    assert short.eval_games == 10
+    assert short.pretrain is not None and short.pretrain.episodes == 30
+
+
+def test_a_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) -> None:
+    from experiments.train import check_run_folder, new_run_folder
+
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "eval.csv").write_text("timesteps\n")
+    with pytest.raises(ValueError, match="already holds files"):
+        train(TrainConfig.load(CONFIGS / "grid.yaml"), tmp_path / "old", progress=False)
+    check_run_folder(tmp_path / "new")
+    first = new_run_folder("grid", tmp_path)
+    first.mkdir(parents=True)
+    assert new_run_folder("grid", tmp_path) != first
+    assert first.parent == tmp_path / "grid"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"algo": "dqn"}, "algo must be one of"),
+        ({"env_kwargs": {"reward": "win"}}, "env_kwargs must name obs_mode and illegal_action"),
+        ({"env_kwargs": {"obs_mode": "pixels", "illegal_action": "raise"}}, "env_kwargs.obs_mode must be one of"),
+        ({"stages": []}, "stages must list at least one stage"),
+        ({"stages": [{"timesteps": 0, "opponents": {"counting": 1}}]}, r"stages\[0\].timesteps must be"),
+        ({"stages": [{"timesteps": 5, "opponents": {"nobody": 1}}]}, r"stages\[0\] names unknown grid players"),
+        ({"stages": [{"timesteps": 5, "opponents": {"self": 1}}]}, "'self' opponent needs a checkpoint"),
+        ({"eval_opponents": ["nobody"]}, "eval_opponents names unknown grid players"),
+        ({"best_against": "forgetful"}, "best_against 'forgetful' must be one of eval_opponents"),
+        ({"n_envs": 0}, "n_envs must be a whole number >= 1"),
+        (
+            {"env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise", "max_turns": 1}},
+            "env_kwargs: max_turns must be >= 2, got 1",
+        ),
+        ({"env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise", "colour": 1}}, "env_kwargs: .*colour"),
+        ({"env_id": "DejaVuGrid-v0"}, r"unknown config keys \['env_id'\]"),
+        ({"pretrain": {"teacher": "nobody"}}, "pretrain.teacher 'nobody' is not a registered grid player"),
+    ],
+)
+def test_config_mistakes_are_named_before_training(change: dict, message: str) -> None:
+    raw = yaml.safe_load((CONFIGS / "grid.yaml").read_text())
+    raw.update(change)
+    with pytest.raises(ValueError, match=message):
+        TrainConfig.from_dict(raw)

@@ -1,4 +1,4 @@
-"""The canonical deck's design and the validation of custom decks (RULES.md, Grab, *Cards*)."""
+"""The canonical deck's design and the validation of custom decks (docs/rules.md#grab-cards)."""
 
 from __future__ import annotations
 

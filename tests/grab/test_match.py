@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.match import GrabGameResult, play_game
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.testing.grab_checks import RING_CARDS
 
 

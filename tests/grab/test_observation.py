@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dejavu_env.core.spaces import observation_space
 from dejavu_env.grab.cards import N_OBJECTS, make_deck
 from dejavu_env.grab.observation import (
     LAYOUTS,
     Observer,
-    reference_observation,
     array_to_bits,
     bits_to_array,
     decode,
     observe,
+    reference_observation,
 )
-from dejavu_env.core.spaces import observation_space
 from dejavu_env.grab.rules import N_ACTIONS, GrabState, apply, legal_mask, new_game
 from dejavu_env.testing.grab_checks import RING_CARDS, random_actions, resample_hidden, scripted_order
 
@@ -65,7 +65,7 @@ def test_decode_gives_named_views_that_share_memory():
 
 def test_decode_works_on_batches():
     batch = np.zeros((5, 2, LAYOUTS["observation"].size), np.float32)
-    pieces = decode(batch)
+    pieces = decode(batch, "observation")
     assert pieces["holdings"].shape == (5, 2, 6, 36) and pieces["cards_left"].shape == (5, 2, 1)
     assert np.shares_memory(pieces["middle"], batch)
 

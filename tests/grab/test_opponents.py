@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import Observer
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.rules import apply, legal_mask, new_game
 
 

@@ -8,12 +8,12 @@ import sys
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test
 
 from dejavu_env.core.players import reset_player
-from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.core.spaces import observation_space
 from dejavu_env.grab.observation import LAYOUTS, decode
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.pettingzoo import DejaVuGrabParallelEnv, env, parallel_env
 from dejavu_env.grab.rules import N_ACTIONS, new_game
 from dejavu_env.grab.seats import Seats
@@ -138,7 +138,7 @@ def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, see
     Seats(reference_players, "observation").play(reference, rng)
 
     players = table()
-    penv = parallel_env(n_players=n_players)
+    penv = parallel_env(n_players=n_players, obs_mode="observation")
     obs, infos = penv.reset(seed=seed)
     totals = dict.fromkeys(penv.agents, 0.0)
     while penv.agents:
@@ -147,7 +147,7 @@ def test_a_game_through_the_parallel_api_matches_the_match_runner(n_players, see
             for agent, player in zip(penv.possible_agents, players)
         }
         rounds_done = len(penv.game_state.round_points)
-        obs, rewards, terminations, truncations, infos = penv.step(actions)
+        obs, rewards, _terminations, _truncations, infos = penv.step(actions)
         ended = penv.game_state.round_points[rounds_done:]
         assert [rewards[agent] for agent in penv.possible_agents] == (list(ended[0]) if ended else [0] * n_players)
         for agent, reward in rewards.items():
@@ -283,7 +283,7 @@ def test_constructor_checks_and_call_order():
     penv = parallel_env(n_players=2)
     with pytest.raises(RuntimeError, match="reset"):
         penv.step({"player_0": 0, "player_1": 0})
-    assert penv.observation_space("player_1") == observation_space(LAYOUTS["observation"], N_ACTIONS)
+    assert penv.observation_space("player_1") == observation_space(LAYOUTS["info_state"], N_ACTIONS)
     assert penv.observation_space("player_0") is not penv.observation_space("player_1")
     with pytest.raises(ValueError, match="player_2"):
         penv.action_space("player_2")
@@ -315,3 +315,8 @@ def test_importing_the_package_does_not_import_pettingzoo():
 
 def _same_state(a, b):
     return all(data_equivalence(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+
+
+def test_pettingzoo_render_test_on_the_aec_conversion(capsys):
+    render_test(env)
+    assert "P0 (you)" in capsys.readouterr().out, "human mode prints the table"

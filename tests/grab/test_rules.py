@@ -1,4 +1,4 @@
-"""Every rule of RULES.md's Grab section, as scripted games on the ring deck.
+"""Every rule of docs/rules.md#grab-game, as scripted games on the ring deck.
 
 The ring deck shows objects c and c+1 on card c, so object k is on cards k-1 and k. With
 ``scripted_order((33, 34, 35))`` cards 33, 34, 35 are set aside (objects 33, 34, 35, 0) and

@@ -1,4 +1,4 @@
-"""RULES.md "Cards": the 32 pairs, their ids, blue sides, and custom-deck validation."""
+"""docs/rules.md#grid-cards: the 32 pairs, their ids, blue sides, and custom-deck validation."""
 
 import pytest
 

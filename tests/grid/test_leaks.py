@@ -5,11 +5,10 @@ know (unknown faces among cards of the same blue number, the deck below its top,
 the opponent looked at privately), and compare the seat's observations in both modes.
 """
 
+import gymnasium as gym
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import gymnasium as gym
 
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import END_TURN, LOOK, new_game
@@ -28,8 +27,8 @@ MODES = ("info_state", "observation")
 def states_after_random_play(seed, steps, epsilon=1.0):
     rng = np.random.default_rng(seed)
     state = new_game(rng)
-    for _, state in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
-        pass
+    for _ in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
+        pass  # random_states plays on the same state object
     return state, rng
 
 
@@ -90,10 +89,10 @@ def test_the_env_opponent_sees_the_same_observations_in_games_differing_in_hidde
     i, j = deck.index((2, 4)), deck.index((1, 5))
     swapped = list(deck)
     swapped[i], swapped[j] = swapped[j], swapped[i]  # slot 0 holds a blue 6 either way
-    for deck in (deck, swapped):
+    for dealt in (deck, swapped):
         opponent = ScriptedPlayer([LOOK + 1, END_TURN])
-        env = gym.make("DejaVuGrid-v0", opponent=opponent, obs_mode="observation")
-        env.reset(seed=0, options={"deck": deck})
+        env = gym.make("DejaVuGrid-v1", opponent=opponent, obs_mode="observation")
+        env.reset(seed=0, options={"deck": dealt})
         env.step(LOOK + 0)
         env.step(END_TURN)
         seen.append([obs["observation"] for obs in opponent.observations])

@@ -9,9 +9,9 @@ from dejavu_env.grid.observation import (
     END_MINE,
     END_OPPONENTS,
     END_VISIBLE,
+    LAYOUTS,
     Observer,
     decode,
-    LAYOUTS,
     observe,
 )
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, TAKE_END, apply, new_game
@@ -38,7 +38,8 @@ def play(state, *actions):
 
 
 def test_layout_and_sizes():
-    info, current = {p.name: p.shape for p in LAYOUTS["info_state"].pieces}, {p.name: p.shape for p in LAYOUTS["observation"].pieces}
+    info = {p.name: p.shape for p in LAYOUTS["info_state"].pieces}
+    current = {p.name: p.shape for p in LAYOUTS["observation"].pieces}
     assert info["slot_blue"] == (8, 11) and info["faces"] == (8, 8)
     assert {"pile_me", "pile_opp", "pile_sizes"} <= set(info) and "kept_me" not in info
     assert {"kept_me", "kept_opp"} <= set(current) and "pile_sizes" not in current

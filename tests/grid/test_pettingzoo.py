@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.test.render_test import collect_render_results
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
@@ -167,7 +167,7 @@ def test_final_rewards_and_infos(reward):
 def test_truncation_at_max_turns():
     aec = raw_env(max_turns=3, reward="score")
     aec.reset(seed=0)
-    for agent in aec.agent_iter(10_000):
+    for _agent in aec.agent_iter(10_000):
         obs, reward, terminated, truncated, info = aec.last()
         if terminated or truncated:
             break
@@ -250,7 +250,7 @@ def test_constructor_checks():
 def test_spaces_match_the_gymnasium_env(mode):
     import gymnasium as gym
 
-    single = gym.make("DejaVuGrid-v0", obs_mode=mode).unwrapped
+    single = gym.make("DejaVuGrid-v1", obs_mode=mode).unwrapped
     aec = env(obs_mode=mode)
     aec.reset(seed=0)
     for agent in AGENTS:
@@ -277,9 +277,14 @@ def test_observations_are_each_seats_own_view():
         assert decode(vector, "observation")["tokens"].tolist() == [state.tokens[seat], state.tokens[1 - seat]]
 
 
+def test_pettingzoo_render_test(capsys):
+    render_test(raw_env)
+    assert "tokens: you" in capsys.readouterr().out, "human mode prints the table"
+
+
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
 def test_render(mode):
-    """PettingZoo's render_test loop (it also asks for "human", which this env does not offer)."""
+    """What each picture holds, on PettingZoo's render_test loop."""
     results = collect_render_results(raw_env(render_mode=mode))
     for result in results:
         if mode == "ansi":

@@ -54,8 +54,8 @@ def test_games_are_determined_by_the_seed(seed, epsilon):
 def test_every_illegal_action_raises_and_changes_nothing(seed, steps, epsilon):
     rng = np.random.default_rng(seed)
     state = new_game(rng)
-    for _, state in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
-        pass
+    for _ in zip(range(steps + 1), random_states(rng, state, epsilon=epsilon)):
+        pass  # random_states plays on the same state object
     before = state.copy()
     legal = set(legal_actions(state))
     for action in range(-1, N_ACTIONS + 1):
@@ -73,7 +73,7 @@ def test_every_illegal_action_raises_and_changes_nothing(seed, steps, epsilon):
 @settings(max_examples=25, deadline=None)
 @given(seed=SEEDS, mode=st.sampled_from(["info_state", "observation"]), max_turns=st.integers(2, 30))
 def test_every_env_episode_ends_or_truncates(seed, mode, max_turns):
-    env = gym.make("DejaVuGrid-v0", obs_mode=mode, agent_seat=None, max_turns=max_turns)
+    env = gym.make("DejaVuGrid-v1", obs_mode=mode, agent_seat=None, max_turns=max_turns)
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     for _ in range(3):

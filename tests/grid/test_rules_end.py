@@ -1,4 +1,4 @@
-"""RULES.md "End card", "Hunches" and "No legal action": how games end and are scored."""
+"""docs/rules.md#grid-end-card, #grid-hunches and #grid-no-legal-action: how games end and are scored."""
 
 import pytest
 

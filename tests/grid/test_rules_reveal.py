@@ -1,4 +1,4 @@
-"""RULES.md "Reveal": candidates, counts, mistakes, stopping, keeping and refilling."""
+"""docs/rules.md#grid-reveal, #grid-mistake, #grid-stop, #grid-refill: counts, mistakes, keeping, refilling."""
 
 from dejavu_env.grid.cards import CARDS, card_id
 from dejavu_env.grid.rules import (

@@ -1,4 +1,4 @@
-"""RULES.md "Table", "A turn", "Look" and "Legal actions": setup and the turn structure."""
+"""docs/rules.md#grid-table, #grid-turn, #grid-look and #grid-legal-actions: setup and the turn structure."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Behaviour cloning: the teacher's view and labels, batching, loss going down, legal play, config wiring."""
+"""Behaviour cloning (``agents.cloning``): the teacher's view and labels, batching, loss going down,
+legal play, config wiring."""
 
 from __future__ import annotations
 
@@ -9,13 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.ppo import PPOPlayer
-from agents.registry import make_player
-from dejavu_env.grab.match import play_game
-from dejavu_env.grab.observation import LAYOUTS
-from dejavu_env.wrappers import ObservationStack
-from experiments.pretrain import (
-    BatchStudent,
+from agents.cloning import (
     PolicyHeads,
     PretrainConfig,
     TeacherView,
@@ -26,9 +21,17 @@ from experiments.pretrain import (
     record,
     stacked,
 )
-from experiments.train import CONFIGS, Stage, TrainConfig, env_factory, train
+from agents.games import get_game
+from agents.ppo import PolicyLanes, PPOPlayer
+from agents.registry import make_player
+from dejavu_env.grab.match import play_game
+from dejavu_env.grab.observation import LAYOUTS
+from dejavu_env.wrappers import ObservationStack
+from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_factory, train
 
 pytest.importorskip("sb3_contrib")
+
+GRAB = get_game("grab")
 
 
 def _config(name: str) -> TrainConfig:
@@ -36,28 +39,26 @@ def _config(name: str) -> TrainConfig:
     return dataclasses.replace(config, n_envs=1, ppo={**config.ppo, "n_steps": 64, "batch_size": 64})
 
 
-def _model(config: TrainConfig):  # noqa: ANN202  (an SB3 model)
+def _model(config: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from experiments.train import _model as build
-
-    return build(config, DummyVecEnv([env_factory(config, config.stages[0], None, 0)]))
+    return build_model(config, DummyVecEnv([env_factory(config, config.stages[0], None, 0)]))
 
 
-def _make_env(config: TrainConfig):  # noqa: ANN202  (a thunk)
+def _make_env(config: TrainConfig):
     return env_factory(dataclasses.replace(config, stack=1), Stage(0, {"human-casual": 1.0}), None, 3)
 
 
 def test_teacher_sees_its_own_view_of_the_agent_seat_and_the_student_its_own() -> None:
     perfect = make_player("grab", "perfect")
-    env = gym.make("DejaVuGrab-v0", obs_mode="observation")
-    twin = gym.make("DejaVuGrab-v0", obs_mode="info_state")
-    view = TeacherView(perfect, "observation")
+    env = gym.make(GRAB.env_id, obs_mode="observation")
+    twin = gym.make(GRAB.env_id, obs_mode="info_state")
+    view = TeacherView(GRAB, perfect, "observation")
     obs, info = env.reset(seed=5)
     twin_obs, _ = twin.reset(seed=5)
     view.reset()
     for _ in range(60):
-        teacher_obs = view(env)
+        teacher_obs = view(env.unwrapped.game_state)
         np.testing.assert_array_equal(teacher_obs["observation"], twin_obs["observation"])
         np.testing.assert_array_equal(teacher_obs["action_mask"], info["action_mask"])
         assert obs["observation"].size == LAYOUTS["observation"].size
@@ -96,15 +97,17 @@ def test_batch_student_plays_each_lane_as_the_trained_player_would(name: str) ->
     model = _model(config)
     data = record(_make_env(config), [make_player("grab", "perfect", seed=0)], 2, seed=3)
     length = min(a.size for a in data.actions)
-    student = BatchStudent(model, config.card, 2)
+    student = PolicyLanes(model, config.card, lanes=2)
     players = [PPOPlayer(model=model, card=config.card, seed=0) for _ in range(2)]
     for player in players:
         player.reset(0)
     for t in range(length):
         masks = np.array([data.masks[g][t] for g in range(2)])
         batched = student.act([data.observations[g][t].astype(np.float32) for g in range(2)], masks)
-        single = [p({"observation": data.observations[g][t].astype(np.float32), "action_mask": masks[g]}, masks[g])
-                  for g, p in enumerate(players)]
+        single = [
+            p({"observation": data.observations[g][t].astype(np.float32), "action_mask": masks[g]}, masks[g])
+            for g, p in enumerate(players)
+        ]
         assert batched.tolist() == single
 
 
@@ -145,7 +148,7 @@ def test_discounted_returns_and_padded_batches() -> None:
     width = max(lengths)
     assert batch.observations.shape == (2 * width, LAYOUTS["observation"].size)
     assert batch.valid.reshape(2, width).sum(axis=1).tolist() == lengths
-    np.testing.assert_array_equal(batch.actions[:lengths[0]], data.actions[0])
+    np.testing.assert_array_equal(batch.actions[: lengths[0]], data.actions[0])
     assert batch.returns[0] == data.rewards[0].sum()
     flat = make_batch(data, np.array([0, 1]), stack=1, gamma=1.0, pad=False)
     assert flat.valid.all() and flat.actions.size == sum(lengths)
@@ -157,7 +160,9 @@ def test_cloning_lowers_the_loss_and_the_clone_plays_legally(name: str, tmp_path
     model = _model(config)
     data = record(_make_env(config), [make_player("grab", "perfect", seed=0)], 12, seed=4)
     before, _ = evaluate_clone(model, data, config.stack)
-    pre = PretrainConfig(episodes=40, epochs=10, batch_episodes=4, lr=3e-3, holdout=0.0, opponents={"human-casual": 1.0})
+    pre = PretrainConfig(
+        episodes=40, epochs=10, batch_episodes=4, lr=3e-3, holdout=0.0, opponents={"human-casual": 1.0}
+    )
     history = pretrain(model, config.card, pre, _make_env(config), tmp_path / "pretrain.csv", progress=False)
     after, accuracy = evaluate_clone(model, data, config.stack)
     assert after < before - 0.5  # on games it was not trained on
@@ -166,14 +171,18 @@ def test_cloning_lowers_the_loss_and_the_clone_plays_legally(name: str, tmp_path
     assert (tmp_path / "pretrain.csv").read_text().count("\n") == 1 + pre.epochs
     player = PPOPlayer(model=model, card=config.card, seed=0)
     for seed in range(2):  # the match runner raises on any illegal action
-        play_game([player, make_player("grab", "human-casual", seed=1), make_player("grab", "human-casual", seed=2)], seed)
+        play_game(
+            [player, make_player("grab", "human-casual", seed=1), make_player("grab", "human-casual", seed=2)], seed
+        )
     assert player.decisions > 0
 
 
 def test_dagger_rounds_add_games_played_by_the_student(tmp_path: Path) -> None:
     config = _config("grab")
     model = _model(config)
-    pre = PretrainConfig(episodes=4, epochs=1, batch_episodes=4, dagger=2, dagger_episodes=3, dagger_epochs=1, holdout=0.25)
+    pre = PretrainConfig(
+        episodes=4, epochs=1, batch_episodes=4, dagger=2, dagger_episodes=3, dagger_epochs=1, holdout=0.25
+    )
     history = pretrain(model, config.card, pre, _make_env(config), tmp_path / "pretrain.csv", progress=False)
     assert [(h.phase, h.games) for h in history] == [("teacher", 3), ("dagger1", 6), ("dagger2", 9)]
     assert np.isfinite(history[-1].val_loss)
@@ -182,7 +191,7 @@ def test_dagger_rounds_add_games_played_by_the_student(tmp_path: Path) -> None:
 def test_pretrain_section_is_validated_scaled_and_run_before_the_first_stage(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown pretrain keys"):
         PretrainConfig.from_dict({"teachr": "perfect"})
-    with pytest.raises(ValueError, match="pretrain.lr"):
+    with pytest.raises(ValueError, match=r"pretrain\.lr"):
         PretrainConfig.from_dict({"lr": 0})
     config = _config("grab")
     config = dataclasses.replace(config, pretrain=PretrainConfig(episodes=600, epochs=1, batch_episodes=2))

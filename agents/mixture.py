@@ -1,9 +1,11 @@
-"""Training opponents: a weighted mix of registered players, redrawn at every reset.
+"""A player that is one of several: a weighted mix of players, redrawn at every reset.
 
 Why a mix drawn per episode: a learner that only meets one opponent overfits to its habits;
 drawing the opponent from a pool at each reset (seeded by the env, so runs are repeatable)
 gives a curriculum stage a stable distribution of opponents. ``"self"`` in a pool is a
 frozen copy of the learner, loaded from the checkpoint saved at the end of the last stage.
+The env reads an opponent's ``reaction_time`` at every reset, so a Grab mixture races at
+the speed of the member it drew.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import numpy as np
 from agents.base import Player
 from agents.ppo import PPOPlayer
 from agents.registry import make_player
+
+SELF = "self"
+"""The name of the learner's frozen copy in a pool."""
 
 
 class MixtureOpponent(Player):
@@ -60,10 +65,10 @@ def build_mixture(game: str, weights: Mapping[str, float], self_checkpoint: Path
     """A :class:`MixtureOpponent` from registry names (and ``"self"``), seeded with ``seed``."""
     pool: dict[str, Player] = {}
     for name in weights:
-        if name == "self":
+        if name == SELF:
             if self_checkpoint is None:
                 raise ValueError("the 'self' opponent needs a checkpoint from an earlier stage")
-            pool[name] = PPOPlayer(checkpoint=self_checkpoint, seed=seed, deterministic=False)
+            pool[name] = PPOPlayer(checkpoint=Path(self_checkpoint), seed=seed, deterministic=False, game=game)
         else:
             pool[name] = make_player(game, name, seed=seed)
     return MixtureOpponent(pool, weights, seed=seed)

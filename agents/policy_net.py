@@ -1,0 +1,137 @@
+"""The torch network of the RLlib players, shared by training (inside an RLModule) and play (exported).
+
+Why one class in a Ray-free module: the exported player must act exactly as the trained
+policy did, and the simplest way to make that true is to run the very same ``nn.Module``
+code in both places. :mod:`agents.rllib.module` wraps a :class:`PolicyNet` in an RLlib
+RLModule for training; :mod:`agents.exported` rebuilds it from a model card and a
+``state_dict`` to play, with torch alone.
+
+The net reads the PettingZoo observation dict (``"observation"``: the flat float vector,
+``"action_mask"``: 0/1 per action), encodes the vector, and returns masked action logits
+and a state value. Masked-out actions get the most negative float32 instead of ``-inf``,
+so a row whose mask is all zero (the final observation of an AEC game, where nobody may
+act) still gives finite, uniform probabilities rather than NaNs that would poison a batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import torch
+from gymnasium import spaces
+from torch import nn
+
+MASKED_LOGIT = torch.finfo(torch.float32).min
+ENCODERS = ("mlp", "grid_slots")
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    """Everything needed to rebuild a :class:`PolicyNet`: stored in the model card as JSON.
+
+    ``obs_high``: the observation Box's upper bound per entry (the MLP encoder divides by it,
+    so raw counts such as a deck size of 24 enter at the scale of the one-hot bits).
+    ``encoder``: ``"mlp"`` (layers ``hiddens``) or ``"grid_slots"`` (the slot-relational
+    extractor of :mod:`agents.grid.features`, with ``encoder_kwargs``). ``vf_hiddens``: the
+    value head's hidden layers; the policy head is one linear layer on the encoding.
+    """
+
+    obs_size: int
+    n_actions: int
+    obs_high: list[float]
+    encoder: str = "mlp"
+    hiddens: list[int] = field(default_factory=lambda: [256, 256])
+    encoder_kwargs: dict[str, Any] = field(default_factory=dict)
+    vf_hiddens: list[int] = field(default_factory=lambda: [128])
+
+    def __post_init__(self) -> None:
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        if len(self.obs_high) != self.obs_size:
+            raise ValueError(f"obs_high has {len(self.obs_high)} entries for an observation of {self.obs_size}")
+
+    @classmethod
+    def from_space(cls, space: spaces.Dict, n_actions: int, **kwargs: Any) -> NetSpec:
+        """The spec for a PettingZoo ``{"observation": Box, "action_mask": Box}`` space."""
+        box = space["observation"]
+        if not isinstance(box, spaces.Box) or box.shape is None:
+            raise TypeError(f"the observation must be a Box, got {box!r}")
+        high = [float(h) if h > 0 else 1.0 for h in box.high.reshape(-1)]
+        return cls(obs_size=int(box.shape[0]), n_actions=n_actions, obs_high=high, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in pairwise(sizes):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+class _MLPEncoder(nn.Module):
+    scale: torch.Tensor
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        self.register_buffer("scale", 1.0 / torch.tensor(spec.obs_high, dtype=torch.float32))
+        self.body = _mlp([spec.obs_size, *spec.hiddens])
+        self.out_dim = spec.hiddens[-1] if spec.hiddens else spec.obs_size
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.body(observation * self.scale)
+
+
+class _GridSlotEncoder(nn.Module):
+    """The grid's slot-relational extractor (imported here only: it needs stable-baselines3)."""
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        from agents.grid.features import GridSlotExtractor
+
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (spec.obs_size,)),
+                "action_mask": spaces.Box(0, 1, (spec.n_actions,)),
+            }
+        )
+        if "obs_mode" not in spec.encoder_kwargs:
+            raise ValueError("the grid_slots encoder needs encoder_kwargs.obs_mode: the view it reads, never guessed")
+        self.extractor = GridSlotExtractor(space, **spec.encoder_kwargs)
+        self.out_dim = self.extractor.features_dim
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.extractor({"observation": observation, "action_mask": mask})
+
+
+class PolicyNet(nn.Module):
+    """Encoder, a linear policy head with masked logits, and a value head (see :class:`NetSpec`)."""
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        self.encoder: nn.Module = _MLPEncoder(spec) if spec.encoder == "mlp" else _GridSlotEncoder(spec)
+        width = self.encoder.out_dim
+        self.pi = nn.Linear(width, spec.n_actions)
+        value_width = spec.vf_hiddens[-1] if spec.vf_hiddens else width
+        self.vf = nn.Sequential(_mlp([width, *spec.vf_hiddens]), nn.Linear(value_width, 1))
+        # Small initial logits: a blank policy starts near uniform over the legal actions.
+        nn.init.orthogonal_(self.pi.weight, gain=0.01)
+        nn.init.zeros_(self.pi.bias)
+
+    def encode(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.encoder(observation.float(), mask.float())
+
+    def logits(self, embedding: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Action logits with every action whose mask bit is 0 set to :data:`MASKED_LOGIT`."""
+        return self.pi(embedding).masked_fill(mask == 0, MASKED_LOGIT)
+
+    def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.vf(embedding).squeeze(-1)
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        embedding = self.encode(observation, mask)
+        return self.logits(embedding, mask), self.value(embedding)

@@ -1,0 +1,275 @@
+"""Every command line's ordinary mistakes: one line on stderr, exit status 2, no traceback, before any work.
+
+Each case runs the real command in a fresh interpreter, as a user would; the property tests
+then throw argument lists at each command's ``main`` (or, for training, at everything it
+does before training starts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from agents.models import CHECKPOINTS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Paths the cases name: a file, a run folder with a grid checkpoint, a folder that holds a run, bad configs."""
+    root = tmp_path_factory.mktemp("cli")
+    (root / "file.txt").write_text("not a folder\n")
+    run = root / "run"
+    run.mkdir()
+    shutil.copy(CHECKPOINTS / "ppo-grid.zip", run / "best.zip")
+    shutil.copy(CHECKPOINTS / "ppo-grid.json", run / "best.json")
+    (root / "broken.yaml").write_text("game: [grid\n")
+    (root / "odd.yaml").write_text("game: grid\nalgo: maskable_ppo\nstages: []\ncolour: blue\n")
+    (root / "list.yaml").write_text("- 1\n- 2\n")
+    return {"file": str(root / "file.txt"), "run": str(run), "root": str(root)}
+
+
+# (module, argv with {file}/{run}/{root} placeholders, text the error line holds)
+CASES = [
+    ("agents.tournament", [], "the following arguments are required: --game"),
+    ("agents.tournament", ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
+    ("agents.tournament", ["--game", "grid", "--players", ","], "no players given"),
+    ("agents.tournament", ["--game", "grid", "--players", "random,nobody"], "unknown grid player 'nobody'"),
+    ("agents.tournament", ["--game", "grid", "--players", "random,random"], "each player may enter once"),
+    ("agents.tournament", ["--game", "grid", "--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
+    ("agents.tournament", ["--game", "grid", "--games", "-5"], "argument --games: must be a whole number >= 1, got -5"),
+    ("agents.tournament", ["--game", "grid", "--games", "many"], "argument --games: must be a whole number >= 1"),
+    ("agents.tournament", ["--game", "grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("agents.tournament", ["--game", "grid", "--workers", "0"], "argument --workers: must be a whole number >= 1"),
+    ("agents.tournament", ["--game", "grid", "--workers", "-3"], "argument --workers: must be a whole number >= 1"),
+    ("agents.tournament", ["--game", "grab", "--table-size", "7"], "grab seats 2 to 6 players, not a table of 7"),
+    ("agents.tournament", ["--game", "grid", "--table-size", "3"], "grid seats exactly 2 players, not a table of 3"),
+    ("agents.tournament", ["--game", "grab", "--players", "random,perfect"],
+     "a grab table seats 4 players, but only 2 players entered"),
+    ("agents.tournament", ["--game", "grid", "--out", "{file}"], "argument --out: {file} is a file, not a folder"),
+    ("agents.tournament", ["--game", "grid", "--out", "{file}/results"], "cannot make the folder"),
+    ("agents.tournament", ["--game", "grab", "--players", "random,{run}/best.zip"], "trained for grid, not grab"),
+    ("agents.play", [], "the following arguments are required: {{grid,grab}}"),
+    ("agents.play", ["chess"], "invalid choice: 'chess'"),
+    ("agents.play", ["grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("agents.play", ["grid", "--opponent", "nobody"], "unknown grid player 'nobody'"),
+    ("agents.play", ["grid", "--opponent", "ppo-grab"], "unknown grid player 'ppo-grab'"),
+    ("agents.play", ["grab", "--opponents", ","], "no players given"),
+    ("agents.play", ["grab", "--opponents", "random,random,random,random,random,random"],
+     "grab seats 1 to 5 opponents beside you, got 6"),
+    ("agents.play", ["grab", "--reaction-time", "0"], "argument --reaction-time: must be a finite number > 0"),
+    ("agents.play", ["grab", "--reaction-time", "nan"], "argument --reaction-time: must be a finite number > 0"),
+    ("experiments.evaluate", ["--game", "grab"], "the following arguments are required: --players, --opponents"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--table-size", "0"],
+     "argument --table-size: must be a whole number >= 1, got 0"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--table-size", "9"],
+     "grab seats 2 to 6 players, not a table of 9"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--games", "0"],
+     "argument --games: must be a whole number >= 1, got 0"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--workers", "-3"],
+     "argument --workers: must be a whole number >= 1, got -3"),
+    ("experiments.evaluate", ["--game", "grab", "--players", ",", "--opponents", "random"], "no players given"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--reference", "x"],
+     "--reference 'x' must be one of --players (perfect)"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--out", "{file}"],
+     "is a file, not a folder"),
+    ("experiments.train", [], "the following arguments are required: config"),
+    ("experiments.train", ["nosuch"], "no config 'nosuch'; known: grab, grab-stack, grid"),
+    ("experiments.train", ["{root}"], "is a folder, not a config file"),
+    ("experiments.train", ["{file}"], "is not a YAML config (.yaml or .yml)"),
+    ("experiments.train", ["{root}/missing.yaml"], "no config file"),
+    ("experiments.train", ["{root}/broken.yaml"], "is not valid YAML"),
+    ("experiments.train", ["{root}/odd.yaml"], "unknown config keys ['colour']"),
+    ("experiments.train", ["{root}/list.yaml"], "a config is a mapping of keys to values, got list"),
+    ("experiments.train", ["grid", "--timesteps", "0"], "argument --timesteps: must be a whole number >= 1, got 0"),
+    ("experiments.train", ["grid", "--timesteps", "-5"], "argument --timesteps: must be a whole number >= 1, got -5"),
+    ("experiments.train", ["grid", "--n-envs", "-1"], "argument --n-envs: must be a whole number >= 1, got -1"),
+    ("experiments.train", ["grid", "--out", "{run}"], "already holds files (an earlier run?)"),
+    ("experiments.train", ["grid", "--out", "{file}"], "is a file, not a folder"),
+    ("experiments.benchmark", ["--steps", "0"], "argument --steps: must be a whole number >= 1, got 0"),
+    ("experiments.benchmark", ["--seed", "-2"], "argument --seed: must be a whole number >= 0, got -2"),
+]  # fmt: skip
+
+
+def _fill(argv: Sequence[str], places: dict[str, str]) -> list[str]:
+    return [arg.format(**places) for arg in argv]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("module", "argv", "message"), CASES, ids=[f"{m}:{' '.join(a)}" for m, a, _ in CASES])
+def test_a_mistake_is_one_line_on_stderr_and_status_2(
+    module: str, argv: list[str], message: str, places: dict[str, str]
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", module, *_fill(argv, places)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"python -m {module}"), lines[0]
+    assert message.format(**places) in lines[0]
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("module", sorted({m for m, _, _ in CASES}))
+def test_help_shows_the_defaults_and_an_example(module: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main = __import__(f"{module}.__main__" if module.startswith("agents") else module, fromlist=["main"]).main
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert stop.value.code == 0
+    assert f"example:\n  python -m {module}" in text
+    words = " ".join(text.split())
+    if module in ("agents.tournament", "experiments.evaluate"):
+        assert "--games GAMES games per" in words and "(default: 2000)" in words
+        assert "--seed SEED" in words and "(default: 0)" in words
+
+
+# ---------------------------------------------------------------- property tests over argument lists
+
+
+def _outcome(call: Callable[[], object]) -> tuple[int, str]:
+    """Run ``call`` (a CLI entry point) capturing stderr: ``(status, stderr)``; any other exception propagates."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            result = call()
+            status = result if isinstance(result, int) else 0
+        except SystemExit as stop:
+            status = int(stop.code or 0)
+    return status, err.getvalue()
+
+
+def _check(status: int, err: str, prog: str) -> None:
+    event(f"exit status {status}")
+    assert status in (0, 2), (status, err)
+    if status == 2:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"{prog}"), err
+    assert "Traceback" not in err
+
+
+def _option(name: str, values: Sequence[str]) -> st.SearchStrategy[list[str]]:
+    """``[]`` or ``[name, value]``."""
+    return st.one_of(st.just([]), st.sampled_from(values).map(lambda v: [name, v]))
+
+
+def _argv(*parts: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
+    return st.tuples(*parts).map(lambda lists: [arg for part in lists for arg in part])
+
+
+# Valid values come more often than mistakes, so that the lists also reach the commands' real work.
+COUNTS = ["1", "2", "1", "2", "0", "-5", "x", "1.5", ""]
+SEEDS = ["0", "7", "-1", "x"]
+PLAYERS = ["random,greedy", "random,perfect", "random,perfect,human-child,human-casual", "random,greedy,counting",
+           "human-casual,perfect,random", ",", "", "nobody", "random,random", "random", "a=", "=b.zip",
+           "runs/none.zip"]  # fmt: skip
+GAME = st.sampled_from(["grid", "grab"] * 3 + ["chess"]).map(lambda v: ["--game", v])
+JUNK = st.sampled_from([[]] * 6 + [["--bogus"], ["extra"]])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(
+    _argv(
+        GAME,
+        st.sampled_from(PLAYERS).map(lambda v: ["--players", v]),
+        st.sampled_from(COUNTS).map(lambda v: ["--games", v]),
+        _option("--seed", SEEDS),
+        _option("--table-size", ["2", "3", "2", "0", "7", "x"]),
+        _option("--workers", ["1", "1", "2", "0", "-3", "x"]),
+        st.just(["--no-progress"]),
+        JUNK,
+    )
+)
+def test_the_tournament_never_fails_obscurely(argv: list[str]) -> None:
+    from agents.tournament.__main__ import main
+
+    _check(*_outcome(lambda: main(argv)), "python -m agents.tournament")
+
+
+@SETTINGS
+@given(
+    _argv(
+        GAME,
+        st.sampled_from(PLAYERS).map(lambda v: ["--players", v]),
+        st.sampled_from(["random", "random,human-child", "greedy", ",", "nobody"]).map(lambda v: ["--opponents", v]),
+        st.sampled_from(COUNTS).map(lambda v: ["--games", v]),
+        _option("--table-size", ["2", "3", "0", "9"]),
+        _option("--reference", ["random", "perfect", "x"]),
+        _option("--workers", ["1", "1", "2", "0", "-1"]),
+        st.just(["--no-progress"]),
+        JUNK,
+    )
+)
+def test_the_gauntlet_never_fails_obscurely(argv: list[str]) -> None:
+    from experiments.evaluate import main
+
+    _check(*_outcome(lambda: main(argv)), "python -m experiments.evaluate")
+
+
+@SETTINGS
+@given(
+    st.one_of(
+        _argv(st.just(["grid"]), _option("--opponent", ["random", "nobody", ",", "ppo-grab", "x=y.zip"]),
+              _option("--seat", ["0", "1", "2", "x"]), _option("--seed", SEEDS), JUNK),
+        _argv(st.just(["grab"]), _option("--opponents", PLAYERS), _option("--reaction-time", ["0", "-1", "0.5", "inf"]),
+              _option("--seed", SEEDS), JUNK),
+        _argv(_option("chess", [""]), JUNK),
+    )
+)  # fmt: skip
+def test_the_play_mode_never_fails_obscurely(argv: list[str]) -> None:
+    from agents.play.__main__ import main
+
+    def no_input(prompt: str) -> str:
+        raise EOFError  # the person leaves at once
+
+    _check(*_outcome(lambda: main(argv, no_input, lambda *args: None)), "python -m agents.play")
+
+
+@SETTINGS
+@given(_argv(st.sampled_from(["0", "-1", "x", "1"]).map(lambda v: ["--steps", v]), _option("--seed", SEEDS), JUNK))
+def test_the_benchmark_never_fails_obscurely(argv: list[str]) -> None:
+    from experiments.benchmark import main
+
+    _check(*_outcome(lambda: main(argv)), "python -m experiments.benchmark")
+
+
+@SETTINGS
+@given(
+    argv=_argv(
+        st.sampled_from(
+            [
+                "grid",
+                "grab",
+                "grab-stack",
+                "nosuch",
+                "{file}",
+                "{root}",
+                "{root}/broken.yaml",
+                "{root}/odd.yaml",
+                "{root}/list.yaml",
+            ]
+        ).map(lambda v: [v]),
+        _option("--timesteps", COUNTS),
+        _option("--n-envs", ["0", "-1", "1", "2"]),
+        _option("--eval-games", ["0", "3"]),
+        _option("--out", ["{run}", "{file}", "{root}/new"]),
+        JUNK,
+    )
+)
+def test_training_checks_its_arguments_before_it_starts(argv: list[str], places: dict[str, str]) -> None:
+    from experiments.train import plan
+
+    _check(*_outcome(lambda: plan(_fill(argv, places))), "python -m experiments.train")

@@ -1,0 +1,106 @@
+"""Exported RLlib players without Ray: the card guards the game, names load from the package only, moves are legal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, save_export  # noqa: E402  (after the torch skip)
+from agents.policy_net import MASKED_LOGIT, NetSpec, PolicyNet  # noqa: E402  (after the torch skip)
+from agents.tournament import get_game  # noqa: E402  (after the torch skip)
+from dejavu_env.grid.observation import LAYOUTS  # noqa: E402  (after the torch skip)
+from dejavu_env.grid.rules import N_ACTIONS  # noqa: E402  (after the torch skip)
+
+
+def _grid_spec(**kwargs: object) -> NetSpec:
+    layout = LAYOUTS["info_state"]
+    high = [float(h) if h > 0 else 1.0 for h in layout.high()]
+    return NetSpec(obs_size=layout.size, n_actions=N_ACTIONS, obs_high=high, **kwargs)
+
+
+def _export(tmp_path: Path, game: str = "grid") -> Path:
+    torch.manual_seed(0)
+    net = PolicyNet(_grid_spec(hiddens=[32]))
+    card = ExportCard(game=game, obs_mode="info_state", net=net.spec.to_dict(), env={"reward": "win"})
+    return save_export(net, card, tmp_path / "tiny")
+
+
+def test_export_round_trip_gives_the_same_logits(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    net = PolicyNet(_grid_spec(hiddens=[32]))
+    path = save_export(net, ExportCard(game="grid", obs_mode="info_state", net=net.spec.to_dict()), tmp_path / "p")
+    loaded, card = load_net(path, "grid")
+    obs = torch.rand(5, net.spec.obs_size)
+    mask = (torch.rand(5, N_ACTIONS) > 0.5).float()
+    assert torch.equal(net(obs, mask)[0], loaded(obs, mask)[0])
+    assert card.game == "grid" and json.loads(path.with_suffix(".json").read_text())["format"] == card.format
+
+
+def test_masked_actions_get_the_lowest_logit_and_an_all_zero_mask_stays_finite() -> None:
+    net = PolicyNet(_grid_spec(hiddens=[16]))
+    obs = torch.rand(2, net.spec.obs_size)
+    mask = torch.zeros(2, N_ACTIONS)
+    mask[0, 3] = 1
+    logits, _ = net(obs, mask)
+    assert int(logits[0].argmax()) == 3 and logits[0, 4] == MASKED_LOGIT
+    assert torch.isfinite(torch.softmax(logits[1], -1)).all()
+
+
+def test_the_card_must_name_the_game_it_is_loaded_for(tmp_path: Path) -> None:
+    path = _export(tmp_path, game="grid")
+    with pytest.raises(ValueError, match="trained for 'grid', not 'grab'"):
+        ExportedPlayer(path=path, game="grab")
+
+
+def test_a_registered_name_never_loads_from_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _export(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="no exported player"):
+        ExportedPlayer(checkpoint="tiny", game="grid")
+    with pytest.raises(ValueError, match="must be a name"):
+        ExportedPlayer(checkpoint="./tiny", game="grid")
+    assert not (CHECKPOINTS / "tiny.pt").exists()
+
+
+def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
+    path = _export(tmp_path)
+    path.with_suffix(".json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ValueError, match="not an exported RLlib player"):
+        load_net(path)
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_an_exported_player_plays_whole_games_with_legal_moves_only(tmp_path: Path, deterministic: bool) -> None:
+    player = ExportedPlayer(path=_export(tmp_path), game="grid", seed=1, deterministic=deterministic)
+    spec = get_game("grid")
+    for seed in range(3):  # the game's engine raises on an illegal action
+        spec.play([player, spec.make_player("random")], seed)
+    assert player.decisions > 0
+
+
+def test_loading_an_exported_player_does_not_import_ray(tmp_path: Path) -> None:
+    path = _export(tmp_path)
+    code = (f"import sys; from agents.exported import ExportedPlayer; ExportedPlayer(path={str(path)!r}, game='grid'); "
+            "assert 'ray' not in sys.modules, 'ray imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_shipped_rllib_grid_is_small_for_grid_and_beats_random() -> None:
+    card = ExportCard.load(CHECKPOINTS / "rllib-grid.json")
+    assert card.game == "grid" and card.obs_mode == "info_state"
+    assert (CHECKPOINTS / "rllib-grid.pt").stat().st_size < 5_000_000
+    from agents.registry import make_player
+
+    player = make_player("grid", "rllib-grid", seed=0)
+    spec = get_game("grid")
+    for seed in range(6):  # it won 399 of 400 such games in the tournament
+        seat = seed % 2
+        players = [spec.make_player("random")]
+        players.insert(seat, player)
+        assert spec.play(players, seed).winners == (seat,)

@@ -1,0 +1,128 @@
+"""Ctrl-C stops long commands cleanly: one line, partial results and the last model kept, no worker tracebacks.
+
+A terminal sends SIGINT to the whole foreground process group, worker processes included;
+each test starts the command in a session of its own and signals that group, as a terminal
+would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def interrupt_when(argv: list[str], ready: Callable[[str], bool], timeout: float = 240) -> tuple[int, str, str]:
+    """Run ``python -m argv``, send Ctrl-C to its process group once ``ready(stderr so far)`` holds,
+    and return ``(status, stdout, stderr)``."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    streams: dict[str, list[bytes]] = {"out": [], "err": []}
+
+    def drain(name: str, pipe: IO[bytes]) -> None:
+        for chunk in iter(lambda: os.read(pipe.fileno(), 4096), b""):
+            streams[name].append(chunk)
+
+    readers = [threading.Thread(target=drain, args=(name, pipe), daemon=True)
+               for name, pipe in (("out", process.stdout), ("err", process.stderr))]  # fmt: skip
+    for reader in readers:
+        reader.start()
+
+    def text(name: str) -> str:
+        return b"".join(streams[name]).decode(errors="replace")
+
+    deadline = time.monotonic() + timeout
+    while not ready(text("err")):
+        assert process.poll() is None, f"ended before it could be interrupted: {text('err')[-2000:]}"
+        assert time.monotonic() < deadline, f"never got ready: {text('err')[-2000:]}"
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGINT)
+    status = process.wait(timeout=120)
+    for reader in readers:
+        reader.join(timeout=10)
+    return status, text("out"), text("err")
+
+
+def _no_tracebacks(text: str) -> None:
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+
+
+def test_ctrl_c_stops_a_tournament_with_the_tables_so_far(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    argv = ["agents.tournament", "--game", "grab", "--players", "perfect,human-casual,human-child,random",
+            "--table-size", "2", "--games", "100000", "--workers", "2", "--out", str(out)]  # fmt: skip
+    status, stdout, stderr = interrupt_when(argv, lambda err: re.search(r"\| *[1-9]\d*/", err) is not None)
+    _no_tracebacks(stdout + stderr)
+    assert status == 130
+    last = stderr.strip().splitlines()[-1].split("\r")[-1]
+    assert re.fullmatch(
+        r"python -m agents\.tournament: interrupted: stopped after [\d,]+ of 600,000 games; the tables above count "
+        r"those, saved in .*results",
+        last,
+    ), last
+    assert "grab: players, strongest first" in stdout
+    assert "(interrupted)" in (out / "players.md").read_text()
+
+
+def test_ctrl_c_stops_a_gauntlet_with_the_rows_so_far(tmp_path: Path) -> None:
+    argv = ["experiments.evaluate", "--game", "grab", "--players", "perfect,random", "--opponents", "human-casual",
+            "--games", "100000", "--workers", "2", "--out", str(tmp_path)]  # fmt: skip
+    status, stdout, stderr = interrupt_when(argv, lambda err: re.search(r"\| *[1-9]\d*/", err) is not None)
+    _no_tracebacks(stdout + stderr)
+    assert status == 130
+    assert stderr.strip().splitlines()[-1].split("\r")[-1].startswith("python -m experiments.evaluate: interrupted:")
+    assert "grab gauntlet" in stdout and (tmp_path / "gauntlet.csv").exists()
+
+
+TINY = """\
+game: grab
+algo: maskable_ppo
+env_kwargs: {obs_mode: observation, illegal_action: raise, n_players: 3, reward: points}
+n_envs: 2
+ppo: {n_steps: 64, batch_size: 64, n_epochs: 1, policy_kwargs: {net_arch: [16]}}
+stages:
+  - {timesteps: 1000000, opponents: {human-casual: 1.0}}
+eval_every: 1000000000
+eval_games: 2
+eval_opponents: [human-casual]
+"""
+
+
+def test_ctrl_c_stops_training_and_keeps_the_last_model(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    run = tmp_path / "run"
+    progress = run / "progress.csv"
+
+    def training(err: str) -> bool:
+        return progress.exists() and progress.read_text().count("\n") >= 2  # a rollout or two are done
+
+    status, stdout, stderr = interrupt_when(["experiments.train", str(config), "--out", str(run), "--no-progress"],
+                                            training)  # fmt: skip
+    _no_tracebacks(stdout + stderr)
+    assert status == 130
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert re.fullmatch(
+        r"python -m experiments\.train: interrupted: stopped at [\d,]+ timesteps; the model so far is in .*last\.zip",
+        lines[0],
+    ), lines[0]
+    from agents.ppo import PPOPlayer
+
+    player = PPOPlayer(checkpoint=run / "last.zip", game="grab")
+    assert player.card.obs_mode == "observation"

@@ -1,0 +1,228 @@
+"""Every registered id, in every observation mode, against the same checks (MiniGrid style).
+
+Why one suite: a check written per game drifts, and a new env id would have none. Each check
+here runs over ``ENV_IDS`` x ``obs_mode`` and, where it matters, with the env's *default*
+keywords, since that is what a user's first ``gym.make`` gets.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+
+import dejavu_env  # noqa: F401  (registers the ids)
+
+ENV_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("DejaVu"))
+MODES = ("info_state", "observation")
+CASES = [(env_id, mode) for env_id in ENV_IDS for mode in MODES]
+SHARED_INFO = {
+    "action_mask": np.ndarray,
+    "illegal_action": bool,
+    "opponent_actions": np.ndarray,
+    "winner": int,
+    "winners": np.ndarray,
+    "scores": np.ndarray,
+    "reason": str,
+}
+"""The keys every env's ``info`` holds at every step, and their types (``dejavu_env.core.env``)."""
+
+
+def test_both_games_are_registered_at_their_current_version():
+    assert ENV_IDS == ["DejaVuGrab-v1", "DejaVuGrid-v1"]
+
+
+def random_rollout(env: gym.Env, seed: int, steps: int = 300) -> list[tuple[Any, ...]]:
+    """Random legal play from ``reset(seed=seed)``: every reply, as plain data."""
+    rng = np.random.default_rng(seed)
+    observation, info = env.reset(seed=seed)
+    rollout: list[tuple[Any, ...]] = [(observation["observation"].tolist(), _plain(info))]
+    for _ in range(steps):
+        legal = np.flatnonzero(info["action_mask"])
+        observation, reward, terminated, truncated, info = env.step(int(legal[rng.integers(legal.size)]))
+        rollout.append((observation["observation"].tolist(), reward, terminated, truncated, _plain(info)))
+        if terminated or truncated:
+            observation, info = env.reset()
+            rollout.append((observation["observation"].tolist(), _plain(info)))
+    return rollout
+
+
+def _plain(info: dict[str, Any]) -> dict[str, Any]:
+    return {key: value.tolist() if isinstance(value, np.ndarray) else value for key, value in info.items()}
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_gymnasium_check_env_passes_with_default_keywords(env_id):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check_env(gym.make(env_id).unwrapped)
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_gymnasium_check_env_passes_in_every_mode_and_render_mode(env_id, mode):
+    for render_mode in (None, "ansi", "rgb_array"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            gym_check_env(gym.make(env_id, obs_mode=mode, render_mode=render_mode).unwrapped)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_stable_baselines3_check_env_passes_with_default_keywords(env_id):
+    from stable_baselines3.common.env_checker import check_env
+
+    for seed in range(5):  # it samples random actions: several runs cover more of the game
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env = gym.make(env_id).unwrapped
+            env.reset(seed=seed)
+            check_env(env)
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_same_seed_same_trajectory_and_another_seed_another(env_id, mode):
+    first = random_rollout(gym.make(env_id, obs_mode=mode), seed=3)
+    again = random_rollout(gym.make(env_id, obs_mode=mode), seed=3)
+    other = random_rollout(gym.make(env_id, obs_mode=mode), seed=4)
+    assert first == again
+    assert first != other
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+@pytest.mark.parametrize(
+    "clone", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))], ids=["deepcopy", "pickle"]
+)
+def test_a_copied_env_continues_exactly_like_the_original(env_id, mode, clone):
+    env = gym.make(env_id, obs_mode=mode, render_mode="ansi").unwrapped
+    _, info = env.reset(seed=8)
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            _, info = env.reset()
+    twin = clone(env)
+    assert twin.render() == env.render()
+    for _ in range(100):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        a, b = env.step(action), twin.step(action)
+        assert np.array_equal(a[0]["observation"], b[0]["observation"]) and a[1:4] == b[1:4]
+        assert _plain(a[4]) == _plain(b[4])
+        info = a[4]
+        if a[2] or a[3]:
+            break
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_info_has_the_same_keys_and_types_at_every_step(env_id, mode):
+    env = gym.make(env_id, obs_mode=mode)
+    n_actions = env.action_space.n
+    rng = np.random.default_rng(1)
+    _, info = env.reset(seed=1)
+    shapes = {key: np.shape(value) for key, value in info.items()}
+    types = {key: type(value) for key, value in info.items()}
+    for key, kind in SHARED_INFO.items():
+        assert isinstance(info[key], kind), f"{env_id} info[{key!r}] is a {type(info[key]).__name__}"
+    assert info["action_mask"].shape == (n_actions,) and info["action_mask"].dtype == np.int8
+    episodes = 0
+    for _ in range(2000):
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert {key: type(value) for key, value in info.items()} == types
+        assert {key: np.shape(value) for key, value in info.items()} == shapes
+        if terminated or truncated:
+            assert info["reason"] and info["winner"] in range(-1, len(info["winners"]))
+            assert info["winner"] == (int(np.flatnonzero(info["winners"])[0]) if info["winners"].sum() == 1 else -1)
+            episodes += 1
+            _, info = env.reset()
+        else:
+            assert info["reason"] == "" and info["winner"] == -1 and not info["scores"].any()
+    assert episodes > 0
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_observations_stay_in_their_space_and_are_fresh_arrays(env_id, mode):
+    env = gym.make(env_id, obs_mode=mode)
+    rng = np.random.default_rng(2)
+    observation, info = env.reset(seed=2)
+    kept = copy.deepcopy(observation)
+    for _ in range(300):
+        assert env.observation_space.contains(observation)
+        assert np.array_equal(observation["action_mask"], info["action_mask"])
+        assert np.array_equal(env.unwrapped.action_masks(), info["action_mask"] == 1)
+        observation["observation"][:] = -5  # a user scribbling on a reply must not reach the env
+        observation, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            assert env.observation_space.contains(observation) and info["action_mask"].any()
+            observation, info = env.reset()
+    assert np.array_equal(kept["observation"], env.reset(seed=2)[0]["observation"])
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_the_agents_observation_is_the_reference_observers(env_id, mode):
+    """The incremental observer in the env against the plain one that writes every piece."""
+    env = gym.make(env_id, obs_mode=mode).unwrapped
+    game = __import__(f"dejavu_env.{env.game.name}.observation", fromlist=["reference_observation"])
+    rng = np.random.default_rng(5)
+    observation, info = env.reset(seed=5)
+    for _ in range(600):
+        seat = env._agent_seat()
+        if not env._done:
+            expected = game.reference_observation(env.game_state, seat, mode)
+            assert np.array_equal(observation["observation"], expected)
+        observation, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            observation, info = env.reset()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_render_modes(env_id, capsys):
+    for render_mode, kind in (("ansi", str), ("rgb_array", np.ndarray)):
+        env = gym.make(env_id, render_mode=render_mode)
+        env.reset(seed=0)
+        picture = env.render()
+        assert isinstance(picture, kind)
+        if kind is np.ndarray:
+            assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    env = gym.make(env_id, render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None and capsys.readouterr().out.strip()
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert env.render() is None
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_episodes_end_within_the_games_bounds(env_id, mode):
+    env = gym.make(env_id, obs_mode=mode)
+    info_bound = env.unwrapped.game.max_game_length or env.unwrapped.max_turns * 160
+    low, high = env.unwrapped.game.returns[env.unwrapped.reward_mode]
+    rng = np.random.default_rng(6)
+    for seed in range(5):
+        _, info = env.reset(seed=seed)
+        total = 0.0
+        for _step in range(info_bound + 1):
+            _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            total += reward
+            if terminated or truncated:
+                break
+        assert terminated or truncated, f"{env_id} ran past {info_bound} steps"
+        assert low <= total <= high
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_with_default_keywords(env_id, mode):
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode)
+    try:
+        observations, infos = envs.reset(seed=0)
+        assert observations["observation"].shape[0] == 2 and infos["action_mask"].shape[0] == 2
+        for _ in range(50):
+            _, _, _, _, infos = envs.step(envs.action_space.sample())
+            assert infos["winners"].shape[0] == 2 and infos["opponent_actions"].ndim == 2
+    finally:
+        envs.close()
