@@ -1,4 +1,7 @@
-"""Train a compact PPO player on the batched engines: ``python -m experiments.train_batched grid-scratch``.
+"""Training on the batched engines with the compact learner: the configs with ``algo: compact_ppo``.
+
+``python -m experiments.train grid-scratch`` runs them (the command line, run folders and
+Ctrl-C are :mod:`experiments.train`'s, for every config).
 
 The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
 stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
@@ -13,22 +16,20 @@ each a number of env steps against a weighted mix of the game's batch opponents
 (:data:`agents.learners.league.HEURISTICS`) and ``self`` (the snapshots). One env serves
 the whole run; a stage only changes the weights.
 
-A run writes to ``--out`` (default ``runs/<config>``): ``progress.csv`` (one row per
+A run writes to its folder: ``progress.csv`` (one row per
 iteration: steps, wall time, speed, episode results per opponent, losses), ``eval.csv``
 (every ``eval_every`` steps, the tournament's seats and seeds through
 :func:`experiments.evaluate.evaluate` against ``eval_opponents``, as any player is
 measured), ``best.zip`` (best score against ``best_against``: win rate for Grid, mean
-points for Grab) and ``last.zip``, each with its model card. ``--timesteps N`` scales the
-stages to N steps in all (the smoke tests).
+points for Grab) and ``last.zip`` (also written when Ctrl-C stops the run), each with its
+model card.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import csv
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ import numpy as np
 import yaml
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from agents.games import get_game
 from agents.learners import checkpoint
 from agents.learners.league import HEURISTICS, League
 from agents.learners.nets import NetConfig, PolicyNet
@@ -53,6 +55,7 @@ from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
 from experiments.evaluate import evaluate
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
+COMPACT = checkpoint.ALGO
 GAMES = {"grid": (GRID_INFO, GRID_LAYOUTS), "grab": (GRAB_INFO, GRAB_LAYOUTS)}
 
 
@@ -94,14 +97,36 @@ class BatchedConfig:
 
     @classmethod
     def load(cls, path: Path) -> BatchedConfig:
-        raw = yaml.safe_load(path.read_text())
+        """Read and check a YAML config; any mistake is a ``ValueError`` naming the file."""
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"cannot read {path}: {err}") from None
+        except yaml.YAMLError as err:
+            raise ValueError(f"{path} is not valid YAML: {' '.join(str(err).split())}") from None
+        try:
+            return cls.from_dict(raw)
+        except (ValueError, TypeError, KeyError) as err:
+            raise ValueError(f"{path}: {err}") from None
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> BatchedConfig:
+        """Build and check a config from its mapping; unknown or missing keys are a ``ValueError``."""
+        if not isinstance(raw, dict):
+            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
+        raw = dict(raw)
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(raw) - names)
         if unknown:
-            raise ValueError(f"{path}: unknown config keys {unknown}")
+            raise ValueError(f"unknown config keys {unknown}; known: {sorted(names)}")
+        missing = sorted({"game", "stages"} - set(raw))
+        if missing:
+            raise ValueError(f"missing config keys {missing}")
         if raw.get("algo", checkpoint.ALGO) != checkpoint.ALGO:
-            raise ValueError(f"{path}: this script trains algo {checkpoint.ALGO!r}; use experiments.train for SB3 configs")
-        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in s["opponents"].items()}) for s in raw.pop("stages")]
+            raise ValueError(f"algo must be {checkpoint.ALGO!r} for a batched config, got {raw['algo']!r}")
+        if not isinstance(raw["stages"], list) or not raw["stages"] or not all(isinstance(s, dict) for s in raw["stages"]):
+            raise ValueError("stages must be a non-empty list of {timesteps: N, opponents: {name: weight}} entries")
+        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in dict(s["opponents"]).items()}) for s in raw.pop("stages")]
         raw["ppo"] = PPOConfig(**raw.get("ppo", {}))
         raw["league"] = LeagueConfig(**raw.get("league", {}))
         config = cls(stages=stages, **raw)
@@ -109,20 +134,42 @@ class BatchedConfig:
         return config
 
     def check(self) -> None:
-        """Every name the config uses exists, before anything is built."""
+        """Every name and number the config uses is valid, before anything trains."""
         if self.game not in GAMES:
             raise ValueError(f"unknown game {self.game!r}; known: {sorted(GAMES)}")
+        for name in ("n_envs", "eval_every", "eval_games"):
+            if isinstance(getattr(self, name), bool) or not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {getattr(self, name)!r}")
         known = set(HEURISTICS[self.game]) | {"self"}
-        for stage in self.stages:
+        for index, stage in enumerate(self.stages):
+            if stage.timesteps < 1:
+                raise ValueError(f"stages[{index}].timesteps must be >= 1, got {stage.timesteps}")
             unknown = sorted(set(stage.opponents) - known)
             if unknown:
-                raise ValueError(f"unknown {self.game} training opponents {unknown}; known: {sorted(known)}")
+                raise ValueError(f"stages[{index}] names unknown {self.game} batch opponents {unknown}; known: {sorted(known)}")
             if stage.opponents.get("self", 0) > 0 and self.league.size == 0:
-                raise ValueError("a stage plays 'self' but the league has no snapshot slots (league.size)")
+                raise ValueError(f"stages[{index}] plays 'self' but the league has no snapshot slots (league.size)")
         if self.shaping is not None and POTENTIALS.get(self.shaping, ("",))[0] != self.game:
             raise ValueError(f"shaping must name a {self.game} potential of {sorted(POTENTIALS)}, got {self.shaping!r}")
         if self.aux_target is not None and AUX_TARGETS.get(self.aux_target, ("",))[0] != self.game:
             raise ValueError(f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}")
+        registered = set(get_game(self.game).players())
+        unknown = sorted(set(self.eval_opponents) - registered)
+        if unknown:
+            raise ValueError(f"eval_opponents names unknown {self.game} players {unknown}")
+        if self.best_against and self.best_against not in self.eval_opponents:
+            raise ValueError(f"best_against {self.best_against!r} must be one of eval_opponents {self.eval_opponents}")
+        build_net(self)
+        info, _ = GAMES[self.game]
+        seated = {"opponent": "random"} if self.game == "grid" else {"opponents": ["random"] * (self.env_kwargs.get("n_players", 4) - 1)}
+        try:
+            gym.make_vec(info.env_id, num_envs=1, vectorization_mode="vector_entry_point", **seated, **self.env_kwargs).close()
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"env_kwargs: {err}") from None
+
+    @property
+    def timesteps(self) -> int:
+        return sum(s.timesteps for s in self.stages)
 
     @property
     def obs_mode(self) -> str:
@@ -137,7 +184,13 @@ class BatchedConfig:
         length = sum(s.timesteps for s in self.stages)
         stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
         league = dataclasses.replace(self.league, snapshot_every=max(1, self.league.snapshot_every * total // length))
-        return dataclasses.replace(self, stages=stages, league=league, eval_every=max(1, min(self.eval_every, total // 2)))
+        return dataclasses.replace(
+            self,
+            stages=stages,
+            league=league,
+            eval_every=max(1, self.eval_every * total // length),
+            eval_games=min(self.eval_games, max(10, self.eval_games * total // length)),
+        )
 
 
 def build_net(config: BatchedConfig) -> PolicyNet:
@@ -167,6 +220,7 @@ class Recorder:
         self.start = time.perf_counter()
         self.best = -np.inf
         self.next_eval = config.eval_every
+        self.last_eval = -1
         self._progress: Any = None
 
     def progress(self, ppo: PPO, stats: Stats) -> None:
@@ -186,10 +240,16 @@ class Recorder:
         self._progress[0].flush()
 
     def evaluate(self, ppo: PPO) -> None:
+        """Play the evaluation games (once per number of env steps), log them, keep the best."""
+        if ppo.num_timesteps == self.last_eval:
+            return
+        self.last_eval = ppo.num_timesteps
         config = self.config
         net = copy.deepcopy(ppo.net).eval()
         player = LearnerPlayer(net=net, card=config.card, seed=config.seed)
-        rows = evaluate(config.game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed)
+        game = get_game(config.game)
+        table_size = game.n_opponents(config.env_kwargs) + 1
+        rows = evaluate(game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size)
         path = self.out / "eval.csv"
         new = not path.exists()
         with path.open("a", newline="") as handle:
@@ -199,7 +259,7 @@ class Recorder:
             for row in rows:
                 writer.writerow([ppo.num_timesteps, round(time.perf_counter() - self.start, 1), *dataclasses.asdict(row).values()])
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
-        score = target.win_rate if config.game == "grid" else target.mean_points
+        score = getattr(target, game.best_score)
         summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
         print(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}", flush=True)
         if score > self.best:
@@ -211,9 +271,15 @@ class Recorder:
             self._progress[0].close()
 
 
-def train(config: BatchedConfig, out: Path) -> Path:
-    """Run every stage of ``config``; return the path of ``best.zip``."""
+def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
+    """Run every stage of ``config`` into ``out``; return the path of ``best.zip``.
+
+    Ctrl-C raises :class:`experiments.train.TrainingInterrupted` after saving ``out/last.zip``.
+    """
     import torch
+
+    from agents.progress import Progress
+    from experiments.train import TrainingInterrupted
 
     torch.set_num_threads(1)
     torch.manual_seed(config.seed)
@@ -226,11 +292,14 @@ def train(config: BatchedConfig, out: Path) -> Path:
     aux = AUX_TARGETS[config.aux_target][2] if config.aux_target else None
     ppo = PPO(env, net, config.ppo, seed=config.seed, potential=potential, aux_target=aux)
     recorder = Recorder(config, out, league)
-    total = sum(s.timesteps for s in config.stages)
+    total = config.timesteps
     next_snapshot = config.league.snapshot_every
+
+    bar = Progress(total=total, desc="train", unit="step", disable=not progress)
 
     def callback(learner: PPO, stats: Stats) -> bool:
         nonlocal next_snapshot
+        bar.update(min(learner.num_timesteps, total) - bar.n)
         recorder.progress(learner, stats)
         if league.snapshots and learner.num_timesteps >= next_snapshot:
             next_snapshot += config.league.snapshot_every
@@ -249,44 +318,13 @@ def train(config: BatchedConfig, out: Path) -> Path:
         if config.eval_opponents:
             recorder.evaluate(ppo)
         checkpoint.save(ppo.net, config.card, out / "last.zip")
+    except KeyboardInterrupt:
+        last = checkpoint.save(ppo.net, config.card, out / "last.zip")
+        best = out / "best.zip"
+        raise TrainingInterrupted(ppo.num_timesteps, last, best if best.exists() else None) from None
     finally:
+        bar.close()
         recorder.close()
         env.close()
     print(f"trained {ppo.num_timesteps:,} env steps in {time.perf_counter() - recorder.start:,.0f} s; best: {out / 'best.zip'}")
     return out / "best.zip"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Train a compact PPO player on the batched Déjà Vu engines.")
-    parser.add_argument("config", help="a config name in experiments/configs or a path to one")
-    parser.add_argument("--out", type=Path, help="output folder (default runs/<config name>)")
-    parser.add_argument("--timesteps", type=int, help="total env steps, replacing the config's (same proportions)")
-    parser.add_argument("--eval-games", type=int, help="games per opponent at each evaluation")
-    parser.add_argument("--n-envs", type=int, help="games stepped at once (default from the config)")
-    args = parser.parse_args(argv)
-    path = Path(args.config)
-    if not path.exists():
-        path = CONFIGS / f"{args.config}.yaml"
-    try:
-        if not path.exists():
-            raise ValueError(f"no config {args.config!r}; known: {sorted(p.stem for p in CONFIGS.glob('*.yaml'))}")
-        for name in ("timesteps", "eval_games", "n_envs"):
-            value = getattr(args, name)
-            if value is not None and value < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
-        config = BatchedConfig.load(path)
-        if args.timesteps:
-            config = config.scaled(args.timesteps)
-        if args.eval_games:
-            config = dataclasses.replace(config, eval_games=args.eval_games)
-        if args.n_envs:
-            config = dataclasses.replace(config, n_envs=args.n_envs)
-    except (ValueError, TypeError, yaml.YAMLError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    train(config, args.out or Path("runs") / path.stem)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

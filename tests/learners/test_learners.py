@@ -23,7 +23,9 @@ from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.match import play_game as play_grid
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
-from experiments.train_batched import CONFIGS, BatchedConfig, main, train
+from experiments.train import TrainConfig, main
+from experiments.train import train as train_sb3
+from experiments.train_batched import CONFIGS, BatchedConfig, train
 
 
 def _small(name: str, timesteps: int, n_envs: int) -> BatchedConfig:
@@ -37,13 +39,35 @@ def _small(name: str, timesteps: int, n_envs: int) -> BatchedConfig:
 def test_each_config_trains_a_few_hundred_steps_with_its_league_and_writes_a_run(name: str, tmp_path: Path) -> None:
     config = _small(name, 512, 8)
     assert any(s.opponents.get("self", 0) > 0 for s in config.stages) and config.league.size > 0
-    best = train(config, tmp_path)
+    best = train(config, tmp_path, progress=False)
     progress = (tmp_path / "progress.csv").read_text().splitlines()
     assert progress[0].startswith("timesteps,wall_s,") and len(progress) >= 3
     assert (tmp_path / "eval.csv").read_text().count("\n") >= 2
     for zip_path in (best, tmp_path / "last.zip"):
         assert ModelCard.load(zip_path.with_suffix(".json")) == config.card
         assert zip_path.stat().st_size < 5_000_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["grid-batched", "grab-batched"])
+def test_sb3_configs_train_on_the_batched_env_through_the_vecenv_adapter(name: str, tmp_path: Path) -> None:
+    """MaskablePPO (with its own frozen copy as an opponent) and RecurrentPPO, through ``DejaVuVecEnv``."""
+    config = TrainConfig.load(CONFIGS / f"{name}.yaml").scaled(512)
+    config = dataclasses.replace(config, n_envs=8, eval_games=2, ppo={**config.ppo, "n_steps": 32, "batch_size": 64})
+    assert config.batched
+    best = train_sb3(config, tmp_path, progress=False)
+    assert best.exists() and ModelCard.load(best.with_suffix(".json")) == config.card
+    assert (tmp_path / "eval.csv").read_text().count("\n") >= 2
+
+
+def test_batched_configs_name_batch_opponents() -> None:
+    raw = {"game": "grid", "algo": "maskable_ppo", "batched": True, "stages": [{"timesteps": 10, "opponents": {"counting": 1}}],
+           "env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise"}, "eval_opponents": ["greedy"]}
+    with pytest.raises(ValueError, match="names unknown grid players"):
+        TrainConfig.from_dict(raw)
+    compact = {"game": "grab", "algo": "compact_ppo", "stages": [{"timesteps": 10, "opponents": {"self": 1}}]}
+    with pytest.raises(ValueError, match="no snapshot slots"):
+        BatchedConfig.from_dict(compact)
 
 
 def _net(game: str, core: str = "mlp", features: str = "flat") -> tuple[PolicyNet, ModelCard]:
@@ -126,8 +150,11 @@ def test_league_weights_spread_self_over_the_snapshots_taken() -> None:
         League("grid", ["perfect"], net, "info_state")
 
 
-def test_cli_mistakes_are_one_line_and_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["no-such-config"]) == 2
-    assert main(["grid-scratch", "--timesteps", "0"]) == 2
+def test_a_bad_compact_config_is_one_line_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text((CONFIGS / "grab-scratch.yaml").read_text().replace("memory-child", "memory-toddler"))
+    with pytest.raises(SystemExit) as stop:
+        main([str(path), "--out", str(tmp_path / "run")])
+    assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and all(line.startswith("error: ") for line in err)
+    assert len(err) == 1 and "memory-toddler" in err[0]
