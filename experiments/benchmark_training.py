@@ -109,9 +109,7 @@ def compact(name: str) -> Callable[[int], Iteration]:
         import dataclasses
 
         from agents.learners.league import League
-        from agents.learners.ppo import PPO
-        from agents.learners.targets import AUX_TARGETS, POTENTIALS
-        from experiments.train_batched import CONFIGS, BatchedConfig, build_env, build_net
+        from experiments.train_batched import CONFIGS, BatchedConfig, build_env, build_net, make_learner
 
         config = dataclasses.replace(BatchedConfig.load(CONFIGS / f"{name}.yaml"), seed=seed)
         net = build_net(config)
@@ -120,9 +118,7 @@ def compact(name: str) -> Callable[[int], Iteration]:
         league.set_weights({k: v for k, v in stage.opponents.items() if k != "self"})
         env = build_env(config, league)
         league.apply(env)
-        potential = POTENTIALS[config.shaping][2] if config.shaping else None
-        aux = AUX_TARGETS[config.aux_target][2] if config.aux_target else None
-        ppo = PPO(env, net, config.ppo, seed=seed, potential=potential, aux_target=aux)
+        ppo = make_learner(config, env, net)
         return lambda: ppo.iterate().steps
 
     return build

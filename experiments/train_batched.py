@@ -201,6 +201,12 @@ def build_net(config: BatchedConfig) -> PolicyNet:
     return PolicyNet(net_config, layout.high())
 
 
+def make_learner(config: BatchedConfig, env: Any, net: PolicyNet) -> PPO:
+    """The PPO learner of ``config`` on ``env``, with its shaping and history."""
+    _, potential, reads_seen = POTENTIALS[config.shaping] if config.shaping else ("", None, False)
+    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=bool(config.aux_target) or reads_seen)
+
+
 def build_env(config: BatchedConfig, league: League) -> Any:
     info, _ = GAMES[config.game]
     seated = {"opponent": None} if config.game == "grid" else {"opponents": None}
@@ -288,9 +294,7 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     names = sorted({n for s in config.stages for n in s.opponents} - {"self"})
     league = League(config.game, names, net, config.obs_mode, size=config.league.size)
     env = build_env(config, league)
-    potential = POTENTIALS[config.shaping][2] if config.shaping else None
-    aux = AUX_TARGETS[config.aux_target][2] if config.aux_target else None
-    ppo = PPO(env, net, config.ppo, seed=config.seed, potential=potential, aux_target=aux)
+    ppo = make_learner(config, env, net)
     recorder = Recorder(config, out, league)
     total = config.timesteps
     next_snapshot = config.league.snapshot_every

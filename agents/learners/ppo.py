@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from agents.learners.nets import Output, PolicyNet, sample
-from agents.learners.targets import Potential
+from agents.learners.targets import Potential, SeenCounts
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,10 @@ class PPO:
 
     ``env``: a gymnasium vector env with ``"SameStep"`` autoreset whose observations are the
     Déjà Vu dicts; ``net``: the :class:`~agents.learners.nets.PolicyNet` to train;
-    ``potential``: a shaping potential or ``None``; ``aux_target``: a factory
-    ``(n_envs) -> target(observations, starts) -> (n_envs, items)`` for the auxiliary head.
+    ``potential``: a shaping potential (:mod:`agents.learners.targets`) or ``None``;
+    ``seen_counts``: keep Grab's :class:`~agents.learners.targets.SeenCounts` over the
+    agent's observations, the auxiliary head's target and the history a potential may read
+    (required when the net has an auxiliary head).
     """
 
     def __init__(
@@ -158,10 +160,10 @@ class PPO:
         config: PPOConfig,
         seed: int = 0,
         potential: Potential | None = None,
-        aux_target: Callable[[int], Callable[[np.ndarray, np.ndarray], np.ndarray]] | None = None,
+        seen_counts: bool = False,
     ) -> None:
-        if net.aux is not None and aux_target is None:
-            raise ValueError("the net has an auxiliary head: give aux_target")
+        if net.aux is not None and not seen_counts:
+            raise ValueError("the net has an auxiliary head: its target is the seen counts (seen_counts=True)")
         self.env = env
         self.net = net
         self.config = config
@@ -169,7 +171,7 @@ class PPO:
         self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(seed)
         self.potential = potential
-        self.aux_target = None if aux_target is None else aux_target(self.n_envs)
+        self.seen = SeenCounts(self.n_envs) if seen_counts else None
         items = net.config.aux_shape[0] if net.config.aux_shape else 0
         self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items)
         self.num_timesteps = 0
@@ -202,8 +204,9 @@ class PPO:
             r.masks[t] = torch.from_numpy(masks)
             r.obs[t] = self.net.featurize(torch.from_numpy(obs), r.masks[t])
             r.starts[t] = torch.from_numpy(self._starts)
-            if self.aux_target is not None:
-                r.aux[t] = torch.from_numpy(self.aux_target(obs, self._starts))
+            seen = None if self.seen is None else self.seen(obs, self._starts)
+            if r.aux is not None and seen is not None:
+                r.aux[t] = torch.from_numpy(seen)
             with torch.no_grad():
                 out = self.net(r.obs[t], r.masks[t], self._state, r.starts[t])
                 action = sample(out.logits, self.generator)
@@ -217,12 +220,15 @@ class PPO:
             self._episode_return += reward
             self._episode_length += 1
             if self.potential is not None and config.shaping_coef:
-                after = self.potential(self._final_observations(info, ended))
+                following = self._final_observations(info, ended)
+                seen_after = None if self.seen is None else self.seen.peek(following, np.zeros(self.n_envs, dtype=bool))
+                after = self.potential(following, seen_after, terminated)
+                before = self.potential(obs, seen, np.zeros(self.n_envs, dtype=bool))
                 if config.shaping_final:  # progress: the terms add up to phi(end) - phi(start)
-                    shaped += config.shaping_coef * (after - self.potential(obs))
+                    shaped += config.shaping_coef * (after - before)
                 else:  # potential-based: phi is 0 once the episode ends
                     after[terminated if config.bootstrap_truncated else ended] = 0.0
-                    shaped += config.shaping_coef * (config.gamma * after - self.potential(obs))
+                    shaped += config.shaping_coef * (config.gamma * after - before)
             cut = truncated & ~terminated
             if config.bootstrap_truncated and cut.any():
                 shaped[cut] += config.gamma * self._final_values(info, cut, out)

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.learners.targets import SeenCounts, grid_margin, grid_tally
+from agents.learners.targets import SeenCounts, grab_points, grid_margin, grid_tally
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
@@ -60,3 +60,67 @@ def test_grid_potentials_read_only_public_pieces() -> None:
     other = vector.copy()
     other[:, layout.slices["faces"]] = rng.random((4, 64)).astype(np.float32) * 2
     np.testing.assert_array_equal(grid_margin(vector), grid_margin(other))
+
+
+def test_grab_potential_pays_held_objects_seen_twice_and_charges_the_others() -> None:
+    layout = GRAB_LAYOUTS["observation"]
+    obs = layout.zeros((3,))
+    layout.decode(obs)["points"][:, 0] = 5  # finished rounds
+    layout.decode(obs)["points"][:, 1] = 9  # another seat's points do not count
+    holdings = layout.decode(obs)["holdings"]
+    holdings[:, 0, [4, 9]] = 1  # the agent holds objects 4 and 9
+    holdings[:, 1, 5] = 1  # another seat's holdings do not count
+    seen = np.zeros((3, 36), dtype=np.int64)
+    seen[0, 4] = seen[0, 9] = 2
+    seen[1, 4], seen[1, 9] = 2, 1
+    seen[2] = 2
+    layout.decode(obs)["eliminated"][2, 0] = 1  # out of the round: worth nothing
+    np.testing.assert_array_equal(grab_points(obs, seen), [7.0, 5.0, 5.0])
+
+
+def test_peeking_at_the_seen_counts_remembers_nothing() -> None:
+    layout = GRAB_LAYOUTS["observation"]
+    obs = layout.zeros((1,))
+    view = layout.decode(obs)
+    view["newest_card"][0, 3] = 1
+    view["new_card"][0] = 1
+    view["round"][0, 0] = 1
+    counts = SeenCounts(1)
+    first = counts(obs, np.array([True]))
+    assert counts.peek(obs, np.array([False]))[0, 3] == 2
+    assert first[0, 3] == 1 and counts.counts[0, 3] == 1
+    view["round"][0] = [0, 1, 0]
+    assert counts.peek(obs, np.array([False]))[0, 3] == 1  # a new round starts the count again
+
+
+def test_grab_progress_adds_up_to_the_points_of_the_game() -> None:
+    """Paid as progress, the potential's differences over an episode are the agent's final points."""
+    n = 12
+    env = gym.make_vec(GRAB_INFO.env_id, num_envs=n, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+                       obs_mode="observation")
+    counts = SeenCounts(n)
+    rng = np.random.default_rng(4)
+    obs, _ = env.reset(seed=9)
+    starts = np.ones(n, dtype=bool)
+    totals = np.zeros(n)
+    checked = 0
+    for _ in range(600):
+        seen = counts(obs["observation"], starts)
+        masks = obs["action_mask"].astype(bool)
+        safe = masks[:, 1:] & (seen >= 2)
+        grab = np.where(safe.any(axis=1), 1 + safe.argmax(axis=1), 0)  # a perfect memory's grab ...
+        reckless = rng.random(n) < 0.03  # ... and now and then a random one, which gets the agent eliminated
+        actions = np.where(reckless, (rng.random(masks.shape) * masks).argmax(axis=1), grab)
+        before = grab_points(obs["observation"], seen, np.zeros(n, dtype=bool))
+        obs, _, terminated, truncated, info = env.step(actions)
+        ended = terminated | truncated
+        following = obs["observation"].copy()
+        for i in np.flatnonzero(ended).tolist():
+            following[i] = info["final_obs"][i]["observation"]
+        totals += grab_points(following, counts.peek(following, np.zeros(n, dtype=bool)), terminated) - before
+        for i in np.flatnonzero(ended).tolist():
+            assert totals[i] == info["final_info"]["scores"][i][0]
+            checked += 1
+        totals[ended] = 0
+        starts = ended
+    assert checked >= n
