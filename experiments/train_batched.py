@@ -46,7 +46,7 @@ from agents.learners.league import HEURISTICS, League
 from agents.learners.nets import NetConfig, PolicyNet
 from agents.learners.player import LearnerPlayer
 from agents.learners.ppo import PPO, PPOConfig, Stats
-from agents.learners.targets import AUX_TARGETS, POTENTIALS
+from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
 from agents.ppo import ModelCard
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
@@ -88,6 +88,7 @@ class BatchedConfig:
     net: dict[str, Any] = field(default_factory=dict)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     shaping: str | None = None
+    bonus: str | None = None
     aux_target: str | None = None
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval_every: int = 1_000_000
@@ -151,6 +152,8 @@ class BatchedConfig:
                 raise ValueError(f"stages[{index}] plays 'self' but the league has no snapshot slots (league.size)")
         if self.shaping is not None and POTENTIALS.get(self.shaping, ("",))[0] != self.game:
             raise ValueError(f"shaping must name a {self.game} potential of {sorted(POTENTIALS)}, got {self.shaping!r}")
+        if self.bonus is not None and BONUSES.get(self.bonus, ("",))[0] != self.game:
+            raise ValueError(f"bonus must name a {self.game} bonus of {sorted(BONUSES)}, got {self.bonus!r}")
         if self.aux_target is not None and AUX_TARGETS.get(self.aux_target, ("",))[0] != self.game:
             raise ValueError(f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}")
         registered = set(get_game(self.game).players())
@@ -204,7 +207,9 @@ def build_net(config: BatchedConfig) -> PolicyNet:
 def make_learner(config: BatchedConfig, env: Any, net: PolicyNet) -> PPO:
     """The PPO learner of ``config`` on ``env``, with its shaping and history."""
     _, potential, reads_seen = POTENTIALS[config.shaping] if config.shaping else ("", None, False)
-    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=bool(config.aux_target) or reads_seen)
+    bonus = BONUSES[config.bonus][1] if config.bonus else None
+    history = bool(config.aux_target) or reads_seen or bonus is not None
+    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus)
 
 
 def build_env(config: BatchedConfig, league: League) -> Any:

@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from agents.learners.nets import Output, PolicyNet, sample
-from agents.learners.targets import Potential, SeenCounts
+from agents.learners.targets import Bonus, Potential, SeenCounts
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ class PPOConfig:
     ``ent_coef`` to it over the ``total`` steps given to :meth:`PPO.learn` (``None``: constant).
     ``shaping_coef`` multiplies the potential's difference; ``shaping_final`` makes the terms
     add up to ``phi(end) - phi(start)`` (progress, paid and kept) instead of vanishing
-    (potential-based, ``phi = 0`` at the end). ``aux_coef`` weighs the auxiliary loss.
+    (potential-based, ``phi = 0`` at the end). ``bonus_coef`` multiplies a bonus (a reward
+    for what a step did, kept: it changes the objective). ``aux_coef`` weighs the auxiliary loss.
     ``bootstrap_truncated``: an episode cut by the env's turn limit continues in the value's
     eyes (the textbook choice for a time limit that is not part of the task); ``False`` makes
     the cut a terminal draw, for games whose evaluation counts it as one (Grid's tournament).
@@ -71,6 +72,7 @@ class PPOConfig:
     reward_scale: float = 1.0
     shaping_coef: float = 0.0
     shaping_final: bool = False
+    bonus_coef: float = 0.0
     bootstrap_truncated: bool = True
 
     def __post_init__(self) -> None:
@@ -148,9 +150,10 @@ class PPO:
     ``env``: a gymnasium vector env with ``"SameStep"`` autoreset whose observations are the
     Déjà Vu dicts; ``net``: the :class:`~agents.learners.nets.PolicyNet` to train;
     ``potential``: a shaping potential (:mod:`agents.learners.targets`) or ``None``;
+    ``bonus``: a reward for what each step did (:mod:`agents.learners.targets`) or ``None``;
     ``seen_counts``: keep Grab's :class:`~agents.learners.targets.SeenCounts` over the
-    agent's observations, the auxiliary head's target and the history a potential may read
-    (required when the net has an auxiliary head).
+    agent's observations, the auxiliary head's target and the history a potential or a
+    bonus may read (required when the net has an auxiliary head or a bonus is given).
     """
 
     def __init__(
@@ -161,9 +164,10 @@ class PPO:
         seed: int = 0,
         potential: Potential | None = None,
         seen_counts: bool = False,
+        bonus: Bonus | None = None,
     ) -> None:
-        if net.aux is not None and not seen_counts:
-            raise ValueError("the net has an auxiliary head: its target is the seen counts (seen_counts=True)")
+        if (net.aux is not None or bonus is not None) and not seen_counts:
+            raise ValueError("the auxiliary head's target and the bonus are the seen counts: pass seen_counts=True")
         self.env = env
         self.net = net
         self.config = config
@@ -171,6 +175,7 @@ class PPO:
         self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(seed)
         self.potential = potential
+        self.bonus = bonus
         self.seen = SeenCounts(self.n_envs) if seen_counts else None
         items = net.config.aux_shape[0] if net.config.aux_shape else 0
         self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items)
@@ -216,22 +221,9 @@ class PPO:
             seated = self._seated()
             self._obs, reward, terminated, truncated, info = self.env.step(action.numpy())
             ended = terminated | truncated
-            shaped = np.asarray(reward, dtype=np.float64) * config.reward_scale
             self._episode_return += reward
             self._episode_length += 1
-            if self.potential is not None and config.shaping_coef:
-                following = self._final_observations(info, ended)
-                seen_after = None if self.seen is None else self.seen.peek(following, np.zeros(self.n_envs, dtype=bool))
-                after = self.potential(following, seen_after, terminated)
-                before = self.potential(obs, seen, np.zeros(self.n_envs, dtype=bool))
-                if config.shaping_final:  # progress: the terms add up to phi(end) - phi(start)
-                    shaped += config.shaping_coef * (after - before)
-                else:  # potential-based: phi is 0 once the episode ends
-                    after[terminated if config.bootstrap_truncated else ended] = 0.0
-                    shaped += config.shaping_coef * (config.gamma * after - before)
-            cut = truncated & ~terminated
-            if config.bootstrap_truncated and cut.any():
-                shaped[cut] += config.gamma * self._final_values(info, cut, out)
+            shaped = self._reward(reward, obs, seen, info, terminated, truncated, out)
             r.rewards[t] = torch.from_numpy(shaped.astype(np.float32))
             if ended.any():
                 self._record(stats, info, ended, seated)
@@ -239,6 +231,40 @@ class PPO:
         self.num_timesteps += config.n_steps * self.n_envs
         stats.steps += config.n_steps * self.n_envs
         self._advantages()
+
+    def _reward(
+        self,
+        reward: np.ndarray,
+        obs: np.ndarray,
+        seen: np.ndarray | None,
+        info: dict[str, Any],
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        out: Output,
+    ) -> np.ndarray:
+        """The reward the learner trains on: the env's, scaled, plus the bonus, the shaping terms and
+        (where the turn limit cut an episode that continues in the value's eyes) the bootstrap."""
+        config = self.config
+        ended = terminated | truncated
+        shaped = np.asarray(reward, dtype=np.float64) * config.reward_scale
+        shaping = self.potential is not None and config.shaping_coef != 0
+        if shaping or (self.bonus is not None and config.bonus_coef):
+            following = self._final_observations(info, ended)
+            seen_after = None if self.seen is None else self.seen.peek(following, np.zeros(self.n_envs, dtype=bool))
+            if self.bonus is not None and seen_after is not None:
+                shaped += config.bonus_coef * self.bonus(obs, following, seen_after)
+            if self.potential is not None and shaping:
+                after = self.potential(following, seen_after, terminated)
+                before = self.potential(obs, seen, np.zeros(self.n_envs, dtype=bool))
+                if config.shaping_final:  # progress: the terms add up to phi(end) - phi(start)
+                    shaped += config.shaping_coef * (after - before)
+                else:  # potential-based: phi is 0 once the episode ends
+                    after[terminated if config.bootstrap_truncated else ended] = 0.0
+                    shaped += config.shaping_coef * (config.gamma * after - before)
+        cut = truncated & ~terminated
+        if config.bootstrap_truncated and cut.any():
+            shaped[cut] += config.gamma * self._final_values(info, cut, out)
+        return shaped
 
     def _final_observations(self, info: dict[str, Any], ended: np.ndarray) -> np.ndarray:
         """The observation each env's decision led to: its episode's last one where it ended."""

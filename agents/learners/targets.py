@@ -127,5 +127,31 @@ class SeenCounts:
         return np.minimum(counts + (flipped > 0), SEEN_CLASSES - 1), round_index
 
 
+Bonus = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""``bonus(observations, following, seen_following) -> (N,)``: a reward for what the step did."""
+
+
+def grab_bonus(observations: np.ndarray, following: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """+1 for each object the step put in the agent's hands that it had seen twice, -1 for any other.
+
+    ``observations`` before the step, ``following`` after it (the episode's last one where it
+    ended), ``seen``: :class:`SeenCounts` for ``following``. Unlike a potential's terms it is
+    kept: a grab that will get the agent eliminated costs 1 for good, and one that will score
+    pays 1 even if a later grab throws the round away. Both the game's points and this bonus
+    are best served by perfect play (every object seen twice, nothing else), but at the start,
+    when a random policy loses every round it grabs in, only the bonus tells a good grab from
+    a bad one.
+    """
+    held = observations[:, _GRAB.slices["holdings"]][:, :N_OBJECTS]
+    held_after = following[:, _GRAB.slices["holdings"]][:, :N_OBJECTS]
+    same_round = (observations[:, _GRAB.slices["round"]] == following[:, _GRAB.slices["round"]]).all(axis=1)
+    new = (held_after > held) & same_round[:, None]
+    return (new * np.where(seen >= 2, 1.0, -1.0)).sum(axis=1)
+
+
+BONUSES: dict[str, tuple[str, Bonus]] = {"grab_bonus": ("grab", grab_bonus)}
+"""Bonuses by name: ``(game, bonus)``; they read the seen counts. A config names one under ``bonus``."""
+
+
 AUX_TARGETS: dict[str, tuple[str, tuple[int, int]]] = {"seen_counts": ("grab", (N_OBJECTS, SEEN_CLASSES))}
 """Auxiliary targets by name: ``(game, aux_shape)``; the target is :class:`SeenCounts`' counts."""

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.learners.targets import SeenCounts, grab_points, grid_margin, grid_tally
+from agents.learners.targets import SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
@@ -124,3 +124,19 @@ def test_grab_progress_adds_up_to_the_points_of_the_game() -> None:
         totals[ended] = 0
         starts = ended
     assert checked >= n
+
+
+def test_grab_bonus_pays_each_new_holding_by_whether_it_was_seen_twice() -> None:
+    layout = GRAB_LAYOUTS["observation"]
+    before, after = layout.zeros((2,)), layout.zeros((2,))
+    for obs in (before, after):
+        layout.decode(obs)["round"][:, 1] = 1
+    layout.decode(before)["holdings"][:, 0, 7] = 1  # held already: no bonus again
+    layout.decode(after)["holdings"][:, 0, [7, 8, 9]] = 1
+    layout.decode(after)["holdings"][:, 2, 11] = 1  # another seat's grab
+    seen = np.zeros((2, 36), dtype=np.int64)
+    seen[0, [8, 9]] = 2
+    seen[1, 8], seen[1, 9] = 2, 1
+    np.testing.assert_array_equal(grab_bonus(before, after, seen), [2.0, 0.0])
+    layout.decode(after)["round"][:] = [0, 0, 1]  # a new round: the holdings are not the step's grabs
+    np.testing.assert_array_equal(grab_bonus(before, after, seen), [0.0, 0.0])
