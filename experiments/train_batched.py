@@ -9,8 +9,9 @@ and the learner of :mod:`agents.learners` (masked logits, optional GRU memory, s
 auxiliary target, a league of its own snapshots).
 
 A config (``experiments/configs/<name>.yaml``, with ``algo: compact_ppo``) names the game,
-the env's keyword arguments, the network (``net``), PPO's hyper-parameters (``ppo``), an
-optional shaping potential and auxiliary target (:mod:`agents.learners.targets`), the
+the env's keyword arguments, the network (``net``, and optionally ``init``: a checkpoint of
+an earlier run to continue from), PPO's hyper-parameters (``ppo``), an optional shaping
+potential, bonus and auxiliary target (:mod:`agents.learners.targets`), the
 league (how many snapshot slots, how often a snapshot joins) and the curriculum *stages*:
 each a number of env steps against a weighted mix of the game's batch opponents
 (:data:`agents.learners.league.HEURISTICS`) and ``self`` (the snapshots). One env serves
@@ -91,6 +92,7 @@ class BatchedConfig:
     bonus: str | None = None
     aux_target: str | None = None
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    init: str | None = None
     eval_every: int = 1_000_000
     eval_games: int = 200
     eval_opponents: list[str] = field(default_factory=list)
@@ -162,7 +164,9 @@ class BatchedConfig:
             raise ValueError(f"eval_opponents names unknown {self.game} players {unknown}")
         if self.best_against and self.best_against not in self.eval_opponents:
             raise ValueError(f"best_against {self.best_against!r} must be one of eval_opponents {self.eval_opponents}")
-        build_net(self)
+        net = build_net(self)
+        if self.init is not None:
+            initial_weights(self, net)
         info, _ = GAMES[self.game]
         seated = {"opponent": "random"} if self.game == "grid" else {"opponents": ["random"] * (self.env_kwargs.get("n_players", 4) - 1)}
         try:
@@ -202,6 +206,24 @@ def build_net(config: BatchedConfig) -> PolicyNet:
     aux_shape = AUX_TARGETS[config.aux_target][1] if config.aux_target else ()
     net_config = NetConfig(obs_size=layout.size, n_actions=info.n_actions, aux_shape=aux_shape, **config.net)
     return PolicyNet(net_config, layout.high())
+
+
+def initial_weights(config: BatchedConfig, net: PolicyNet) -> None:
+    """Load ``config.init`` (a compact_ppo checkpoint of this game, view and shape) into ``net``.
+
+    This continues an earlier run of the learner (its weights, not its optimiser state or
+    league): no teacher is involved, so a run started from it is still from scratch.
+    """
+    from agents.models import checkpoint_card, resolve_checkpoint
+
+    path = resolve_checkpoint(Path(str(config.init)))
+    card = checkpoint_card(path, config.game)
+    if card != config.card:
+        raise ValueError(f"init {path} was trained as {card}, this config trains {config.card}")
+    loaded = checkpoint.load(path)
+    if loaded.config != net.config:
+        raise ValueError(f"init {path} has the network {loaded.config}, this config builds {net.config}")
+    net.load_state_dict(loaded.state_dict())
 
 
 def make_learner(config: BatchedConfig, env: Any, net: PolicyNet) -> PPO:
@@ -296,6 +318,8 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     torch.manual_seed(config.seed)
     out.mkdir(parents=True, exist_ok=True)
     net = build_net(config)
+    if config.init is not None:
+        initial_weights(config, net)
     names = sorted({n for s in config.stages for n in s.opponents} - {"self"})
     league = League(config.game, names, net, config.obs_mode, size=config.league.size)
     env = build_env(config, league)
