@@ -34,7 +34,8 @@ from typing import Any
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints: the only folder a checkpoint *name* resolves to."""
-ALGORITHMS = ("maskable_ppo", "recurrent_ppo")
+ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo")
+"""SB3's two (:class:`agents.ppo.PPOPlayer` plays them) and :mod:`agents.learners`' (its ``LearnerPlayer``)."""
 OBS_MODES = ("info_state", "observation")
 
 
@@ -143,6 +144,18 @@ _LOADED: dict[tuple[str, int, int, str], Any] = {}
 one checkpoint at several seats, or several lanes of a tournament worker, share one model."""
 
 
+def checkpoint_player(path: Path, game: str | None = None, seed: int | None = None, deterministic: bool = True) -> Any:
+    """The player of the checkpoint zip ``path``, as its model card's ``algo`` says: SB3's or the compact learner's."""
+    card = checkpoint_card(path, game)
+    if card.algo == "compact_ppo":
+        from agents.learners.player import LearnerPlayer
+
+        return LearnerPlayer(seed=seed, checkpoint=path, deterministic=deterministic, game=game)
+    from agents.ppo import PPOPlayer
+
+    return PPOPlayer(seed=seed, checkpoint=path, deterministic=deterministic, game=game)
+
+
 def load_model(card: ModelCard, path: Path, device: str = "cpu") -> Any:
     """The SB3 model in the zip ``path``, loaded with the class ``card.algo`` names (imports torch here).
 
@@ -155,6 +168,8 @@ def load_model(card: ModelCard, path: Path, device: str = "cpu") -> Any:
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, device)
     if key not in _LOADED:
         classes: dict[str, Any] = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO}
+        if card.algo not in classes:
+            raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with checkpoint_player")
         custom = _policy_kwargs_for(card, path)
         _LOADED[key] = classes[card.algo].load(str(path), device=device, custom_objects=custom)
     return _LOADED[key]

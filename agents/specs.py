@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agents.base import Player
 from agents.games.base import TournamentGame
-from agents.models import checkpoint_card, is_path, resolve_checkpoint
+from agents.models import checkpoint_card, checkpoint_player, is_path, resolve_checkpoint
 from agents.registry import available_players
 
 
@@ -38,9 +38,7 @@ class PlayerSpec:
         """A fresh player for ``game``: the registered one, or the checkpoint's model as a player."""
         if self.checkpoint is None:
             return game.make_player(self.name)
-        from agents.ppo import PPOPlayer
-
-        player = PPOPlayer(checkpoint=self.checkpoint, game=game.name)
+        player: Player = checkpoint_player(self.checkpoint, game.name)
         player.name = self.name
         return player
 

@@ -24,6 +24,14 @@ teacher's play into the policy before the first stage (behaviour cloning), so PP
 fine-tunes a policy that already scores instead of searching a flat return; its curve goes
 to ``pretrain.csv`` and the cloned policy is evaluated at timestep 0.
 
+A config with ``algo: compact_ppo`` trains the compact learner of :mod:`agents.learners` on
+the batched env instead (:mod:`experiments.train_batched`: ``grid-scratch``, ``grab-scratch``),
+with the same command line, run folders and Ctrl-C. An SB3 config with ``batched: true``
+trains on the batched env too, through :class:`dejavu_env.sb3.DejaVuVecEnv`: ``n_envs``
+games in this process instead of ``n_envs`` worker processes, its stages' opponents named
+as the batch players of :data:`agents.learners.league.HEURISTICS` (``self``: the previous
+stage's model, sampling; MaskablePPO only).
+
 A YAML file cannot hold a Python class, so ``ppo.policy_kwargs`` names them as
 ``"module:attribute"`` strings under keys ending in ``_class`` or ``_fn`` (for example
 ``features_extractor_class: agents.grid.features:GridSlotExtractor``); they are imported
@@ -56,16 +64,21 @@ from agents.cloning import PretrainConfig, pretrain
 from agents.games import GameAdapter, get_game
 from agents.mixture import SELF, build_mixture
 from agents.models import ALGORITHMS, ModelCard
+from agents.learners.league import HEURISTICS
 from agents.ppo import PPOPlayer
 from agents.progress import Progress
 from agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments.evaluate import evaluate
+from experiments.train_batched import COMPACT, BatchedConfig
+from experiments.train_batched import train as train_batched
 
 PROG = "python -m experiments.train"
 CONFIGS = Path(__file__).resolve().parent / "configs"
 RUNS = Path("runs")
 REQUIRED_ENV_KWARGS = ("obs_mode", "illegal_action")
+SB3_ALGORITHMS = ("maskable_ppo", "recurrent_ppo")
+"""The algorithms :class:`TrainConfig` trains; ``compact_ppo`` configs are :class:`BatchedConfig`'s."""
 
 
 @dataclass(frozen=True)
@@ -97,10 +110,11 @@ class TrainConfig:
     eval_opponents: list[str] = field(default_factory=list)
     best_against: str = ""
     pretrain: PretrainConfig | None = None
+    batched: bool = False
 
     def __post_init__(self) -> None:
         game = get_game(self.game)
-        if self.algo not in ALGORITHMS:
+        if self.algo not in SB3_ALGORITHMS:
             raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
         missing = [key for key in REQUIRED_ENV_KWARGS if key not in self.env_kwargs]
         if missing:
@@ -114,9 +128,14 @@ class TrainConfig:
         if not self.stages:
             raise ValueError("stages must list at least one stage")
         registered = set(game.players())
+        trainable = set(HEURISTICS[game.name]) if self.batched else registered
+        if self.batched and (self.pretrain is not None or self.stack > 1):
+            raise ValueError("a batched config trains without pretrain and stack (the batched env seats batch players)")
         for index, stage in enumerate(self.stages):
             _check_count(f"stages[{index}].timesteps", stage.timesteps, 1)
-            unknown = sorted(set(stage.opponents) - registered - {SELF})
+            if self.batched and SELF in stage.opponents and self.algo == "recurrent_ppo":
+                raise ValueError("'self' in a batched stage needs a MaskablePPO (a recurrent snapshot keeps a state)")
+            unknown = sorted(set(stage.opponents) - trainable - {SELF})
             if unknown:
                 raise ValueError(f"stages[{index}] names unknown {game.name} players {unknown}")
             if SELF in stage.opponents and index == 0:
@@ -260,6 +279,38 @@ def env_factory(
         return env
 
     return make
+
+
+def batched_vec_env(config: TrainConfig, stage: Stage, model: Any) -> Any:
+    """SB3's view of ``n_envs`` batched games against ``stage``'s batch opponents (``self``: a frozen copy of
+    ``model``, sampling from its masked policy)."""
+    import torch
+
+    from dejavu_env.sb3 import DejaVuVecEnv
+
+    game = config.adapter
+    league: list[Any] = []
+    for name in stage.opponents:
+        if name != SELF:
+            league.append(HEURISTICS[game.name][name]())
+            continue
+        frozen = type(model.policy)(**model.policy._get_constructor_parameters())
+        frozen.load_state_dict(model.policy.state_dict())
+        frozen.set_training_mode(False)
+
+        def policy(observations: np.ndarray, masks: np.ndarray, frozen: Any = frozen) -> np.ndarray:
+            obs = {"observation": observations, "action_mask": masks.astype(np.int8)}
+            with torch.no_grad():
+                actions, _ = frozen.predict(obs, action_masks=masks, deterministic=False)
+            return np.asarray(actions, dtype=np.int64)
+
+        league.append(policy)
+    seated = {"opponent": None} if game.name == "grid" else {"opponents": None}
+    env = DejaVuVecEnv(
+        game.env_id, num_envs=config.n_envs, seed=config.seed * 1000, league=league,
+        league_probs=list(stage.opponents.values()), **seated, **config.env_kwargs,
+    )  # fmt: skip
+    return env
 
 
 def save_checkpoint(model: Any, card: ModelCard, path: Path) -> None:
@@ -459,9 +510,12 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
     self_checkpoint: Path | None = None
     try:
         for index, stage in enumerate(config.stages):
-            workers = config.n_envs > 1
-            thunks = [env_factory(config, stage, self_checkpoint, rank, workers) for rank in range(config.n_envs)]
-            vec_env = SubprocVecEnv(thunks) if workers else DummyVecEnv(thunks)
+            if config.batched:
+                vec_env = batched_vec_env(config, stage, model)
+            else:
+                workers = config.n_envs > 1
+                thunks = [env_factory(config, stage, self_checkpoint, rank, workers) for rank in range(config.n_envs)]
+                vec_env = SubprocVecEnv(thunks) if workers else DummyVecEnv(thunks)
             if model is None:
                 model = build_model(config, vec_env)
                 model.set_logger(logger)
@@ -541,17 +595,28 @@ class Plan:
     """A run as the command line asks for it, every argument checked: nothing has started yet."""
 
     name: str
-    config: TrainConfig
+    config: TrainConfig | BatchedConfig
     out: Path
     default_out: bool
     progress: bool
+
+
+def load_config(path: Path) -> TrainConfig | BatchedConfig:
+    """The config in ``path``: a :class:`BatchedConfig` when its ``algo`` is ``compact_ppo``, else a :class:`TrainConfig`."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = None  # TrainConfig.load words the problem
+    if isinstance(raw, dict) and raw.get("algo") == COMPACT:
+        return BatchedConfig.load(path)
+    return TrainConfig.load(path)
 
 
 def plan(argv: Sequence[str] | None = None) -> Plan:
     """Read and check the command line and the config; a mistake exits with one line (status 2)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    config = checked(parser, lambda: TrainConfig.load(args.config))
+    config = checked(parser, lambda: load_config(args.config))
     if args.timesteps:
         config = config.scaled(args.timesteps)
     if args.eval_games:
@@ -572,8 +637,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     stages = counted(len(config.stages), "stage")
     print(f"training {run.name}: {config.timesteps:,} timesteps in {stages}, {counted(config.n_envs, 'env')} -> "
           f"{run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
+    trainer = train_batched if isinstance(config, BatchedConfig) else train
     try:
-        train(config, run.out, progress=run.progress)
+        trainer(config, run.out, progress=run.progress)
     except TrainingInterrupted as stop:
         saved = f"the model so far is in {stop.last}" if stop.last else "no model had been built"
         best = f", the best evaluated one in {stop.best}" if stop.best else ""

@@ -1,0 +1,363 @@
+"""Training on the batched engines with the compact learner: the configs with ``algo: compact_ppo``.
+
+``python -m experiments.train grid-scratch`` runs them (the command line, run folders and
+Ctrl-C are :mod:`experiments.train`'s, for every config).
+
+The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
+stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
+and the learner of :mod:`agents.learners` (masked logits, optional GRU memory, shaping,
+auxiliary target, a league of its own snapshots).
+
+A config (``experiments/configs/<name>.yaml``, with ``algo: compact_ppo``) names the game,
+the env's keyword arguments, the network (``net``, and optionally ``init``: a checkpoint of
+an earlier run to continue from), PPO's hyper-parameters (``ppo``), an optional shaping
+potential, bonus and auxiliary target (:mod:`agents.learners.targets`), the
+league (how many snapshot slots, how often a snapshot joins) and the curriculum *stages*:
+each a number of env steps against a weighted mix of the game's batch opponents
+(:data:`agents.learners.league.HEURISTICS`) and ``self`` (the snapshots). One env serves
+the whole run; a stage only changes the weights.
+
+A run writes to its folder: ``progress.csv`` (one row per
+iteration: steps, wall time, speed, episode results per opponent, losses), ``eval.csv``
+(every ``eval_every`` steps, the tournament's seats and seeds through
+:func:`experiments.evaluate.evaluate` against ``eval_opponents``, as any player is
+measured), ``best.zip`` (best score against ``best_against``: win rate for Grid, mean
+points for Grab) and ``last.zip`` (also written when Ctrl-C stops the run), each with its
+model card.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import yaml
+
+import dejavu_env  # noqa: F401  (registers the ids)
+from agents.games import get_game
+from agents.learners import checkpoint
+from agents.learners.league import HEURISTICS, League
+from agents.learners.nets import NetConfig, PolicyNet
+from agents.learners.player import LearnerPlayer
+from agents.learners.ppo import PPO, PPOConfig, Stats
+from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
+from agents.ppo import ModelCard
+from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
+from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
+from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
+from experiments.evaluate import evaluate
+
+CONFIGS = Path(__file__).resolve().parent / "configs"
+COMPACT = checkpoint.ALGO
+GAMES = {"grid": (GRID_INFO, GRID_LAYOUTS), "grab": (GRAB_INFO, GRAB_LAYOUTS)}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stretch of training against one weighted mix of opponents (``self``: the league's snapshots)."""
+
+    timesteps: int
+    opponents: dict[str, float]
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """``size`` snapshot slots; a snapshot of the learner joins every ``snapshot_every`` env steps."""
+
+    size: int = 0
+    snapshot_every: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class BatchedConfig:
+    """A training run on the batched env (see the module docstring)."""
+
+    game: str
+    stages: list[Stage]
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    algo: str = checkpoint.ALGO
+    n_envs: int = 512
+    seed: int = 0
+    net: dict[str, Any] = field(default_factory=dict)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    shaping: str | None = None
+    bonus: str | None = None
+    aux_target: str | None = None
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    init: str | None = None
+    eval_every: int = 1_000_000
+    eval_games: int = 200
+    eval_opponents: list[str] = field(default_factory=list)
+    best_against: str = ""
+
+    @classmethod
+    def load(cls, path: Path) -> BatchedConfig:
+        """Read and check a YAML config; any mistake is a ``ValueError`` naming the file."""
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"cannot read {path}: {err}") from None
+        except yaml.YAMLError as err:
+            raise ValueError(f"{path} is not valid YAML: {' '.join(str(err).split())}") from None
+        try:
+            return cls.from_dict(raw)
+        except (ValueError, TypeError, KeyError) as err:
+            raise ValueError(f"{path}: {err}") from None
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> BatchedConfig:
+        """Build and check a config from its mapping; unknown or missing keys are a ``ValueError``."""
+        if not isinstance(raw, dict):
+            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
+        raw = dict(raw)
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(raw) - names)
+        if unknown:
+            raise ValueError(f"unknown config keys {unknown}; known: {sorted(names)}")
+        missing = sorted({"game", "stages"} - set(raw))
+        if missing:
+            raise ValueError(f"missing config keys {missing}")
+        if raw.get("algo", checkpoint.ALGO) != checkpoint.ALGO:
+            raise ValueError(f"algo must be {checkpoint.ALGO!r} for a batched config, got {raw['algo']!r}")
+        if not isinstance(raw["stages"], list) or not raw["stages"] or not all(isinstance(s, dict) for s in raw["stages"]):
+            raise ValueError("stages must be a non-empty list of {timesteps: N, opponents: {name: weight}} entries")
+        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in dict(s["opponents"]).items()}) for s in raw.pop("stages")]
+        raw["ppo"] = PPOConfig(**raw.get("ppo", {}))
+        raw["league"] = LeagueConfig(**raw.get("league", {}))
+        config = cls(stages=stages, **raw)
+        config.check()
+        return config
+
+    def check(self) -> None:
+        """Every name and number the config uses is valid, before anything trains."""
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}; known: {sorted(GAMES)}")
+        for name in ("n_envs", "eval_every", "eval_games"):
+            if isinstance(getattr(self, name), bool) or not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {getattr(self, name)!r}")
+        known = set(HEURISTICS[self.game]) | {"self"}
+        for index, stage in enumerate(self.stages):
+            if stage.timesteps < 1:
+                raise ValueError(f"stages[{index}].timesteps must be >= 1, got {stage.timesteps}")
+            unknown = sorted(set(stage.opponents) - known)
+            if unknown:
+                raise ValueError(f"stages[{index}] names unknown {self.game} batch opponents {unknown}; known: {sorted(known)}")
+            if stage.opponents.get("self", 0) > 0 and self.league.size == 0:
+                raise ValueError(f"stages[{index}] plays 'self' but the league has no snapshot slots (league.size)")
+        if self.shaping is not None and POTENTIALS.get(self.shaping, ("",))[0] != self.game:
+            raise ValueError(f"shaping must name a {self.game} potential of {sorted(POTENTIALS)}, got {self.shaping!r}")
+        if self.bonus is not None and BONUSES.get(self.bonus, ("",))[0] != self.game:
+            raise ValueError(f"bonus must name a {self.game} bonus of {sorted(BONUSES)}, got {self.bonus!r}")
+        if self.aux_target is not None and AUX_TARGETS.get(self.aux_target, ("",))[0] != self.game:
+            raise ValueError(f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}")
+        registered = set(get_game(self.game).players())
+        unknown = sorted(set(self.eval_opponents) - registered)
+        if unknown:
+            raise ValueError(f"eval_opponents names unknown {self.game} players {unknown}")
+        if self.best_against and self.best_against not in self.eval_opponents:
+            raise ValueError(f"best_against {self.best_against!r} must be one of eval_opponents {self.eval_opponents}")
+        net = build_net(self)
+        if self.init is not None:
+            initial_weights(self, net)
+        info, _ = GAMES[self.game]
+        seated = {"opponent": "random"} if self.game == "grid" else {"opponents": ["random"] * (self.env_kwargs.get("n_players", 4) - 1)}
+        try:
+            gym.make_vec(info.env_id, num_envs=1, vectorization_mode="vector_entry_point", **seated, **self.env_kwargs).close()
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"env_kwargs: {err}") from None
+
+    @property
+    def timesteps(self) -> int:
+        return sum(s.timesteps for s in self.stages)
+
+    @property
+    def obs_mode(self) -> str:
+        return str(self.env_kwargs.get("obs_mode", "info_state" if self.game == "grid" else "observation"))
+
+    @property
+    def card(self) -> ModelCard:
+        return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode)
+
+    def scaled(self, total: int) -> BatchedConfig:
+        """The same curriculum in ``total`` env steps (at least one iteration per stage)."""
+        length = sum(s.timesteps for s in self.stages)
+        stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
+        league = dataclasses.replace(self.league, snapshot_every=max(1, self.league.snapshot_every * total // length))
+        return dataclasses.replace(
+            self,
+            stages=stages,
+            league=league,
+            eval_every=max(1, self.eval_every * total // length),
+            eval_games=min(self.eval_games, max(10, self.eval_games * total // length)),
+        )
+
+
+def build_net(config: BatchedConfig) -> PolicyNet:
+    info, layouts = GAMES[config.game]
+    layout = layouts[config.obs_mode]
+    aux_shape = AUX_TARGETS[config.aux_target][1] if config.aux_target else ()
+    net_config = NetConfig(obs_size=layout.size, n_actions=info.n_actions, aux_shape=aux_shape, **config.net)
+    return PolicyNet(net_config, layout.high())
+
+
+def initial_weights(config: BatchedConfig, net: PolicyNet) -> None:
+    """Load ``config.init`` (a compact_ppo checkpoint of this game, view and shape) into ``net``.
+
+    This continues an earlier run of the learner (its weights, not its optimiser state or
+    league): no teacher is involved, so a run started from it is still from scratch.
+    """
+    from agents.models import checkpoint_card, resolve_checkpoint
+
+    path = resolve_checkpoint(Path(str(config.init)))
+    card = checkpoint_card(path, config.game)
+    if card != config.card:
+        raise ValueError(f"init {path} was trained as {card}, this config trains {config.card}")
+    loaded = checkpoint.load(path)
+    if loaded.config != net.config:
+        raise ValueError(f"init {path} has the network {loaded.config}, this config builds {net.config}")
+    net.load_state_dict(loaded.state_dict())
+
+
+def make_learner(config: BatchedConfig, env: Any, net: PolicyNet) -> PPO:
+    """The PPO learner of ``config`` on ``env``, with its shaping and history."""
+    _, potential, reads_seen = POTENTIALS[config.shaping] if config.shaping else ("", None, False)
+    bonus = BONUSES[config.bonus][1] if config.bonus else None
+    history = bool(config.aux_target) or reads_seen or bonus is not None
+    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus)
+
+
+def build_env(config: BatchedConfig, league: League) -> Any:
+    info, _ = GAMES[config.game]
+    seated = {"opponent": None} if config.game == "grid" else {"opponents": None}
+    return gym.make_vec(
+        info.env_id, num_envs=config.n_envs, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+        league=league.players, **seated, **config.env_kwargs,
+    )
+
+
+class Recorder:
+    """Writes ``progress.csv`` and ``eval.csv``, keeps ``best.zip``."""
+
+    def __init__(self, config: BatchedConfig, out: Path, league: League) -> None:
+        self.config = config
+        self.out = out
+        self.names = league.names + [f"self-{i}" for i in range(len(league.snapshots))]
+        self.start = time.perf_counter()
+        self.best = -np.inf
+        self.next_eval = config.eval_every
+        self.last_eval = -1
+        self._progress: Any = None
+
+    def progress(self, ppo: PPO, stats: Stats) -> None:
+        row: dict[str, Any] = {"timesteps": ppo.num_timesteps, "wall_s": round(time.perf_counter() - self.start, 2)}
+        row.update({k: round(v, 5) if isinstance(v, float) else v for k, v in stats.summary().items()})
+        per = stats.by_opponent()
+        for index, name in enumerate(self.names):
+            if name.startswith("self-"):
+                continue
+            games, win, score = per.get(index, (0, float("nan"), float("nan")))
+            row.update({f"{name}/episodes": games, f"{name}/win_rate": round(win, 4), f"{name}/score": round(score, 3)})
+        if self._progress is None:
+            handle = (self.out / "progress.csv").open("w", newline="")
+            self._progress = (handle, csv.DictWriter(handle, fieldnames=list(row), extrasaction="ignore"))
+            self._progress[1].writeheader()
+        self._progress[1].writerow(row)
+        self._progress[0].flush()
+
+    def evaluate(self, ppo: PPO) -> None:
+        """Play the evaluation games (once per number of env steps), log them, keep the best."""
+        if ppo.num_timesteps == self.last_eval:
+            return
+        self.last_eval = ppo.num_timesteps
+        config = self.config
+        net = copy.deepcopy(ppo.net).eval()
+        player = LearnerPlayer(net=net, card=config.card, seed=config.seed)
+        game = get_game(config.game)
+        table_size = game.n_opponents(config.env_kwargs) + 1
+        rows = evaluate(game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size)
+        path = self.out / "eval.csv"
+        new = not path.exists()
+        with path.open("a", newline="") as handle:
+            writer = csv.writer(handle)
+            if new:
+                writer.writerow(["timesteps", "wall_s", *dataclasses.asdict(rows[0]).keys()])
+            for row in rows:
+                writer.writerow([ppo.num_timesteps, round(time.perf_counter() - self.start, 1), *dataclasses.asdict(row).values()])
+        target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
+        score = getattr(target, game.best_score)
+        summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
+        print(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}", flush=True)
+        if score > self.best:
+            self.best = score
+            checkpoint.save(net, config.card, self.out / "best.zip")
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress[0].close()
+
+
+def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
+    """Run every stage of ``config`` into ``out``; return the path of ``best.zip``.
+
+    Ctrl-C raises :class:`experiments.train.TrainingInterrupted` after saving ``out/last.zip``.
+    """
+    import torch
+
+    from agents.progress import Progress
+    from experiments.train import TrainingInterrupted
+
+    torch.set_num_threads(1)
+    torch.manual_seed(config.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    net = build_net(config)
+    if config.init is not None:
+        initial_weights(config, net)
+    names = sorted({n for s in config.stages for n in s.opponents} - {"self"})
+    league = League(config.game, names, net, config.obs_mode, size=config.league.size)
+    env = build_env(config, league)
+    ppo = make_learner(config, env, net)
+    recorder = Recorder(config, out, league)
+    total = config.timesteps
+    next_snapshot = config.league.snapshot_every
+
+    bar = Progress(total=total, desc="train", unit="step", disable=not progress)
+
+    def callback(learner: PPO, stats: Stats) -> bool:
+        nonlocal next_snapshot
+        bar.update(min(learner.num_timesteps, total) - bar.n)
+        recorder.progress(learner, stats)
+        if league.snapshots and learner.num_timesteps >= next_snapshot:
+            next_snapshot += config.league.snapshot_every
+            league.add(learner.net)
+            league.apply(env)
+        if config.eval_opponents and learner.num_timesteps >= recorder.next_eval:
+            recorder.next_eval += config.eval_every
+            recorder.evaluate(learner)
+        return True
+
+    try:
+        for stage in config.stages:
+            league.set_weights(stage.opponents)
+            league.apply(env)
+            ppo.learn(stage.timesteps, callback, total=total)
+        if config.eval_opponents:
+            recorder.evaluate(ppo)
+        checkpoint.save(ppo.net, config.card, out / "last.zip")
+    except KeyboardInterrupt:
+        last = checkpoint.save(ppo.net, config.card, out / "last.zip")
+        best = out / "best.zip"
+        raise TrainingInterrupted(ppo.num_timesteps, last, best if best.exists() else None) from None
+    finally:
+        bar.close()
+        recorder.close()
+        env.close()
+    print(f"trained {ppo.num_timesteps:,} env steps in {time.perf_counter() - recorder.start:,.0f} s; best: {out / 'best.zip'}")
+    return out / "best.zip"

@@ -1,0 +1,184 @@
+"""The compact learners train on the batched envs, save checkpoints that play legally, and seat their snapshots."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import dejavu_env  # noqa: F401  (registers the ids)
+from agents.learners import checkpoint
+from agents.learners.league import League, SnapshotPlayer
+from agents.learners.nets import NetConfig, PolicyNet
+from agents.learners.player import LearnerPlayer
+from agents.ppo import ModelCard
+from agents.registry import make_player
+from dejavu_env.grab.match import play_game as play_grab
+from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
+from dejavu_env.grid.match import play_game as play_grid
+from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
+from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
+from experiments.train import TrainConfig, main
+from experiments.train import train as train_sb3
+from experiments.train_batched import CONFIGS, BatchedConfig, train
+
+
+def _small(name: str, timesteps: int, n_envs: int) -> BatchedConfig:
+    config = BatchedConfig.load(CONFIGS / f"{name}.yaml").scaled(timesteps)
+    ppo = dataclasses.replace(config.ppo, n_steps=16, minibatch_size=64)
+    return dataclasses.replace(config, n_envs=n_envs, ppo=ppo, eval_games=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["grid-scratch", "grab-scratch"])
+def test_each_config_trains_a_few_hundred_steps_with_its_league_and_writes_a_run(name: str, tmp_path: Path) -> None:
+    config = _small(name, 512, 8)
+    assert any(s.opponents.get("self", 0) > 0 for s in config.stages) and config.league.size > 0
+    best = train(config, tmp_path, progress=False)
+    progress = (tmp_path / "progress.csv").read_text().splitlines()
+    assert progress[0].startswith("timesteps,wall_s,") and len(progress) >= 3
+    assert (tmp_path / "eval.csv").read_text().count("\n") >= 2
+    for zip_path in (best, tmp_path / "last.zip"):
+        assert ModelCard.load(zip_path.with_suffix(".json")) == config.card
+        assert zip_path.stat().st_size < 5_000_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["grid-batched", "grab-batched"])
+def test_sb3_configs_train_on_the_batched_env_through_the_vecenv_adapter(name: str, tmp_path: Path) -> None:
+    """MaskablePPO (with its own frozen copy as an opponent) and RecurrentPPO, through ``DejaVuVecEnv``."""
+    config = TrainConfig.load(CONFIGS / f"{name}.yaml").scaled(512)
+    config = dataclasses.replace(config, n_envs=8, eval_games=2, ppo={**config.ppo, "n_steps": 32, "batch_size": 64})
+    assert config.batched
+    best = train_sb3(config, tmp_path, progress=False)
+    assert best.exists() and ModelCard.load(best.with_suffix(".json")) == config.card
+    assert (tmp_path / "eval.csv").read_text().count("\n") >= 2
+
+
+def test_batched_configs_name_batch_opponents() -> None:
+    raw = {"game": "grid", "algo": "maskable_ppo", "batched": True, "stages": [{"timesteps": 10, "opponents": {"counting": 1}}],
+           "env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise"}, "eval_opponents": ["greedy"]}
+    with pytest.raises(ValueError, match="names unknown grid players"):
+        TrainConfig.from_dict(raw)
+    compact = {"game": "grab", "algo": "compact_ppo", "stages": [{"timesteps": 10, "opponents": {"self": 1}}]}
+    with pytest.raises(ValueError, match="no snapshot slots"):
+        BatchedConfig.from_dict(compact)
+
+
+def _net(game: str, core: str = "mlp", features: str = "flat") -> tuple[PolicyNet, ModelCard]:
+    info, layout, mode = (GRID_INFO, GRID_LAYOUTS["info_state"], "info_state")
+    if game == "grab":
+        info, layout, mode = (GRAB_INFO, GRAB_LAYOUTS["observation"], "observation")
+    torch.manual_seed(0)
+    aux = (36, 3) if core == "gru" else ()
+    net = PolicyNet(NetConfig(layout.size, info.n_actions, hidden=(32,), core=core, core_size=16, aux_shape=aux,
+                              features=features), layout.high())
+    return net, ModelCard(algo=checkpoint.ALGO, game=game, obs_mode=mode)
+
+
+@pytest.mark.parametrize(("game", "core", "features"), [("grid", "mlp", "grid_slots"), ("grid", "mlp", "grid_facts"),
+                                                        ("grab", "gru", "flat")])
+def test_checkpoint_round_trip_keeps_the_outputs_and_plays_only_legal_actions(
+    game: str, core: str, features: str, tmp_path: Path
+) -> None:
+    net, card = _net(game, core, features)
+    path = checkpoint.save(net, card, tmp_path / "mine")
+    loaded = checkpoint.load(path)
+    assert loaded.config == net.config
+    for a, b in zip(net.state_dict().values(), loaded.state_dict().values()):
+        torch.testing.assert_close(a, b)
+    for deterministic in (True, False):
+        player = LearnerPlayer(checkpoint=path, seed=1, deterministic=deterministic)
+        for seed in range(3):
+            if game == "grid":
+                result = play_grid([player, make_player("grid", "greedy", seed=seed)], seed)
+            else:
+                result = play_grab([player] + [make_player("grab", "human-casual", seed=seed + i) for i in range(3)], seed)
+            assert result.outcome.reason  # the match runner raises on an illegal action; the game ended
+        assert player.decisions > 0
+
+
+def test_a_checkpoint_of_another_kind_is_refused(tmp_path: Path) -> None:
+    net, card = _net("grid")
+    path = checkpoint.save(net, card, tmp_path / "mine")
+    path.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a compact_ppo checkpoint"):
+        checkpoint.load(path)
+    with pytest.raises(ValueError, match="plays compact_ppo"):
+        LearnerPlayer(net=net, card=dataclasses.replace(card, algo="maskable_ppo"))
+
+
+def test_recurrent_snapshots_play_legally_and_each_game_is_reproducible() -> None:
+    """Snapshots at every opponent seat of a batched Grab env; a game's moves depend only on its seed."""
+    net, _ = _net("grab", "gru")
+
+    def opponent_moves(n_envs: int) -> np.ndarray:
+        seats = [SnapshotPlayer(net, "observation") for _ in range(3)]
+        env = gym.make_vec(GRAB_INFO.env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
+                           obs_mode="observation", opponents=seats, illegal_action="raise")
+        env.reset(seed=11)
+        moves = []
+        for _ in range(40):
+            _, _, _, _, info = env.step(np.zeros(n_envs, dtype=np.int64))
+            moves.append(info["opponent_actions"][0].copy())
+        return np.array(moves)
+
+    alone, batched = opponent_moves(1), opponent_moves(6)
+    np.testing.assert_array_equal(alone, batched)
+    assert (alone > 0).any()  # the snapshots grab, and the env checked every grab's legality
+
+
+def test_league_weights_spread_self_over_the_snapshots_taken() -> None:
+    net, _ = _net("grid")
+    league = League("grid", ["random", "greedy"], net, "info_state", size=3)
+    league.set_weights({"greedy": 1.0, "self": 1.0})
+    np.testing.assert_allclose(league.probs(), [0, 1, 0, 0, 0])  # no snapshot yet: all to the heuristics
+    league.add(net)
+    league.add(net)
+    np.testing.assert_allclose(league.probs(), [0, 0.5, 0.25, 0.25, 0])
+    for _ in range(3):
+        league.add(net)
+    assert league.filled == 3
+    with pytest.raises(ValueError, match="outside the league"):
+        league.set_weights({"counting": 1.0})
+    with pytest.raises(ValueError, match="unknown grid league opponents"):
+        League("grid", ["perfect"], net, "info_state")
+
+
+def test_a_bad_compact_config_is_one_line_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text((CONFIGS / "grab-scratch.yaml").read_text().replace("memory-child", "memory-toddler"))
+    with pytest.raises(SystemExit) as stop:
+        main([str(path), "--out", str(tmp_path / "run")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "memory-toddler" in err[0]
+
+
+def test_unrolling_a_segment_gives_the_decisions_the_rollout_took() -> None:
+    """The update re-runs the GRU over a segment from its first state, clearing it where episodes
+    start: the logits and values must be the ones stepping through it one decision at a time gave."""
+    net, _ = _net("grab", "gru")
+    steps, batch = 7, 3
+    obs = torch.rand(steps, batch, net.config.obs_size) * torch.as_tensor(GRAB_LAYOUTS["observation"].high())
+    masks = torch.rand(steps, batch, net.config.n_actions) < 0.5
+    masks[..., 0] = True
+    starts = torch.rand(steps, batch) < 0.3
+    state0 = torch.randn(batch, net.config.core_size)
+    inputs = torch.stack([net.featurize(obs[t], masks[t]) for t in range(steps)])
+    with torch.no_grad():
+        whole = net.unroll(inputs, masks, state0, starts)
+        state = state0
+        for t in range(steps):
+            out = net(inputs[t], masks[t], state, starts[t])
+            state = out.state
+            torch.testing.assert_close(out.logits, whole.logits[t])
+            torch.testing.assert_close(out.value, whole.value[t])
+            torch.testing.assert_close(out.aux, whole.aux[t])
+    torch.testing.assert_close(state, whole.state)
+    assert (whole.logits[~masks] < -1e8).all()

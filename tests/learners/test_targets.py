@@ -1,0 +1,142 @@
+"""The learner's shaping potentials and auxiliary targets read only the agent's view, and say what they claim."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+import dejavu_env  # noqa: F401  (registers the ids)
+from agents.learners.targets import SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
+from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
+from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
+from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
+
+
+def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def test_seen_counts_from_own_observations_equal_the_public_seen_piece() -> None:
+    """Counted over the agent's own ``observation`` vectors (a prefix of ``info_state``), the target is
+    exactly the perfect-recall view's ``seen`` piece: public history, not a hidden fact."""
+    env = gym.make_vec(GRAB_INFO.env_id, num_envs=16, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+                       obs_mode="info_state")
+    observation_size = GRAB_LAYOUTS["observation"].size
+    seen = GRAB_LAYOUTS["info_state"].slices["seen"]
+    counts = SeenCounts(16)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=3)
+    starts = np.ones(16, dtype=bool)
+    for _ in range(250):
+        target = counts(obs["observation"][:, :observation_size], starts)
+        np.testing.assert_array_equal(target, obs["observation"][:, seen].astype(np.int64))
+        obs, _, terminated, truncated, _ = env.step(_random_actions(obs["action_mask"], rng))
+        starts = terminated | truncated
+
+
+def test_grid_potentials_are_the_tallies_the_final_scores_report() -> None:
+    env = gym.make_vec(GRID_INFO.env_id, num_envs=32, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+                       obs_mode="info_state", reward="score")
+    rng = np.random.default_rng(1)
+    obs, _ = env.reset(seed=5)
+    checked = 0
+    for _ in range(300):
+        obs, reward, terminated, truncated, info = env.step(_random_actions(obs["action_mask"], rng))
+        for i in np.flatnonzero(terminated).tolist():
+            final = info["final_obs"][i]["observation"][None]
+            scores = info["final_info"]["scores"][i]
+            assert grid_tally(final)[0] == scores[0]
+            assert grid_margin(final)[0] == reward[i] == scores[0] - scores[1]
+            checked += 1
+    assert checked > 20
+
+
+def test_grid_potentials_read_only_public_pieces() -> None:
+    """Changing the faces the agent does not know leaves the potential unchanged (it reads tallies only)."""
+    layout = GRID_LAYOUTS["info_state"]
+    rng = np.random.default_rng(2)
+    vector = rng.random((4, layout.size)).astype(np.float32) * layout.high()
+    other = vector.copy()
+    other[:, layout.slices["faces"]] = rng.random((4, 64)).astype(np.float32) * 2
+    np.testing.assert_array_equal(grid_margin(vector), grid_margin(other))
+
+
+def test_grab_potential_pays_held_objects_seen_twice_and_charges_the_others() -> None:
+    layout = GRAB_LAYOUTS["observation"]
+    obs = layout.zeros((3,))
+    layout.decode(obs)["points"][:, 0] = 5  # finished rounds
+    layout.decode(obs)["points"][:, 1] = 9  # another seat's points do not count
+    holdings = layout.decode(obs)["holdings"]
+    holdings[:, 0, [4, 9]] = 1  # the agent holds objects 4 and 9
+    holdings[:, 1, 5] = 1  # another seat's holdings do not count
+    seen = np.zeros((3, 36), dtype=np.int64)
+    seen[0, 4] = seen[0, 9] = 2
+    seen[1, 4], seen[1, 9] = 2, 1
+    seen[2] = 2
+    layout.decode(obs)["eliminated"][2, 0] = 1  # out of the round: worth nothing
+    np.testing.assert_array_equal(grab_points(obs, seen), [7.0, 5.0, 5.0])
+
+
+def test_peeking_at_the_seen_counts_remembers_nothing() -> None:
+    layout = GRAB_LAYOUTS["observation"]
+    obs = layout.zeros((1,))
+    view = layout.decode(obs)
+    view["newest_card"][0, 3] = 1
+    view["new_card"][0] = 1
+    view["round"][0, 0] = 1
+    counts = SeenCounts(1)
+    first = counts(obs, np.array([True]))
+    assert counts.peek(obs, np.array([False]))[0, 3] == 2
+    assert first[0, 3] == 1 and counts.counts[0, 3] == 1
+    view["round"][0] = [0, 1, 0]
+    assert counts.peek(obs, np.array([False]))[0, 3] == 1  # a new round starts the count again
+
+
+def test_grab_progress_adds_up_to_the_points_of_the_game() -> None:
+    """Paid as progress, the potential's differences over an episode are the agent's final points."""
+    n = 12
+    env = gym.make_vec(GRAB_INFO.env_id, num_envs=n, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+                       obs_mode="observation")
+    counts = SeenCounts(n)
+    rng = np.random.default_rng(4)
+    obs, _ = env.reset(seed=9)
+    starts = np.ones(n, dtype=bool)
+    totals = np.zeros(n)
+    checked = 0
+    for _ in range(600):
+        seen = counts(obs["observation"], starts)
+        masks = obs["action_mask"].astype(bool)
+        safe = masks[:, 1:] & (seen >= 2)
+        grab = np.where(safe.any(axis=1), 1 + safe.argmax(axis=1), 0)  # a perfect memory's grab ...
+        reckless = rng.random(n) < 0.03  # ... and now and then a random one, which gets the agent eliminated
+        actions = np.where(reckless, (rng.random(masks.shape) * masks).argmax(axis=1), grab)
+        before = grab_points(obs["observation"], seen, np.zeros(n, dtype=bool))
+        obs, _, terminated, truncated, info = env.step(actions)
+        ended = terminated | truncated
+        following = obs["observation"].copy()
+        for i in np.flatnonzero(ended).tolist():
+            following[i] = info["final_obs"][i]["observation"]
+        totals += grab_points(following, counts.peek(following, np.zeros(n, dtype=bool)), terminated) - before
+        for i in np.flatnonzero(ended).tolist():
+            assert totals[i] == info["final_info"]["scores"][i][0]
+            checked += 1
+        totals[ended] = 0
+        starts = ended
+    assert checked >= n
+
+
+def test_grab_bonus_pays_each_new_holding_by_whether_it_was_seen_twice() -> None:
+    layout = GRAB_LAYOUTS["observation"]
+    before, after = layout.zeros((2,)), layout.zeros((2,))
+    for obs in (before, after):
+        layout.decode(obs)["round"][:, 1] = 1
+    layout.decode(before)["holdings"][:, 0, 7] = 1  # held already: no bonus again
+    layout.decode(after)["holdings"][:, 0, [7, 8, 9]] = 1
+    layout.decode(after)["holdings"][:, 2, 11] = 1  # another seat's grab
+    seen = np.zeros((2, 36), dtype=np.int64)
+    seen[0, [8, 9]] = 2
+    seen[1, 8], seen[1, 9] = 2, 1
+    np.testing.assert_array_equal(grab_bonus(before, after, seen), [2.0, 0.0])
+    layout.decode(after)["round"][:] = [0, 0, 1]  # a new round: the holdings are not the step's grabs
+    np.testing.assert_array_equal(grab_bonus(before, after, seen), [0.0, 0.0])
