@@ -62,9 +62,9 @@ import dejavu_env  # noqa: F401  (registers the ids)
 from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
 from agents.cloning import PretrainConfig, pretrain
 from agents.games import GameAdapter, get_game
+from agents.learners.league import HEURISTICS
 from agents.mixture import SELF, build_mixture
 from agents.models import ALGORITHMS, ModelCard
-from agents.learners.league import HEURISTICS
 from agents.ppo import PPOPlayer
 from agents.progress import Progress
 from agents.text import counted
@@ -602,7 +602,8 @@ class Plan:
 
 
 def load_config(path: Path) -> TrainConfig | BatchedConfig:
-    """The config in ``path``: a :class:`BatchedConfig` when its ``algo`` is ``compact_ppo``, else a :class:`TrainConfig`."""
+    """The config in ``path``: a :class:`BatchedConfig` when its ``algo`` is ``compact_ppo``,
+    else a :class:`TrainConfig`."""
     try:
         raw = yaml.safe_load(path.read_text())
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
@@ -637,9 +638,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     stages = counted(len(config.stages), "stage")
     print(f"training {run.name}: {config.timesteps:,} timesteps in {stages}, {counted(config.n_envs, 'env')} -> "
           f"{run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
-    trainer = train_batched if isinstance(config, BatchedConfig) else train
     try:
-        trainer(config, run.out, progress=run.progress)
+        if isinstance(config, BatchedConfig):
+            train_batched(config, run.out, progress=run.progress)
+        else:
+            train(config, run.out, progress=run.progress)
     except TrainingInterrupted as stop:
         saved = f"the model so far is in {stop.last}" if stop.last else "no model had been built"
         best = f", the best evaluated one in {stop.best}" if stop.best else ""

@@ -127,9 +127,13 @@ class BatchedConfig:
             raise ValueError(f"missing config keys {missing}")
         if raw.get("algo", checkpoint.ALGO) != checkpoint.ALGO:
             raise ValueError(f"algo must be {checkpoint.ALGO!r} for a batched config, got {raw['algo']!r}")
-        if not isinstance(raw["stages"], list) or not raw["stages"] or not all(isinstance(s, dict) for s in raw["stages"]):
+        listed = raw["stages"]
+        if not isinstance(listed, list) or not listed or not all(isinstance(s, dict) for s in listed):
             raise ValueError("stages must be a non-empty list of {timesteps: N, opponents: {name: weight}} entries")
-        stages = [Stage(int(s["timesteps"]), {str(k): float(v) for k, v in dict(s["opponents"]).items()}) for s in raw.pop("stages")]
+        stages = [
+            Stage(int(s["timesteps"]), {str(k): float(v) for k, v in dict(s["opponents"]).items()})
+            for s in raw.pop("stages")
+        ]
         raw["ppo"] = PPOConfig(**raw.get("ppo", {}))
         raw["league"] = LeagueConfig(**raw.get("league", {}))
         config = cls(stages=stages, **raw)
@@ -141,15 +145,18 @@ class BatchedConfig:
         if self.game not in GAMES:
             raise ValueError(f"unknown game {self.game!r}; known: {sorted(GAMES)}")
         for name in ("n_envs", "eval_every", "eval_games"):
-            if isinstance(getattr(self, name), bool) or not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {getattr(self, name)!r}")
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
         known = set(HEURISTICS[self.game]) | {"self"}
         for index, stage in enumerate(self.stages):
             if stage.timesteps < 1:
                 raise ValueError(f"stages[{index}].timesteps must be >= 1, got {stage.timesteps}")
             unknown = sorted(set(stage.opponents) - known)
             if unknown:
-                raise ValueError(f"stages[{index}] names unknown {self.game} batch opponents {unknown}; known: {sorted(known)}")
+                raise ValueError(
+                    f"stages[{index}] names unknown {self.game} batch opponents {unknown}; known: {sorted(known)}"
+                )
             if stage.opponents.get("self", 0) > 0 and self.league.size == 0:
                 raise ValueError(f"stages[{index}] plays 'self' but the league has no snapshot slots (league.size)")
         if self.shaping is not None and POTENTIALS.get(self.shaping, ("",))[0] != self.game:
@@ -157,7 +164,9 @@ class BatchedConfig:
         if self.bonus is not None and BONUSES.get(self.bonus, ("",))[0] != self.game:
             raise ValueError(f"bonus must name a {self.game} bonus of {sorted(BONUSES)}, got {self.bonus!r}")
         if self.aux_target is not None and AUX_TARGETS.get(self.aux_target, ("",))[0] != self.game:
-            raise ValueError(f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}")
+            raise ValueError(
+                f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}"
+            )
         registered = set(get_game(self.game).players())
         unknown = sorted(set(self.eval_opponents) - registered)
         if unknown:
@@ -168,9 +177,15 @@ class BatchedConfig:
         if self.init is not None:
             initial_weights(self, net)
         info, _ = GAMES[self.game]
-        seated = {"opponent": "random"} if self.game == "grid" else {"opponents": ["random"] * (self.env_kwargs.get("n_players", 4) - 1)}
+        seated = (
+            {"opponent": "random"}
+            if self.game == "grid"
+            else {"opponents": ["random"] * (self.env_kwargs.get("n_players", 4) - 1)}
+        )
         try:
-            gym.make_vec(info.env_id, num_envs=1, vectorization_mode="vector_entry_point", **seated, **self.env_kwargs).close()
+            gym.make_vec(
+                info.env_id, num_envs=1, vectorization_mode="vector_entry_point", **seated, **self.env_kwargs
+            ).close()
         except (TypeError, ValueError) as err:
             raise ValueError(f"env_kwargs: {err}") from None
 
@@ -282,7 +297,9 @@ class Recorder:
         player = LearnerPlayer(net=net, card=config.card, seed=config.seed)
         game = get_game(config.game)
         table_size = game.n_opponents(config.env_kwargs) + 1
-        rows = evaluate(game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size)
+        rows = evaluate(
+            game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size
+        )
         path = self.out / "eval.csv"
         new = not path.exists()
         with path.open("a", newline="") as handle:
@@ -290,7 +307,8 @@ class Recorder:
             if new:
                 writer.writerow(["timesteps", "wall_s", *dataclasses.asdict(rows[0]).keys()])
             for row in rows:
-                writer.writerow([ppo.num_timesteps, round(time.perf_counter() - self.start, 1), *dataclasses.asdict(row).values()])
+                wall_s = round(time.perf_counter() - self.start, 1)
+                writer.writerow([ppo.num_timesteps, wall_s, *dataclasses.asdict(row).values()])
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
         score = getattr(target, game.best_score)
         summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
@@ -359,5 +377,6 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
         bar.close()
         recorder.close()
         env.close()
-    print(f"trained {ppo.num_timesteps:,} env steps in {time.perf_counter() - recorder.start:,.0f} s; best: {out / 'best.zip'}")
+    elapsed = time.perf_counter() - recorder.start
+    print(f"trained {ppo.num_timesteps:,} env steps in {elapsed:,.0f} s; best: {out / 'best.zip'}")
     return out / "best.zip"

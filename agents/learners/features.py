@@ -41,6 +41,11 @@ class GridFacts(nn.Module):
     """``(B, 282)`` info_state vectors -> ``(B, FACTS)`` float facts (see the module docstring)."""
 
     size = FACTS
+    shows: torch.Tensor
+    has: torch.Tensor
+    codes: torch.Tensor
+    powers: torch.Tensor
+    blue_cards: torch.Tensor
 
     def __init__(self) -> None:
         super().__init__()

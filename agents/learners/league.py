@@ -33,6 +33,7 @@ from dejavu_env.grid.batched_opponents import RandomBatchPlayer as GridRandom
 from dejavu_env.grid.cards import N_SLOTS
 from dejavu_env.grid.rules import END_TURN, LOOK, TAKE_END
 
+
 class LookerBatchPlayer:
     """A Grid opponent that never scores: each turn it looks at a random slot and ends the turn.
 
@@ -138,7 +139,9 @@ class SnapshotPlayer:
         return actions.astype(np.int64)
 
     def snapshot(self) -> Any:
-        return None if self._state is None else (self._state.clone(), self._fresh.copy())
+        if self._state is None or self._fresh is None:  # set together by _tables, cleared together by restore
+            return None
+        return self._state.clone(), self._fresh.copy()
 
     def restore(self, saved: Any) -> None:
         if saved is None:

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from agents.learners.features import GridSlots
 
 CORES = ("mlp", "gru")
 FEATURES = ("flat", "grid_facts", "grid_slots")
@@ -99,6 +102,8 @@ class FlatEncoder(nn.Module):
     """The scaled observation vector (and, for ``grid_facts``, :class:`~agents.learners.features.GridFacts`)
     through an MLP of widths ``hidden``."""
 
+    inv_high: torch.Tensor
+
     def __init__(self, config: NetConfig, high: np.ndarray | None) -> None:
         super().__init__()
         scale = np.ones(config.obs_size, dtype=np.float32) if high is None else np.asarray(high, dtype=np.float32)
@@ -142,7 +147,7 @@ class PolicyNet(nn.Module):
     def __init__(self, config: NetConfig, high: np.ndarray | None = None) -> None:
         super().__init__()
         self.config = config
-        self.encoder: nn.Module
+        self.encoder: FlatEncoder | GridSlots
         if config.features == "grid_slots":
             from agents.learners.features import GridSlots
 

@@ -105,7 +105,10 @@ class Stats:
         """Per league index (the opponent at the agent's left): ``(episodes, win rate, mean score)``."""
         ids = np.asarray(self.opponents)
         wins, scores = np.asarray(self.wins), np.asarray(self.scores)
-        return {int(k): (int((ids == k).sum()), float(wins[ids == k].mean()), float(scores[ids == k].mean())) for k in np.unique(ids)}
+        return {
+            int(k): (int((ids == k).sum()), float(wins[ids == k].mean()), float(scores[ids == k].mean()))
+            for k in np.unique(ids)
+        }
 
     def summary(self) -> dict[str, float]:
         """Means over the iteration's episodes (NaN when none ended), losses and speeds."""
@@ -197,6 +200,11 @@ class PPO:
         self._episode_return[:] = 0
         self._episode_length[:] = 0
 
+    def _current(self) -> dict[str, np.ndarray]:
+        """The envs' latest observations: ``None`` only until :meth:`collect` first resets the envs."""
+        assert self._obs is not None, "collect() resets the envs before their observations are read"
+        return self._obs
+
     def collect(self, stats: Stats) -> None:
         """Play ``n_steps`` decisions in every env into :attr:`rollout`, and compute advantages."""
         if self._obs is None:
@@ -204,8 +212,9 @@ class PPO:
         config, r = self.config, self.rollout
         self.initial_state = self._state.clone()
         for t in range(config.n_steps):
-            obs = self._obs["observation"]
-            masks = self._obs["action_mask"].astype(bool)
+            current = self._current()
+            obs = current["observation"]
+            masks = current["action_mask"].astype(bool)
             r.masks[t] = torch.from_numpy(masks)
             r.obs[t] = self.net.featurize(torch.from_numpy(obs), r.masks[t])
             r.starts[t] = torch.from_numpy(self._starts)
@@ -268,7 +277,7 @@ class PPO:
 
     def _final_observations(self, info: dict[str, Any], ended: np.ndarray) -> np.ndarray:
         """The observation each env's decision led to: its episode's last one where it ended."""
-        obs = self._obs["observation"].copy()
+        obs = self._current()["observation"].copy()
         for i in np.flatnonzero(ended).tolist():
             obs[i] = info["final_obs"][i]["observation"]
         return obs
@@ -304,8 +313,9 @@ class PPO:
     def _advantages(self) -> None:
         config, r = self.config, self.rollout
         with torch.no_grad():
-            obs = torch.from_numpy(self._obs["observation"])
-            masks = torch.from_numpy(self._obs["action_mask"].astype(bool))
+            current = self._current()
+            obs = torch.from_numpy(current["observation"])
+            masks = torch.from_numpy(current["action_mask"].astype(bool))
             inputs = self.net.featurize(obs, masks)
             next_value = self.net(inputs, masks, self._state, torch.from_numpy(self._starts)).value
         next_start = torch.from_numpy(self._starts)
@@ -370,15 +380,13 @@ class PPO:
         config, r = self.config, self.rollout
         if recurrent:
             out = self.net.unroll(r.obs[:, chosen], r.masks[:, chosen], self.initial_state[chosen], r.starts[:, chosen])
-            pick = (slice(None), chosen)
         else:
             obs = r.obs.reshape(-1, self.net.input_size)[chosen]
             masks = r.masks.reshape(-1, self.net.config.n_actions)[chosen]
             out = self.net(obs, masks, self.net.initial_state(len(chosen)), torch.zeros(len(chosen), dtype=torch.bool))
-            pick = (chosen,)
 
         def take(tensor: torch.Tensor) -> torch.Tensor:
-            return tensor[pick] if recurrent else tensor.reshape(-1, *tensor.shape[2:])[chosen]
+            return tensor[:, chosen] if recurrent else tensor.reshape(-1, *tensor.shape[2:])[chosen]
 
         log_probs = torch.log_softmax(out.logits, -1)
         actions = take(r.actions)
@@ -388,7 +396,8 @@ class PPO:
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         log_ratio = new_logp - old_logp
         ratio = log_ratio.exp()
-        pg_loss = torch.max(-advantages * ratio, -advantages * ratio.clamp(1 - config.clip_range, 1 + config.clip_range))
+        clipped_ratio = ratio.clamp(1 - config.clip_range, 1 + config.clip_range)
+        pg_loss = torch.max(-advantages * ratio, -advantages * clipped_ratio)
         pg_loss = pg_loss.mean()
         returns, old_values = take(r.returns), take(r.values)
         if config.clip_vloss:
@@ -427,7 +436,9 @@ class PPO:
         self.iterations += 1
         return stats
 
-    def learn(self, timesteps: int, callback: Callable[[PPO, Stats], bool] | None = None, total: int | None = None) -> None:
+    def learn(
+        self, timesteps: int, callback: Callable[[PPO, Stats], bool] | None = None, total: int | None = None
+    ) -> None:
         """Train for ``timesteps`` more env steps (whole iterations); ``callback(ppo, stats)`` after each,
         returning ``False`` to stop. ``total``: the whole run's length, for the schedules (default: this call's)."""
         self._total = total or self.num_timesteps + timesteps

@@ -61,8 +61,11 @@ def test_sb3_configs_train_on_the_batched_env_through_the_vecenv_adapter(name: s
 
 
 def test_batched_configs_name_batch_opponents() -> None:
-    raw = {"game": "grid", "algo": "maskable_ppo", "batched": True, "stages": [{"timesteps": 10, "opponents": {"counting": 1}}],
-           "env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise"}, "eval_opponents": ["greedy"]}
+    raw = {
+        "game": "grid", "algo": "maskable_ppo", "batched": True,
+        "stages": [{"timesteps": 10, "opponents": {"counting": 1}}],
+        "env_kwargs": {"obs_mode": "info_state", "illegal_action": "raise"}, "eval_opponents": ["greedy"],
+    }
     with pytest.raises(ValueError, match="names unknown grid players"):
         TrainConfig.from_dict(raw)
     compact = {"game": "grab", "algo": "compact_ppo", "stages": [{"timesteps": 10, "opponents": {"self": 1}}]}
@@ -98,7 +101,8 @@ def test_checkpoint_round_trip_keeps_the_outputs_and_plays_only_legal_actions(
             if game == "grid":
                 result = play_grid([player, make_player("grid", "greedy", seed=seed)], seed)
             else:
-                result = play_grab([player] + [make_player("grab", "human-casual", seed=seed + i) for i in range(3)], seed)
+                opponents = [make_player("grab", "human-casual", seed=seed + i) for i in range(3)]
+                result = play_grab([player, *opponents], seed)
             assert result.outcome.reason  # the match runner raises on an illegal action; the game ended
         assert player.decisions > 0
 
@@ -150,7 +154,9 @@ def test_league_weights_spread_self_over_the_snapshots_taken() -> None:
         League("grid", ["perfect"], net, "info_state")
 
 
-def test_a_bad_compact_config_is_one_line_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_compact_config_is_one_line_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text((CONFIGS / "grab-scratch.yaml").read_text().replace("memory-child", "memory-toddler"))
     with pytest.raises(SystemExit) as stop:

@@ -8,9 +8,9 @@ import numpy as np
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.learners.targets import SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
-from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 
 
 def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -20,8 +20,10 @@ def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def test_seen_counts_from_own_observations_equal_the_public_seen_piece() -> None:
     """Counted over the agent's own ``observation`` vectors (a prefix of ``info_state``), the target is
     exactly the perfect-recall view's ``seen`` piece: public history, not a hidden fact."""
-    env = gym.make_vec(GRAB_INFO.env_id, num_envs=16, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
-                       obs_mode="info_state")
+    env = gym.make_vec(
+        GRAB_INFO.env_id, num_envs=16, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+        obs_mode="info_state",
+    )
     observation_size = GRAB_LAYOUTS["observation"].size
     seen = GRAB_LAYOUTS["info_state"].slices["seen"]
     counts = SeenCounts(16)
@@ -36,13 +38,15 @@ def test_seen_counts_from_own_observations_equal_the_public_seen_piece() -> None
 
 
 def test_grid_potentials_are_the_tallies_the_final_scores_report() -> None:
-    env = gym.make_vec(GRID_INFO.env_id, num_envs=32, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
-                       obs_mode="info_state", reward="score")
+    env = gym.make_vec(
+        GRID_INFO.env_id, num_envs=32, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+        obs_mode="info_state", reward="score",
+    )
     rng = np.random.default_rng(1)
     obs, _ = env.reset(seed=5)
     checked = 0
     for _ in range(300):
-        obs, reward, terminated, truncated, info = env.step(_random_actions(obs["action_mask"], rng))
+        obs, reward, terminated, _, info = env.step(_random_actions(obs["action_mask"], rng))
         for i in np.flatnonzero(terminated).tolist():
             final = info["final_obs"][i]["observation"][None]
             scores = info["final_info"]["scores"][i]
