@@ -54,6 +54,11 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             {"checkpoint": "ppo-grid", "game": "grid"},
             "MaskablePPO (agents/checkpoints/ppo-grid.zip)",
         ),
+        "ppo-grid-scratch": PlayerEntry(
+            "agents.learners.player:LearnerPlayer",
+            {"checkpoint": "ppo-grid-scratch", "game": "grid"},
+            "compact masked PPO from a blank network on the batched env (agents/checkpoints/ppo-grid-scratch.zip)",
+        ),
         "rllib-grid": PlayerEntry(
             "agents.exported:ExportedPlayer",
             {"checkpoint": "rllib-grid", "game": "grid"},

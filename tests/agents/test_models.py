@@ -66,13 +66,17 @@ def test_a_name_never_loads_a_file_of_that_name_from_the_current_folder(
 def test_names_and_paths_are_told_apart() -> None:
     assert not is_path("ppo-grid") and not is_path("mine")
     assert all(is_path(p) for p in ("runs/grid/best.zip", "./mine", "mine.zip", "~/x", Path("mine")))
-    assert shipped_checkpoints() == ["ppo-grab", "ppo-grid"]
+    assert shipped_checkpoints() == ["ppo-grab", "ppo-grid", "ppo-grid-scratch"]
 
 
 @pytest.mark.parametrize(
     ("checkpoint", "message"),
     [
-        ("nosuch", r"no shipped checkpoint 'nosuch' \(shipped: ppo-grab, ppo-grid\); to load a file, give its path"),
+        (
+            "nosuch",
+            r"no shipped checkpoint 'nosuch' \(shipped: ppo-grab, ppo-grid, ppo-grid-scratch\); "
+            "to load a file, give its path",
+        ),
         ("runs/none/best.zip", "no checkpoint file 'runs/none/best.zip'"),
         ("runs/none/best.pt", "a checkpoint is an SB3 .zip file"),
     ],
