@@ -16,7 +16,7 @@ ROOT = DOCS.parent
 # The clone's folders first: the API reference covers agents/, which the wheel does not ship.
 sys.path[:0] = [str(ROOT), str(DOCS / "_ext")]
 
-import dejavu_env
+import dejavu_env  # noqa: E402  (found through the sys.path change above)
 
 project = "dejavu-env"
 author = "dejavu-env contributors"

@@ -17,12 +17,12 @@ from dejavu_env.core.batch import nth_set
 
 def main(num_envs: int = 1024, steps: int = 200) -> None:
     envs = gym.make_vec("DejaVuGrid-v1", num_envs=num_envs, opponent="greedy")
-    observation, info = envs.reset(seed=0)  # env i is seeded with 0 + i
+    observation, _ = envs.reset(seed=0)  # env i is seeded with 0 + i
     rng = np.random.default_rng(0)
     returns = []
     for _ in range(steps):
         actions = nth_set(observation["action_mask"], rng.random(num_envs))  # a random legal action per env
-        observation, reward, terminated, truncated, info = envs.step(actions)
+        observation, reward, terminated, truncated, _ = envs.step(actions)
         returns += reward[terminated | truncated].tolist()  # NextStep autoreset: these envs restart next step
     print(f"{num_envs} grid games x {steps} steps: {len(returns)} episodes, mean return {np.mean(returns):+.2f}")
 

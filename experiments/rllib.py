@@ -39,14 +39,17 @@ ADDRESS = re.compile(r"^(auto|local|ray://[\w.\-]+:\d+|[\w.\-]+:\d+)$")
 
 
 def load_run(name: str, overrides: dict[str, Any]) -> RunSpec:
-    """The :class:`RunSpec` of config ``name`` (``grid`` -> ``configs/rllib-grid.yaml``, or a path) with ``overrides``."""
+    """The :class:`RunSpec` of config ``name`` with ``overrides`` applied.
+
+    ``name`` is a short name (``grid`` -> ``configs/rllib-grid.yaml``) or the path of a YAML file.
+    """
     path = Path(name) if name.endswith((".yaml", ".yml")) else CONFIGS / f"rllib-{name}.yaml"
     if not path.is_file():
         known = sorted(p.stem.removeprefix("rllib-") for p in CONFIGS.glob("rllib-*.yaml"))
         raise ValueError(f"no config {name!r} (looked for {path}); known: {known}")
     raw = yaml.safe_load(path.read_text()) or {}
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: a config is a mapping of keys, got {type(raw).__name__}")  # noqa: TRY004
+        raise ValueError(f"{path}: a config is a mapping of keys, got {type(raw).__name__}")
     raw.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return RunSpec.from_dict(raw)
@@ -122,7 +125,8 @@ def export_only(run: RunSpec, args: argparse.Namespace, target: Path) -> int:
     from agents.rllib.export import export_checkpoint
 
     training = {"algo": "ppo (ray rllib, new API stack)", "ray": ray.__version__, "config": args.config,
-                "seed": run.seed, "shaping": run.shaping, **_checkpoint_progress(args.export_from, run.checkpoint_every)}
+                "seed": run.seed, "shaping": run.shaping,
+                **_checkpoint_progress(args.export_from, run.checkpoint_every)}
     path = export_checkpoint(args.export_from, target, game=run.game, obs_mode=run.obs_mode, env=run.env_kwargs,
                              training=training)
     print(json.dumps({"exported": [str(path)]}, indent=2))

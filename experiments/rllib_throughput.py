@@ -89,12 +89,15 @@ def cartpole_rate(steps: int) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.rllib_throughput", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.rllib_throughput", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("config", help="grid, grab or a config path (its model and env are used)")
     parser.add_argument("--runners", default="1,2", help="comma-separated env-runner counts to time")
     parser.add_argument("--steps", type=int, default=4000, help="env steps each runner samples in the timed call")
     parser.add_argument("--envs-per-runner", type=int, default=1, help="envs vectorised inside each runner")
-    parser.add_argument("--mlp", action="store_true", help="time an MLP 256x256 (SB3's network) instead of the config's")
+    parser.add_argument("--mlp", action="store_true",
+                        help="time an MLP 256x256 (SB3's network) instead of the config's")
     parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 figure")
     args = parser.parse_args(argv)
     try:
@@ -109,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    rows: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}",
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}"
+    rows: dict[str, Any] = {"machine": machine,
                             "load_average_1min_before": round(os.getloadavg()[0], 2),
                             "game": run.game, "model": run.model.get("encoder", "mlp"),
                             "envs_per_runner": args.envs_per_runner, "steps_per_runner": args.steps}
@@ -119,7 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ray.init(num_cpus=max(counts) + 1, include_dashboard=False, log_to_driver=False)
     try:
         for count in counts:
-            rows[f"rllib_{count}_runners_env_steps_per_s"] = round(rllib_rate(run, count, args.steps, args.envs_per_runner))
+            rate = rllib_rate(run, count, args.steps, args.envs_per_runner)
+            rows[f"rllib_{count}_runners_env_steps_per_s"] = round(rate)
     finally:
         ray.shutdown()
     if len(counts) > 1:

@@ -42,7 +42,7 @@ def test_ended_episodes_reset_at_once_with_their_last_observation_and_result(env
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(200):
-        observations, rewards, dones, infos = env.step(random_legal(env, rng))
+        _, rewards, dones, infos = env.step(random_legal(env, rng))
         assert rewards.dtype == np.float32 and dones.dtype == np.bool_ and len(infos) == 6
         for i in np.flatnonzero(dones):
             info = infos[i]

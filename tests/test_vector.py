@@ -176,7 +176,7 @@ def test_disabled_autoreset_waits_for_a_reset_mask(env_id):
             break
     with pytest.raises(RuntimeError, match="reset_mask"):
         env.step(legal_actions(obs, rng))
-    obs, info = env.reset(options={"reset_mask": ended})
+    obs, _ = env.reset(options={"reset_mask": ended})
     assert obs["action_mask"][ended].sum(axis=1).min() >= 1
     env.step(legal_actions(obs, rng))
 
@@ -293,7 +293,7 @@ def test_illegal_action_lose_ends_that_episode_as_a_loss(env_id):
 
 def test_grab_illegal_action_pass_plays_a_pass():
     env = make("DejaVuGrab-v1", 2, illegal_action="pass")
-    obs, bad = with_illegal(env, env.reset(seed=0)[0], np.random.default_rng(0))
+    _, bad = with_illegal(env, env.reset(seed=0)[0], np.random.default_rng(0))
     _, _, terminated, _, info = env.step(bad)
     assert info["illegal_action"].all() and not terminated.any()
 

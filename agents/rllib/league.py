@@ -121,7 +121,9 @@ class LeagueCallback(RLlibCallback):
     def mapping(self) -> LeagueMapping:
         return LeagueMapping(self.league.weights(), self.n_seats)
 
-    def on_episode_end(self, *, episode: Any, env_runner: Any = None, metrics_logger: Any = None, **kwargs: Any) -> None:
+    def on_episode_end(
+        self, *, episode: Any, env_runner: Any = None, metrics_logger: Any = None, **kwargs: Any
+    ) -> None:
         mapping = env_runner.config.policy_mapping_fn  # the env runner's, current since the last snapshot
         if not isinstance(mapping, LeagueMapping):
             return

@@ -147,7 +147,9 @@ class RunSpec:
         if min(league.self_weight, league.snapshot_weight) < 0:
             raise ValueError("league self_weight and snapshot_weight must be >= 0")
         if sum(league.heuristics.values()) + league.self_weight <= 0:
-            raise ValueError("the league needs a first opponent: a heuristic with a positive weight, or self_weight > 0")
+            raise ValueError(
+                "the league needs a first opponent: a heuristic with a positive weight, or self_weight > 0"
+            )
         if not 0 <= league.threshold <= 1:
             raise ValueError(f"league threshold is a win rate in [0, 1], got {league.threshold}")
 

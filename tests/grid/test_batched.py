@@ -232,7 +232,7 @@ def test_greedy_opponent_beats_random_agents():
     rng = np.random.default_rng(0)
     rewards = []
     for _ in range(300):
-        observation, reward, terminated, truncated, _ = env.step(nth_set(observation["action_mask"], rng.random(64)))
+        observation, reward, terminated, _, _ = env.step(nth_set(observation["action_mask"], rng.random(64)))
         rewards += reward[terminated].tolist()
     assert len(rewards) > 100 and np.mean(rewards) < -0.5
 

@@ -68,7 +68,7 @@ def _record_observations(player: ExportedPlayer, count: int) -> list[dict[str, n
     while len(seen) < count:
         env.reset(seed=seed)
         seed += 1
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
