@@ -24,7 +24,6 @@ The cases:
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import time
@@ -35,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from agents.cli import Parser, positive_float, seed_type
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
 
@@ -147,18 +147,30 @@ def measure(case: Case, seconds: float, seed: int) -> tuple[float, int]:
             return steps / elapsed, steps
 
 
-def main(argv: list[str] | None = None) -> None:
-    import torch
+PROG = "python -m experiments.benchmark_training"
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=30.0, help="timed seconds per case, after a warm-up iteration")
+
+def build_parser() -> Parser:
+    parser = Parser(prog=PROG, description=(__doc__ or "").splitlines()[0], example=f"{PROG} --only grid --seconds 20")
+    parser.add_argument(
+        "--seconds", type=positive_float, default=30.0, help="timed seconds per case, after a warm-up iteration"
+    )
     parser.add_argument("--quick", action="store_true", help="one timed iteration per case: a smoke run")
     parser.add_argument("--only", help="run the yardstick and the cases whose label contains this word")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the envs and the networks")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
+    cases = [c for c in CASES if c is CASES[0] or not args.only or args.only.lower() in c.label.lower()]
+    if len(cases) == 1 and args.only:
+        parser.error(f"--only {args.only!r} matches no case; the cases: {', '.join(c.label for c in CASES[1:])}")
+    import torch
+
     torch.set_num_threads(1)
     seconds = 0.0 if args.quick else args.seconds
-    cases = [c for c in CASES if c is CASES[0] or not args.only or args.only.lower() in c.label.lower()]
     print(f"learning throughput (rollout + update), at least {seconds:g} s per case after one warm-up iteration")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, python "
           f"{platform.python_version()}, torch {torch.__version__}, 1 torch thread")

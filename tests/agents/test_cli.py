@@ -98,6 +98,10 @@ CASES = [
     ("experiments.train", ["grid", "--out", "{file}"], "is a file, not a folder"),
     ("experiments.benchmark", ["--steps", "0"], "argument --steps: must be a whole number >= 1, got 0"),
     ("experiments.benchmark", ["--seed", "-2"], "argument --seed: must be a whole number >= 0, got -2"),
+    ("experiments.benchmark_training", ["--seconds", "-1"], "argument --seconds: must be a finite number > 0"),
+    ("experiments.benchmark_training", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
+    ("experiments.benchmark_training", ["--only", "nosuch"], "--only 'nosuch' matches no case"),
+    ("experiments.benchmark_training", ["--seed", "x"], "argument --seed: must be a whole number >= 0"),
 ]  # fmt: skip
 
 
