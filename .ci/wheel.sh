@@ -2,7 +2,8 @@
 # Packaging check: the wheel is the library alone, and the workbench runs from a clone.
 #  1. build the sdist and the wheel;
 #  2. install the wheel into a clean venv: `import dejavu_env` and both ids work, and no
-#     `agents` or `experiments` package was installed;
+#     `agents` or `experiments` package was installed; from the clone's root, a workbench
+#     command names the extra it lacks in one line;
 #  3. install the clone non-editable (`pip install ".[all]"`) into another clean venv and
 #     train for a few steps from the clone's root, where agents/ and experiments/ are found.
 # Venvs and artefacts go to a temporary folder, removed at the end.
@@ -54,6 +55,13 @@ for env_id in ("DejaVuGrid-v1", "DejaVuGrab-v1"):
 print(f"wheel: dejavu_env {dejavu_env.__version__} imports and plays both ids; no workbench packages installed")
 PY
 )
+
+# The core install, run from the clone: a workbench command names its missing extra in one line.
+status=0
+"$WORK/wheel-venv/bin/python" -m agents.tournament --help > /dev/null 2> "$WORK/err.txt" || status=$?
+test "$status" = 2 && test "$(wc -l < "$WORK/err.txt")" = 1 && grep -q "needs the 'agents' extra" "$WORK/err.txt" \
+    || { echo "core install: agents.tournament did not name its extra (status $status):"; cat "$WORK/err.txt"; exit 1; }
+echo "core install: $(cat "$WORK/err.txt")"
 
 python3 -m venv "$WORK/clone-venv"
 pip_quiet "$WORK/clone-venv" torch==2.13.0

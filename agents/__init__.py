@@ -22,12 +22,16 @@ The workbench, package by package (each module's docstring says more):
   command line shares.
 
 Importing this package imports neither torch nor the tournament's dependencies; learned
-players load torch only when built.
+players load torch only when built. A command (``python -m agents...``) started without its
+extra stops with one line naming it (:mod:`agents.extras`).
 """
 
 from agents.base import OBS_MODES, Player
+from agents.extras import check_command_extras
 from agents.random_player import RandomPlayer
 from agents.registry import PLAYERS, PlayerEntry, available_players, make_player, register_player
+
+check_command_extras()
 
 __all__ = [
     "OBS_MODES",
