@@ -26,15 +26,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
-
-import yaml
+from typing import Any
 
 from agents.base import Player
+from agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
 from agents.rllib.games import GAMES
 from agents.rllib.training import RunSpec
+from experiments.config_file import build_config, read_mapping
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
+PROG = "python -m experiments.rllib"
 ADDRESS = re.compile(r"^(auto|local|ray://[\w.\-]+:\d+|[\w.\-]+:\d+)$")
 
 
@@ -47,14 +48,9 @@ def load_run(name: str, overrides: dict[str, Any]) -> RunSpec:
     if not path.is_file():
         known = sorted(p.stem.removeprefix("rllib-") for p in CONFIGS.glob("rllib-*.yaml"))
         raise ValueError(f"no config {name!r} (looked for {path}); known: {known}")
-    raw = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: a config is a mapping of keys, got {type(raw).__name__}")
+    raw = read_mapping(path)
     raw.update({k: v for k, v in overrides.items() if v is not None})
-    try:
-        return RunSpec.from_dict(raw)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{path.name}: {error}") from None
+    return build_config(path, raw, RunSpec.from_dict)
 
 
 def evaluation_metrics(player: Player, *, game: str, opponents: Sequence[str], games: int, seed: int,
@@ -69,34 +65,27 @@ def evaluation_metrics(player: Player, *, game: str, opponents: Sequence[str], g
     return metrics
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Argument mistakes as one line on stderr (exit 2), without argparse's multi-line usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message} (see --help)\n")
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = _OneLineParser(prog="python -m experiments.rllib", description=__doc__.splitlines()[0])
+    parser = Parser(prog=PROG, description=(__doc__ or "").splitlines()[0], example=f"{PROG} grid --iterations 20")
     parser.add_argument("config", help=f"a game ({', '.join(GAMES)}: configs/rllib-<game>.yaml) or a config path")
-    parser.add_argument("--out", type=Path, help="output folder (default runs/rllib-<config>)")
-    parser.add_argument("--iterations", type=int, help="training iterations (default from the config)")
-    parser.add_argument("--seed", type=int, help="seed (default from the config)")
+    parser.add_argument("--out", type=out_folder, help="output folder (default runs/rllib-<config>)")
+    parser.add_argument("--iterations", type=positive_int, help="training iterations (default from the config)")
+    parser.add_argument("--seed", type=seed_type, help="seed (default from the config)")
     parser.add_argument("--num-env-runners", type=int, help="sampling processes (default from the config)")
     parser.add_argument("--num-learners", type=int, help="learner processes; 0 learns in the trial's process")
     parser.add_argument("--address", help="join a running Ray cluster: 'auto' or host:port (default: start one here)")
-    parser.add_argument("--num-cpus", type=int, help="CPUs of the local Ray instance (default: enough for the run)")
+    parser.add_argument(
+        "--num-cpus", type=positive_int, help="CPUs of the local Ray instance (default: enough for the run)"
+    )
     parser.add_argument("--tune", action="store_true", help="sweep the config's tune: section (seeds x grid)")
     parser.add_argument("--eval-every", type=int, help="evaluate every N iterations (0: never)")
-    parser.add_argument("--eval-games", type=int, help="games per opponent at each evaluation")
+    parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
     parser.add_argument("--export-name", help="name of the exported player files (default rllib-<game>)")
-    parser.add_argument("--export-from", type=Path,
+    parser.add_argument("--export-from", type=user_path,
                         help="train nothing: export this algorithm checkpoint (with the config's card facts) to --out")
     args = parser.parse_args(argv)
     if args.address is not None and not ADDRESS.match(args.address):
         parser.error(f"--address must be 'auto' or host:port, got {args.address!r}")
-    if args.num_cpus is not None and args.num_cpus < 1:
-        parser.error(f"--num-cpus must be at least 1, got {args.num_cpus}")
     if args.export_name is not None and not re.fullmatch(r"[\w.\-]+", args.export_name):
         parser.error(f"--export-name must be a plain file name, got {args.export_name!r}")
     if args.export_from is not None and not (args.export_from / "rllib_checkpoint.json").is_file():
@@ -154,11 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         run = load_run(args.config, overrides)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(PROG, str(error))
     if args.tune and not run.tune:
-        print("error: --tune needs a tune: section (seeds, grid) in the config", file=sys.stderr)
-        return 2
+        return fail(PROG, "--tune needs a tune: section (seeds, grid) in the config")
     name = Path(args.config).stem.removeprefix("rllib-")
     out = (args.out or Path("runs") / f"rllib-{name}").resolve()
     export_name = args.export_name or f"rllib-{run.game}"

@@ -56,7 +56,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import yaml
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
@@ -69,6 +68,7 @@ from agents.ppo import PPOPlayer
 from agents.progress import Progress
 from agents.text import counted
 from dejavu_env.wrappers import StackObservations
+from experiments import config_file
 from experiments.evaluate import evaluate
 from experiments.train_batched import COMPACT, BatchedConfig
 from experiments.train_batched import train as train_batched
@@ -158,16 +158,7 @@ class TrainConfig:
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
         """Read and check a YAML config; any mistake is a ``ValueError`` naming the file."""
-        try:
-            raw = yaml.safe_load(path.read_text())
-        except (OSError, UnicodeDecodeError) as err:
-            raise ValueError(f"cannot read {path}: {err}") from None
-        except yaml.YAMLError as err:
-            raise ValueError(f"{path} is not valid YAML: {' '.join(str(err).split())}") from None
-        try:
-            return cls.from_dict(raw)
-        except (ValueError, TypeError, KeyError) as err:
-            raise ValueError(f"{path}: {err}") from None
+        return config_file.load_config(path, cls.from_dict)
 
     @classmethod
     def from_dict(cls, raw: Any) -> TrainConfig:
@@ -548,12 +539,19 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
     return best_zip
 
 
+def config_names() -> list[str]:
+    """The configs this command trains: those of ``experiments/configs`` but ``rllib-*`` (``experiments.rllib``'s)."""
+    return sorted(p.stem for p in CONFIGS.glob("*.yaml") if not p.stem.startswith("rllib-"))
+
+
 def config_path(text: str) -> Path:
     """An argparse type: a config's name in ``experiments/configs`` or a path to a YAML file."""
     import argparse
 
-    known = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+    known = ", ".join(config_names())
     path = user_path(text)
+    if text.startswith("rllib-") and not (path.suffix or "/" in text):
+        raise argparse.ArgumentTypeError(f"{text} is a config of python -m experiments.rllib; known here: {known}")
     if not (path.suffix or "/" in text):
         path = CONFIGS / f"{text}.yaml"
         if not path.is_file():
@@ -575,7 +573,7 @@ def build_parser() -> Parser:
         "own (runs/<config>/<date-time>); Ctrl-C stops it, keeping the last model as last.zip.",
         example=f"{PROG} grid --timesteps 20000",
     )
-    names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+    names = ", ".join(config_names())
     parser.add_argument("config", type=config_path, help=f"a config name in experiments/configs ({names}) or a path")
     parser.add_argument(
         "--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)"
@@ -604,13 +602,10 @@ class Plan:
 def load_config(path: Path) -> TrainConfig | BatchedConfig:
     """The config in ``path``: a :class:`BatchedConfig` when its ``algo`` is ``compact_ppo``,
     else a :class:`TrainConfig`."""
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        raw = None  # TrainConfig.load words the problem
-    if isinstance(raw, dict) and raw.get("algo") == COMPACT:
-        return BatchedConfig.load(path)
-    return TrainConfig.load(path)
+    raw = config_file.read_mapping(path)
+    if raw.get("algo") == COMPACT:
+        return config_file.build_config(path, raw, BatchedConfig.from_dict)
+    return config_file.build_config(path, raw, TrainConfig.from_dict)
 
 
 def plan(argv: Sequence[str] | None = None) -> Plan:

@@ -38,7 +38,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import yaml
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.games import get_game
@@ -53,6 +52,7 @@ from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
+from experiments.config_file import load_config
 from experiments.evaluate import evaluate
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -101,16 +101,7 @@ class BatchedConfig:
     @classmethod
     def load(cls, path: Path) -> BatchedConfig:
         """Read and check a YAML config; any mistake is a ``ValueError`` naming the file."""
-        try:
-            raw = yaml.safe_load(path.read_text())
-        except (OSError, UnicodeDecodeError) as err:
-            raise ValueError(f"cannot read {path}: {err}") from None
-        except yaml.YAMLError as err:
-            raise ValueError(f"{path} is not valid YAML: {' '.join(str(err).split())}") from None
-        try:
-            return cls.from_dict(raw)
-        except (ValueError, TypeError, KeyError) as err:
-            raise ValueError(f"{path}: {err}") from None
+        return load_config(path, cls.from_dict)
 
     @classmethod
     def from_dict(cls, raw: Any) -> BatchedConfig:

@@ -25,7 +25,11 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     [
         (["chess"], "no config 'chess'"),
         (["grid", "--num-env-runners", "-1"], "num_env_runners must be at least 0"),
-        (["grid", "--iterations", "0"], "iterations must be at least 1"),
+        (["grid", "--iterations", "0"], "argument --iterations: must be a whole number >= 1, got 0"),
+        (["grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+        (["grid", "--eval-games", "0"], "argument --eval-games: must be a whole number >= 1"),
+        (["grid", "--num-cpus", "0"], "argument --num-cpus: must be a whole number >= 1"),
+        (["grid", "--out", __file__], "is a file, not a folder"),
         (["grid", "--address", "not an address"], "--address must be"),
         (["grid", "--num-learners", "x"], "invalid int value"),
         (["grid", "--export-name", "../escape"], "--export-name must be a plain file name"),
@@ -34,6 +38,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_bad_arguments_are_one_line_and_exit_2(args: list[str], message: str) -> None:
     result = _cli(*args)
     assert result.returncode == 2
+    assert result.stderr.startswith("python -m experiments.rllib: error: ")
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,42 @@
+"""Reading a YAML config file, once for every trainer (SB3, the batched learner, RLlib).
+
+Every mistake in the file (unreadable, not YAML, not a mapping, a key its trainer rejects) is a
+``ValueError`` naming the file, which the command lines print as their one error line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+T = TypeVar("T")
+
+
+def read_mapping(path: Path) -> dict[str, Any]:
+    """The mapping in the YAML file ``path``."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read {path}: {err}") from None
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path} is not valid YAML: {' '.join(str(err).split())}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a config is a mapping of keys to values, got {type(raw).__name__}")
+    return raw
+
+
+def build_config(path: Path, raw: dict[str, Any], build: Callable[[dict[str, Any]], T]) -> T:
+    """``build(raw)``; its mistakes (``ValueError``, ``TypeError``, ``KeyError``) become a ``ValueError`` naming
+    ``path``."""
+    try:
+        return build(raw)
+    except (ValueError, TypeError, KeyError) as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
+def load_config(path: Path, build: Callable[[dict[str, Any]], T]) -> T:
+    """The config that ``build`` makes of the mapping in ``path``."""
+    return build_config(path, read_mapping(path), build)
