@@ -296,10 +296,9 @@ def batched_vec_env(config: TrainConfig, stage: Stage, model: Any) -> Any:
             return np.asarray(actions, dtype=np.int64)
 
         league.append(policy)
-    seated = {"opponent": None} if game.name == "grid" else {"opponents": None}
     env = DejaVuVecEnv(
         game.env_id, num_envs=config.n_envs, seed=config.seed * 1000, league=league,
-        league_probs=list(stage.opponents.values()), **seated, **config.env_kwargs,
+        league_probs=list(stage.opponents.values()), **{game.opponent_keyword: None}, **config.env_kwargs,
     )  # fmt: skip
     return env
 

@@ -48,16 +48,11 @@ from agents.learners.player import LearnerPlayer
 from agents.learners.ppo import PPO, PPOConfig, Stats
 from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
 from agents.ppo import ModelCard
-from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
-from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
-from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
-from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
 from experiments.config_file import load_config
 from experiments.evaluate import evaluate
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
 COMPACT = checkpoint.ALGO
-GAMES = {"grid": (GRID_INFO, GRID_LAYOUTS), "grab": (GRAB_INFO, GRAB_LAYOUTS)}
 
 
 @dataclass(frozen=True)
@@ -133,8 +128,9 @@ class BatchedConfig:
 
     def check(self) -> None:
         """Every name and number the config uses is valid, before anything trains."""
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}; known: {sorted(GAMES)}")
+        game = get_game(self.game)
+        if self.env_kwargs.get("obs_mode") not in game.info.obs_modes:
+            raise ValueError(f"env_kwargs.obs_mode must be one of {list(game.info.obs_modes)}")
         for name in ("n_envs", "eval_every", "eval_games"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -158,7 +154,7 @@ class BatchedConfig:
             raise ValueError(
                 f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}"
             )
-        registered = set(get_game(self.game).players())
+        registered = set(game.players())
         unknown = sorted(set(self.eval_opponents) - registered)
         if unknown:
             raise ValueError(f"eval_opponents names unknown {self.game} players {unknown}")
@@ -167,15 +163,10 @@ class BatchedConfig:
         net = build_net(self)
         if self.init is not None:
             initial_weights(self, net)
-        info, _ = GAMES[self.game]
-        seated = (
-            {"opponent": "random"}
-            if self.game == "grid"
-            else {"opponents": ["random"] * (self.env_kwargs.get("n_players", 4) - 1)}
-        )
+        seated = game.opponent_kwargs(["random"] * game.n_opponents(self.env_kwargs))
         try:
             gym.make_vec(
-                info.env_id, num_envs=1, vectorization_mode="vector_entry_point", **seated, **self.env_kwargs
+                game.env_id, num_envs=1, vectorization_mode="vector_entry_point", **seated, **self.env_kwargs
             ).close()
         except (TypeError, ValueError) as err:
             raise ValueError(f"env_kwargs: {err}") from None
@@ -186,7 +177,7 @@ class BatchedConfig:
 
     @property
     def obs_mode(self) -> str:
-        return str(self.env_kwargs.get("obs_mode", "info_state" if self.game == "grid" else "observation"))
+        return str(self.env_kwargs["obs_mode"])
 
     @property
     def card(self) -> ModelCard:
@@ -207,10 +198,10 @@ class BatchedConfig:
 
 
 def build_net(config: BatchedConfig) -> PolicyNet:
-    info, layouts = GAMES[config.game]
-    layout = layouts[config.obs_mode]
+    game = get_game(config.game)
+    layout = game.layouts[config.obs_mode]
     aux_shape = AUX_TARGETS[config.aux_target][1] if config.aux_target else ()
-    net_config = NetConfig(obs_size=layout.size, n_actions=info.n_actions, aux_shape=aux_shape, **config.net)
+    net_config = NetConfig(obs_size=layout.size, n_actions=game.info.n_actions, aux_shape=aux_shape, **config.net)
     return PolicyNet(net_config, layout.high())
 
 
@@ -241,11 +232,10 @@ def make_learner(config: BatchedConfig, env: Any, net: PolicyNet) -> PPO:
 
 
 def build_env(config: BatchedConfig, league: League) -> Any:
-    info, _ = GAMES[config.game]
-    seated = {"opponent": None} if config.game == "grid" else {"opponents": None}
+    game = get_game(config.game)
     return gym.make_vec(
-        info.env_id, num_envs=config.n_envs, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
-        league=league.players, **seated, **config.env_kwargs,
+        game.env_id, num_envs=config.n_envs, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+        league=league.players, **{game.opponent_keyword: None}, **config.env_kwargs,
     )
 
 

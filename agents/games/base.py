@@ -210,8 +210,9 @@ class GameAdapter(ABC):
         """How many opponents an env built with ``env_kwargs`` seats beside the agent."""
         return int(env_kwargs.get("n_players", self.default_seats)) - 1
 
-    def opponent_kwargs(self, opponents: Sequence[PlayerFn]) -> dict[str, Any]:
-        """The env keyword argument that seats ``opponents`` (``opponent=`` or ``opponents=``)."""
+    def opponent_kwargs(self, opponents: Sequence[PlayerFn | str]) -> dict[str, Any]:
+        """The env keyword argument that seats ``opponents`` (``opponent=`` or ``opponents=``):
+        players, or the names of the opponents an env builds itself (``"random"``)."""
         if self.opponent_keyword == "opponent":
             if len(opponents) != 1:
                 raise ValueError(f"the {self.name} env seats one opponent, got {len(opponents)}")

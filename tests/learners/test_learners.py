@@ -68,9 +68,13 @@ def test_batched_configs_name_batch_opponents() -> None:
     }
     with pytest.raises(ValueError, match="names unknown grid players"):
         TrainConfig.from_dict(raw)
-    compact = {"game": "grab", "algo": "compact_ppo", "stages": [{"timesteps": 10, "opponents": {"self": 1}}]}
+    compact = {"game": "grab", "algo": "compact_ppo", "stages": [{"timesteps": 10, "opponents": {"self": 1}}],
+               "env_kwargs": {"obs_mode": "observation"}}  # fmt: skip
     with pytest.raises(ValueError, match="no snapshot slots"):
         BatchedConfig.from_dict(compact)
+    # The view must be said: the card records it, and a default could change with the env's version.
+    with pytest.raises(ValueError, match=r"env_kwargs\.obs_mode must be one of"):
+        BatchedConfig.from_dict({**compact, "env_kwargs": {}})
 
 
 def _net(game: str, core: str = "mlp", features: str = "flat") -> tuple[PolicyNet, ModelCard]:
