@@ -29,7 +29,7 @@ the batched env instead (:mod:`experiments.train_batched`: ``grid-scratch``, ``g
 with the same command line, run folders and Ctrl-C. An SB3 config with ``batched: true``
 trains on the batched env too, through :class:`dejavu_env.sb3.DejaVuVecEnv`: ``n_envs``
 games in this process instead of ``n_envs`` worker processes, its stages' opponents named
-as the batch players of :data:`agents.learners.league.HEURISTICS` (``self``: the previous
+as the batch players of the game adapter's ``batch_opponents`` (``self``: the previous
 stage's model, sampling; MaskablePPO only).
 
 A YAML file cannot hold a Python class, so ``ppo.policy_kwargs`` names them as
@@ -61,7 +61,6 @@ import dejavu_env  # noqa: F401  (registers the ids)
 from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
 from agents.cloning import PretrainConfig, pretrain
 from agents.games import GameAdapter, get_game
-from agents.learners.league import HEURISTICS
 from agents.mixture import SELF, build_mixture
 from agents.models import ALGORITHMS, ModelCard
 from agents.ppo import PPOPlayer
@@ -128,7 +127,7 @@ class TrainConfig:
         if not self.stages:
             raise ValueError("stages must list at least one stage")
         registered = set(game.players())
-        trainable = set(HEURISTICS[game.name]) if self.batched else registered
+        trainable = set(game.batch_opponents) if self.batched else registered
         if self.batched and (self.pretrain is not None or self.stack > 1):
             raise ValueError("a batched config trains without pretrain and stack (the batched env seats batch players)")
         for index, stage in enumerate(self.stages):
@@ -283,7 +282,7 @@ def batched_vec_env(config: TrainConfig, stage: Stage, model: Any) -> Any:
     league: list[Any] = []
     for name in stage.opponents:
         if name != SELF:
-            league.append(HEURISTICS[game.name][name]())
+            league.append(game.batch_opponents[name]())
             continue
         frozen = type(model.policy)(**model.policy._get_constructor_parameters())
         frozen.load_state_dict(model.policy.state_dict())

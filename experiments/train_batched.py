@@ -14,7 +14,7 @@ an earlier run to continue from), PPO's hyper-parameters (``ppo``), an optional 
 potential, bonus and auxiliary target (:mod:`agents.learners.targets`), the
 league (how many snapshot slots, how often a snapshot joins) and the curriculum *stages*:
 each a number of env steps against a weighted mix of the game's batch opponents
-(:data:`agents.learners.league.HEURISTICS`) and ``self`` (the snapshots). One env serves
+(the game adapter's ``batch_opponents``) and ``self`` (the snapshots). One env serves
 the whole run; a stage only changes the weights.
 
 A run writes to its folder: ``progress.csv`` (one row per
@@ -42,7 +42,7 @@ import numpy as np
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.games import get_game
 from agents.learners import checkpoint
-from agents.learners.league import HEURISTICS, League
+from agents.learners.league import League
 from agents.learners.nets import NetConfig, PolicyNet
 from agents.learners.player import LearnerPlayer
 from agents.learners.ppo import PPO, PPOConfig, Stats
@@ -135,7 +135,7 @@ class BatchedConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        known = set(HEURISTICS[self.game]) | {"self"}
+        known = set(game.batch_opponents) | {"self"}
         for index, stage in enumerate(self.stages):
             if stage.timesteps < 1:
                 raise ValueError(f"stages[{index}].timesteps must be >= 1, got {stage.timesteps}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -116,6 +116,8 @@ class GameAdapter(ABC):
     - ``pass_action``: the action that does nothing (Grab's pass), ``None`` when there is none;
     - ``opponent_keyword``: how the env takes its other seats (``"opponent"``, one player,
       or ``"opponents"``, a list);
+    - ``batch_opponents``: the batch players a learner on the batched env can face, by the
+      names a training config's stages use (``agents/<game>/batch_players.py``);
     - ``play_summary`` and ``play_example``: the play CLI's line for the game and the
       arguments of its example.
     """
@@ -128,6 +130,7 @@ class GameAdapter(ABC):
     wording: ClassVar[Wording]
     pass_action: ClassVar[int | None]
     opponent_keyword: ClassVar[str]
+    batch_opponents: ClassVar[Mapping[str, Callable[[], Any]]]
     play_summary: ClassVar[str]
     play_example: ClassVar[str]
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from agents.cli import positive_float, seed_type
 from agents.games.base import GameAdapter, Wording
+from agents.grab.batch_players import BATCH_OPPONENTS
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
 from dejavu_env.grab import match
@@ -33,6 +34,7 @@ class GrabAdapter(GameAdapter):
     best_label = "mean points (3 rounds)"
     pass_action = PASS
     opponent_keyword = "opponents"
+    batch_opponents = BATCH_OPPONENTS
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"
     wording = Wording(

@@ -10,6 +10,7 @@ import numpy as np
 
 from agents.cli import seed_type
 from agents.games.base import GameAdapter, Wording
+from agents.grid.batch_players import BATCH_OPPONENTS
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
 from dejavu_env.grid import match
@@ -29,6 +30,7 @@ class GridAdapter(GameAdapter):
     best_label = "win rate"
     pass_action = None
     opponent_keyword = "opponent"
+    batch_opponents = BATCH_OPPONENTS
     play_summary = "the grid game with hunch tokens, against one player"
     play_example = "grid --opponent counting"
     wording = Wording(

@@ -3,7 +3,7 @@
 A batched env (:mod:`dejavu_env.core.vector`) seats a *league*: a pool of batch players of
 which every opponent seat of every env draws one at each reset, with weights that can
 change at any time (``set_league_probs``). :class:`League` fills that pool with the game's
-heuristic batch players (by name, :data:`HEURISTICS`) and ``size`` :class:`SnapshotPlayer`
+heuristic batch players (by name, the game adapter's ``batch_opponents``) and ``size`` :class:`SnapshotPlayer`
 slots; :meth:`League.add` freezes the learner's current weights into the next slot (the
 oldest is replaced once all are full), and :meth:`League.probs` spreads ``self_weight`` over
 the filled slots and the rest over the heuristics. So one env serves a whole curriculum:
@@ -19,67 +19,17 @@ else is in the batch.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
+from agents.games import get_game
 from agents.learners.nets import PolicyNet
-from dejavu_env.grab.batched_opponents import MemoryBatchBot, PerfectBatchPlayer
-from dejavu_env.grab.batched_opponents import RandomBatchPlayer as GrabRandom
-from dejavu_env.grid.batched_opponents import GreedyBatchPlayer
-from dejavu_env.grid.batched_opponents import RandomBatchPlayer as GridRandom
-from dejavu_env.grid.cards import N_SLOTS
-from dejavu_env.grid.rules import END_TURN, LOOK, TAKE_END
 
-
-class LookerBatchPlayer:
-    """A Grid opponent that never scores: each turn it looks at a random slot and ends the turn.
-
-    It never reveals, never pays a hunch token and takes the End card only when nothing else
-    is legal, so the agent facing it is paid for the cards it collects and nothing else:
-    the first rung of a curriculum whose next rungs score against it.
-    """
-
-    obs_mode = None
-    trusted = True
-    reaction_time: float | None = None
-    name = "looker"
-
-    def reset(self, request: Any) -> None:
-        """No memory."""
-
-    def act(self, request: Any) -> np.ndarray:
-        masks = request.masks()
-        looks = masks[:, LOOK : LOOK + N_SLOTS]
-        n_looks = looks.sum(axis=1)
-        u = request.uniform()
-        nth = np.minimum((u * n_looks).astype(np.int64), np.maximum(n_looks - 1, 0))
-        look = LOOK + (np.cumsum(looks, axis=1) <= nth[:, None]).sum(axis=1)
-        fallback = np.where(masks[:, TAKE_END], TAKE_END, masks.argmax(axis=1))
-        return np.where(masks[:, END_TURN], END_TURN, np.where(n_looks > 0, look, fallback)).astype(np.int64)
-
-    def __repr__(self) -> str:
-        return "LookerBatchPlayer()"
-
-
-HEURISTICS: dict[str, dict[str, Callable[[], Any]]] = {
-    "grid": {"random": GridRandom, "greedy": GreedyBatchPlayer, "looker": LookerBatchPlayer},
-    "grab": {
-        "random": GrabRandom,
-        "perfect": PerfectBatchPlayer,
-        "memory": MemoryBatchBot,
-        # Memory bots tuned to recognise a second sighting about as often as the human presets
-        # of agents/grab/human.py at their reaction times (a sighting's trace outlives a gap of
-        # 6 / 10 / 15 cards: 33% / 51% / 70% of the pairs in a 33-card round, so recall = sqrt).
-        "memory-child": lambda: MemoryBatchBot(recall=0.57, reaction_time=0.9),
-        "memory-casual": lambda: MemoryBatchBot(recall=0.71, reaction_time=0.7),
-        "memory-expert": lambda: MemoryBatchBot(recall=0.84, reaction_time=0.5),
-    },
-}
-"""Each game's batch opponents by the names a config uses."""
 MAX_SEATS = 6
+"""Grab's most seats: a recurrent snapshot keeps one memory per (env, seat)."""
 
 
 class SnapshotPlayer:
@@ -156,12 +106,12 @@ class SnapshotPlayer:
 class League:
     """Heuristic opponents and ``size`` snapshot slots of the learner, as one batched env's league.
 
-    ``heuristics``: names of :data:`HEURISTICS` for ``game``; build the env with
+    ``heuristics``: names of the game adapter's ``batch_opponents``; build the env with
     ``league=league.players`` and call :meth:`apply` whenever the weights change.
     """
 
     def __init__(self, game: str, heuristics: list[str], net: PolicyNet, obs_mode: str, size: int = 0) -> None:
-        table = HEURISTICS[game]
+        table = get_game(game).batch_opponents
         unknown = [name for name in heuristics if name not in table]
         if unknown:
             raise ValueError(f"unknown {game} league opponents {unknown}; known: {sorted(table)}")
