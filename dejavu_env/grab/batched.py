@@ -210,17 +210,28 @@ def _start_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     _flip(state, mask, streams)
 
 
-def _flip(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
-    """``docs/rules.md#grab-tick`` steps 1-2 where ``mask``: flip the next card, eliminate whoever holds
-    one of its objects; a round with nobody left in it ends at once."""
+def _flip(state: GrabBatch, mask: np.ndarray | None, streams: Streams) -> None:
+    """``docs/rules.md#grab-tick`` steps 1-2 where ``mask`` (``None``: in every game, the common tick, which
+    skips the masking): flip the next card, eliminate whoever holds one of its objects; a round with
+    nobody left in it ends at once."""
     d = state.data
-    ar = np.arange(d.shape[1])
-    card = state.order[ar, np.minimum(d[POS], N_CARDS - 1)].astype(np.int64)
-    bits = np.where(mask, state.tables.card_bits[state.games, card], 0)
-    np.copyto(d[NEWEST], card, where=mask)
-    d[POS] += mask
-    np.copyto(d[NEW_CARD], 1, where=mask)
-    np.copyto(d[FLIPPED], bits, where=mask)
+    n = d.shape[1]
+    at = np.minimum(d[POS], N_CARDS - 1)
+    at += np.arange(0, n * N_CARDS, N_CARDS)
+    card = np.take(state.order.reshape(-1), at).astype(np.int64)
+    t = state.tables
+    bits = np.take(t.card_bits.reshape(-1), state.games * t.card_bits.shape[1] + card)
+    if mask is None:
+        d[NEWEST] = card
+        d[POS] += 1
+        d[NEW_CARD] = 1
+        d[FLIPPED] = bits
+    else:
+        bits *= mask
+        np.copyto(d[NEWEST], card, where=mask)
+        d[POS] += mask
+        np.copyto(d[NEW_CARD], 1, where=mask)
+        np.copyto(d[FLIPPED], bits, where=mask)
     d[SEEN2] |= d[SEEN1] & bits
     d[SEEN1] |= bits
     held = d[MIDDLE] ^ ALL_OBJECTS
@@ -229,7 +240,7 @@ def _flip(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
         _eliminate(d, hit, bits[hit])
         out = hit[d[IN_ROUND, hit] == 0]
         if len(out):
-            ends = np.zeros(len(mask), dtype=bool)
+            ends = np.zeros(n, dtype=bool)
             ends[out] = True
             _end_round(state, ends, streams)
 
@@ -294,13 +305,14 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
     d = state.data
     # Seat-major from here: reductions over the seats then run along the games, which numpy does fast.
     a = np.ascontiguousarray(np.asarray(actions, dtype=np.int64).T)
-    grab = a > 0
-    grabbed = grab.any(axis=0)
+    wanted = (2 << a) >> 2  # the object each seat grabs as a bit (a pass, action 0, gives 0)
+    union = np.bitwise_or.reduce(wanted, axis=0)
+    grabbed = union != 0
     if grabbed.any():
-        _grabs(state, a, grab, streams, log)
+        _grabs(state, a, wanted, union, streams, log)
     more = d[POS] < N_CARDS
     if more.all():
-        _flip(state, more, streams)
+        _flip(state, None, streams)
         return
     ends = ~more & (~grabbed | (d[GRAB_ONLY] == MAX_GRAB_ONLY_TICKS))
     extra = ~more & ~ends
@@ -313,22 +325,21 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
         _end_round(state, ends, streams)
 
 
-def _grabs(state: GrabBatch, a: np.ndarray, grab: np.ndarray, streams: Streams, log: list | None) -> None:
-    """Give each grabbed object to its only grabber, or to the winner of the race for it (``a``: seat-major)."""
+def _grabs(
+    state: GrabBatch, a: np.ndarray, wanted: np.ndarray, union: np.ndarray, streams: Streams, log: list | None
+) -> None:
+    """Give each grabbed object to its only grabber, or to the winner of the race for it (``a``: seat-major;
+    ``wanted``: the object bit each seat grabs, ``union``: all of them per game)."""
     d = state.data
-    ordered = np.sort(a, axis=0)
-    raced = np.flatnonzero(((ordered[1:] == ordered[:-1]) & (ordered[1:] > 0)).any(axis=0))
-    won = grab
+    # Two seats grab the same object exactly where the bits overlap, so that their sum exceeds their union.
+    raced = np.flatnonzero(wanted.sum(axis=0) != union)
+    won = wanted
     if len(raced):
-        won = grab.copy()
-        contenders = a[:, raced]
-        grabbing = grab[:, raced]
-        same = (contenders[:, None, :] == contenders[None, :, :]) & grabbing[:, None, :]  # q grabs p's object too
-        k = same.sum(axis=1)
-        won[:, raced] = ((k == 1) & grabbing) | _races(state, raced, contenders, same, k, streams, log)
-    objects = np.where(won, np.int64(1) << np.maximum(a - 1, 0), 0)
-    d[MIDDLE] &= ~objects.sum(axis=0)
-    d[HOLD:] |= objects
+        won = wanted.copy()
+        contested = wanted[:, raced]
+        won[:, raced] = np.where(_races(state, raced, a[:, raced], contested, streams, log), contested, 0)
+    d[MIDDLE] &= ~union  # every grabbed object leaves the middle: each has exactly one winner
+    d[HOLD:] |= won
 
 
 _BEFORE = np.tri(MAX_PLAYERS, k=-1, dtype=bool)[:, :, None]
@@ -336,33 +347,40 @@ _BEFORE = np.tri(MAX_PLAYERS, k=-1, dtype=bool)[:, :, None]
 
 
 def _races(
-    state: GrabBatch, rows: np.ndarray, a: np.ndarray, same: np.ndarray, k: np.ndarray, streams: Streams,
-    log: list | None,
+    state: GrabBatch, rows: np.ndarray, a: np.ndarray, wanted: np.ndarray, streams: Streams, log: list | None
 ) -> np.ndarray:
-    """Winners (``(players, m)`` bool) of the games ``rows`` that hold races: ``docs/rules.md#grab-races``.
+    """Who gets what they grab (``(players, m)`` bool) in the games ``rows`` that hold races: the only
+    grabber of an object, and the winner of each race (``docs/rules.md#grab-races``).
 
-    Arrays are seat-major: ``a[p, i]`` is seat ``p``'s action in race game ``i``, ``same[p, q, i]``
-    says that seats ``p`` and ``q`` grab the same object, ``k[p, i]`` how many grab ``p``'s.
+    Arrays are seat-major: ``a[p, i]`` is seat ``p``'s action in race game ``i``, ``wanted[p, i]`` its
+    object as a bit. The counts run as a loop over the few seats on ``(players, m)`` arrays: several
+    times cheaper than reducing ``(players, players, m)`` comparisons.
     """
     t = state.tables
     games = state.games[rows]
     n_players = a.shape[0]
-    before = _BEFORE[:n_players, :n_players]
+    grabbing = a > 0
+    k = np.zeros(a.shape, dtype=np.int64)  # how many grab p's object (p included)
+    place = np.zeros(a.shape, dtype=np.int64)  # contenders of the same object seated before p
+    for q in range(n_players):
+        same = (a == a[q]) & grabbing  # the seats that grab seat q's object
+        k += same
+        place[q + 1 :] += same[q + 1 :]
     raced = k > 1
-    place = (same & before).sum(axis=1)  # contenders of the same object seated before
-    first = raced & (place == 0)  # one contender per contested object
-    lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
+    contested = np.bitwise_or.reduce(np.where(raced, wanted, 0), axis=0)  # the objects raced for, per game
     env = np.tile(games, n_players)
     equal = t.equal[games]
     # Equal means: one uniform per race, in increasing object order; the floor(u * k)-th contender wins.
-    race_index = (first[None, :, :] & lower).sum(axis=1)
+    race_index = np.bitwise_count(contested & (wanted - grabbing))  # races for lower objects
     u = streams.uniform_at(env, race_index.ravel()).reshape(raced.shape)
     won = raced & (place == (u * k).astype(np.int64))
-    draws = first.sum(axis=0)
+    draws = np.bitwise_count(contested).astype(np.int64)
     z = np.zeros(raced.shape)
     pick = np.full(raced.shape, -1)
     if not equal.all():
-        timed, z, pick, timed_draws = _timed_races(state, games, a, same, raced, place, lower, env, streams)
+        same_object = (a[:, None, :] == a[None, :, :]) & grabbing[:, None, :]  # (p, q, i): q grabs p's object too
+        lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
+        timed, z, pick, timed_draws = _timed_races(state, games, a, same_object, raced, place, lower, env, streams)
         won = np.where(equal, won, timed)
         draws = np.where(equal, draws, timed_draws)
     streams.advance(games, draws)
@@ -371,7 +389,7 @@ def _races(
             {"games": games.copy(), "actions": a.T.copy(), "equal": equal, "timed": t.sigma > 0, "u": u.T, "z": z.T,
              "pick": pick.T}
         )
-    return won
+    return won | ((k == 1) & grabbing)
 
 
 def _timed_races(

@@ -177,17 +177,20 @@ class MemoryBatchBot:
 
     def act(self, request: GrabRequest) -> np.ndarray:
         memory = self._table(request)
-        games, seats = request.games, request.seats
+        rows = memory.reshape(len(memory), -1)  # a view: entry (seat, env) at column seat * n_envs + env
+        at = request.seats * memory.shape[2] + request.games
+        mine = np.take(rows, at, axis=1)  # one gather of every row of the seats asked
+        m = len(at)
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
-        fresh_round = memory[self._ROUND, seats, games] != round_index
-        memory[self._ROUND, seats, games] = round_index
-        looked = np.where(fresh_round, 0, memory[self._LOOKED, seats, games])
-        ready = np.where(fresh_round, 0, memory[self._READY, seats, games])
-        recognised = flipped & looked & memory[round_index, seats, games]  # the luck of this round
-        memory[self._LOOKED, seats, games] = looked | flipped
+        fresh_round = mine[self._ROUND] != round_index
+        looked = np.where(fresh_round, 0, mine[self._LOOKED])
+        ready = np.where(fresh_round, 0, mine[self._READY])
+        luck = np.take(mine.reshape(-1), round_index * m + np.arange(m))  # the luck of this round
+        recognised = flipped & looked & luck
         ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
-        memory[self._READY, seats, games] = ready
+        looked |= flipped
+        rows[self._ROUND :, at] = np.stack([round_index, looked, ready])  # one scatter back
         fresh = ready & flipped
         choice = np.where(fresh != 0, fresh, ready)
         return np.where(choice != 0, 1 + _lowest_object(choice), 0)

@@ -131,6 +131,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         self._aside = np.full((self.num_envs, 3), -1, dtype=np.int16)
         self._observer = BatchObserver(self.num_envs, self.obs_mode)
         self._canonical_bits = np.array(self._canonical.card_bits, dtype=np.int64)
+        self._other_seats = np.arange(1, n_players)
 
     @property
     def n_opponent_actions(self) -> int:
@@ -217,23 +218,24 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return reward, over, np.zeros(len(games), dtype=bool)
 
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
-        """Every seat's action in the tick (pass for the agent and for players out of the round)."""
-        ticks = np.zeros((len(where), self.n_players), dtype=np.int64)
-        in_round = (work.data[IN_ROUND][:, None] >> np.arange(1, self.n_players)) & 1  # (m, other seats)
+        """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``:
+        a transposed view of a seat-major array, which :func:`~dejavu_env.grab.batched.apply` reads without a copy."""
+        ticks = np.zeros((self.n_players, len(where)), dtype=np.int64)
+        in_round = (work.data[IN_ROUND][:, None] >> self._other_seats) & 1  # (m, other seats)
         if len(self.players) == 1:  # one player at every seat: one request for all of them
             cols, seats = np.nonzero(in_round)
             seats += 1
             request = GrabRequest(work, cols, where[cols], seats, self.streams, self.obs_mode, repeats=True)
-            ticks[cols, seats] = self.players[0].act(request)
-            return ticks
+            ticks[seats, cols] = self.players[0].act(request)
+            return ticks.T
         for seat in range(1, self.n_players):
             asked = np.flatnonzero(in_round[:, seat - 1])
             kinds = self.opponent_ids[where[asked], seat - 1]
             for k in np.unique(kinds).tolist():
                 cols = asked[kinds == k]
                 request = GrabRequest(work, cols, where[cols], np.full(len(cols), seat), self.streams, self.obs_mode)
-                ticks[cols, seat] = self.players[k].act(request)
-        return ticks
+                ticks[seat, cols] = self.players[k].act(request)
+        return ticks.T
 
     def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GrabRequest:
         if state is None:
