@@ -189,8 +189,9 @@ class MemoryBatchBot:
         luck = np.take(mine.reshape(-1), round_index * m + np.arange(m))  # the luck of this round
         recognised = flipped & looked & luck
         ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
-        looked |= flipped
-        rows[self._ROUND :, at] = np.stack([round_index, looked, ready])  # one scatter back
+        rows[self._ROUND][at] = round_index  # row by row: half the cost of one (rows, at) scatter
+        rows[self._LOOKED][at] = looked | flipped
+        rows[self._READY][at] = ready
         fresh = ready & flipped
         choice = np.where(fresh != 0, fresh, ready)
         return np.where(choice != 0, 1 + _lowest_object(choice), 0)
