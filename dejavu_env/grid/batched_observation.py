@@ -59,8 +59,22 @@ _BLUE_ROWS = np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1,
 """One-hot blue number per card id; index -1 (no card) is the zero row."""
 _BLUE_TABLE = np.ascontiguousarray(_BLUE_ROWS).view(np.dtype((np.void, N_BLUES)))[:, 0]
 """The same rows as single 11-byte items, so one ``take`` copies a slot's whole row."""
-_FACE_TABLE = np.vstack([np.array(SHOWS), np.zeros((1, N_NUMBERS))]).astype(np.uint8).view("<i8")[:, 0]
-"""Each card's faces row (8 bytes) as one int64; index -1 (an unknown face) is zeros."""
+_FACE_TABLE = np.array(SHOWS, dtype=np.uint8).view("<i8")[:, 0]
+"""Each card's faces row (8 bytes) as one int64."""
+_PAIR_SLOTS = np.arange(0, N_SLOTS, 2, dtype=np.int64)[:, None]
+"""The first slot of each pair of slots."""
+_PAIR_CARD_SHIFTS = CARD_BITS * _PAIR_SLOTS
+_PAIR_CARDS = (1 << 2 * CARD_BITS) - 1
+_PAIR_KEYS = np.arange(1 << (2 * CARD_BITS + 2))
+_PAIR_FACES = np.stack(
+    [
+        np.where(_PAIR_KEYS >> (2 * CARD_BITS + k) & 1 == 1, _FACE_TABLE[_PAIR_KEYS >> (CARD_BITS * k) & 31], 0)
+        for k in (0, 1)
+    ],
+    axis=1,
+)
+"""By a pair's key (first card | second card << 5 | first shown << 10 | second shown << 11): both faces rows,
+each zeros where its face is not shown."""
 _ALL_ROWS = slice(None)
 
 _COMMON = LAYOUTS["observation"]
@@ -177,9 +191,10 @@ class BatchObserver:
         word = (~d[OCC] & _ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24
         flags = unpack_bits(word, 4 * N_SLOTS)
         self.vector[:, self._flags] = flags
-        cards = field(d[SLOT_CARDS][:, None], CARD_BITS * _SLOTS, CARD_BITS)
-        faces = np.take(_FACE_TABLE, np.where(flags[:, 2 * N_SLOTS : 3 * N_SLOTS] == 1, cards, -1))
-        self.vector[:, self._faces] = faces.view(np.uint8)
+        # Two slots at a time: their cards and shown bits index the 16 bytes of both faces rows.
+        pairs = (d[SLOT_CARDS] >> _PAIR_CARD_SHIFTS) & _PAIR_CARDS | ((shown >> _PAIR_SLOTS) & 3) << 2 * CARD_BITS
+        faces = np.take(_PAIR_FACES, pairs.T, axis=0)  # (n, 4 pairs, 2 slots) int64
+        self.vector[:, self._faces] = faces.reshape(len(faces), -1).view(np.uint8)
 
     def _write_public(self, d: np.ndarray, me: np.ndarray) -> None:
         """The public facts from ``tokens`` to ``costs_token``: 32 contiguous bytes, built as four int64 words
