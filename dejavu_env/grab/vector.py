@@ -55,6 +55,8 @@ from dejavu_env.grab.rules import (
 
 DEFAULTS = scalar_defaults(DejaVuGrabEnv)
 """The single env's keyword defaults, which the vector env shares."""
+_REASON_NAMES = np.array(["", "rounds"], dtype=object)
+"""``info["reason"]`` while a game goes on, and once it is over."""
 
 
 @dataclass(frozen=True)
@@ -261,8 +263,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         totals = points(self.state)
         top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
         scores = np.where(over[:, None], totals, 0).astype(np.float32)
-        reasons = np.where(over, "rounds", "").astype(object)
-        return top.astype(np.int8), scores, reasons
+        return top.astype(np.int8), scores, np.take(_REASON_NAMES, over.view(np.int8))
 
     def _game_info(self, info: dict[str, Any]) -> None:
         state = self.state

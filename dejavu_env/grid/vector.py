@@ -47,6 +47,9 @@ from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
 
 DEFAULTS = scalar_defaults(DejaVuGridEnv)
 """The single env's keyword defaults, which the vector env shares."""
+_REASON_NAMES = np.array([*REASONS, "truncated"], dtype=object)
+_TRUNCATED = len(REASONS)
+"""``info["reason"]`` by code: the engine's reasons, then a truncation by the turn limit."""
 
 
 @dataclass(frozen=True)
@@ -241,17 +244,17 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         seat = self.seat
         over = (state.terminal != 0) | self._truncated
         winner = state.winner
-        winners = np.zeros((self.num_envs, 2), dtype=np.int8)
         has = (state.terminal != 0) & (winner >= 0)
-        winners[has, (winner[has] - seat[has]) % 2] = 1
+        winners = np.zeros((self.num_envs, 2), dtype=np.int8)
+        winners[:, 0] = has & (winner == seat)
+        winners[:, 1] = has & (winner != seat)
         tally = scores(state)
-        mine = tally[np.arange(self.num_envs), seat]
-        theirs = tally[np.arange(self.num_envs), 1 - seat]
-        egocentric = np.where(over[:, None], np.stack([mine, theirs], axis=1), 0.0).astype(np.float32)
-        reasons = np.asarray(REASONS, dtype=object)[state.reason]
-        reasons[~over] = ""
-        reasons[self._truncated] = "truncated"
-        return winners, egocentric, reasons
+        first = seat == 0
+        egocentric = np.zeros((self.num_envs, 2), dtype=np.float32)
+        egocentric[:, 0] = np.where(over, np.where(first, tally[:, 0], tally[:, 1]), 0.0)
+        egocentric[:, 1] = np.where(over, np.where(first, tally[:, 1], tally[:, 0]), 0.0)
+        codes = np.where(self._truncated, _TRUNCATED, np.where(over, state.reason, 0))
+        return winners, egocentric, np.take(_REASON_NAMES, codes)
 
     def _game_info(self, info: dict[str, Any]) -> None:
         tokens = self.state.data[TOKENS]
