@@ -101,6 +101,18 @@ class PackedState:
         return self.data.nbytes + sum(getattr(self, name).nbytes for name in self.ARRAYS)
 
 
+def any_set(mask: np.ndarray) -> bool:
+    """``mask.any()`` for a bool array, at a fifth of the cost on small arrays: ``ndarray.any`` goes through
+    a Python-level wrapper (about 1.5 us a call), and a batched step makes hundreds of these tests in its
+    tail of ever smaller batches."""
+    return np.count_nonzero(mask) > 0
+
+
+def all_set(mask: np.ndarray) -> bool:
+    """``mask.all()`` for a bool array, cheaply (see :func:`any_set`)."""
+    return np.count_nonzero(mask) == mask.size
+
+
 def field(word: np.ndarray, shift: Any, bits: int) -> np.ndarray:
     """The ``bits``-wide unsigned field of ``word`` starting at bit ``shift`` (a number or an array)."""
     return (word >> shift) & ((1 << bits) - 1)

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from dejavu_env.core.batch import PackedState, Row, bit_masks, field
+from dejavu_env.core.batch import PackedState, Row, all_set, any_set, bit_masks, field
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS, GrabDeck
 from dejavu_env.grab.rules import (
@@ -189,14 +189,14 @@ def _start_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-round-set-up`` where ``mask``: shuffle (or the scripted order), 3 cards
     aside, every object in the middle, everyone in, then the first flip."""
     d = state.data
-    idx = np.flatnonzero(mask)
+    idx = mask.nonzero()[0]
     games = state.games[idx]
     t = state.tables
     scripted = t.scripted[games]
     orders = np.empty((len(idx), N_CARDS), dtype=np.int8)
-    if scripted.any():
+    if any_set(scripted):
         orders[scripted] = t.presets[games[scripted], d[ROUND, idx[scripted]]]
-    if not scripted.all():
+    if not all_set(scripted):
         orders[~scripted] = streams.permutations(games[~scripted], N_CARDS)
     state.order[idx] = orders
     n_players = state.n_players
@@ -235,7 +235,7 @@ def _flip(state: GrabBatch, mask: np.ndarray | None, streams: Streams) -> None:
     d[SEEN2] |= d[SEEN1] & bits
     d[SEEN1] |= bits
     held = d[MIDDLE] ^ ALL_OBJECTS
-    hit = np.flatnonzero((held & bits) != 0)  # someone holds an object of this card
+    hit = ((held & bits) != 0).nonzero()[0]  # someone holds an object of this card
     if len(hit):
         _eliminate(d, hit, bits[hit])
         out = hit[d[IN_ROUND, hit] == 0]
@@ -256,7 +256,7 @@ def _end_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-end-of-round`` where ``mask``: the aside check (``#grab-aside-cards``),
     scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
     d = state.data
-    idx = np.flatnonzero(mask)
+    idx = mask.nonzero()[0]
     games = state.games[idx]
     aside_cards = state.order[idx, :N_ASIDE].astype(np.int64)
     bits = state.tables.card_bits
@@ -308,10 +308,10 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
     wanted = (2 << a) >> 2  # the object each seat grabs as a bit (a pass, action 0, gives 0)
     union = np.bitwise_or.reduce(wanted, axis=0)
     grabbed = union != 0
-    if grabbed.any():
+    if any_set(grabbed):
         _grabs(state, a, wanted, union, streams, log)
     more = d[POS] < N_CARDS
-    if more.all():
+    if all_set(more):
         _flip(state, None, streams)
         return
     ends = ~more & (~grabbed | (d[GRAB_ONLY] == MAX_GRAB_ONLY_TICKS))
@@ -319,9 +319,9 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
     d[GRAB_ONLY] += extra
     np.copyto(d[NEW_CARD], 0, where=extra)
     np.copyto(d[FLIPPED], 0, where=extra)
-    if more.any():
+    if any_set(more):
         _flip(state, more, streams)
-    if ends.any():
+    if any_set(ends):
         _end_round(state, ends, streams)
 
 
@@ -332,7 +332,7 @@ def _grabs(
     ``wanted``: the object bit each seat grabs, ``union``: all of them per game)."""
     d = state.data
     # Two seats grab the same object exactly where the bits overlap, so that their sum exceeds their union.
-    raced = np.flatnonzero(wanted.sum(axis=0) != union)
+    raced = (wanted.sum(axis=0) != union).nonzero()[0]
     won = wanted
     if len(raced):
         won = wanted.copy()
@@ -377,7 +377,7 @@ def _races(
     draws = np.bitwise_count(contested).astype(np.int64)
     z = np.zeros(raced.shape)
     pick = np.full(raced.shape, -1)
-    if not equal.all():
+    if not all_set(equal):
         same_object = (a[:, None, :] == a[None, :, :]) & grabbing[:, None, :]  # (p, q, i): q grabs p's object too
         lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
         timed, z, pick, timed_draws = _timed_races(state, games, a, same_object, raced, place, lower, env, streams)

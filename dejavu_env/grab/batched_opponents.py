@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dejavu_env.core.batch import bit_masks, random_legal
+from dejavu_env.core.batch import any_set, bit_masks, random_legal
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
@@ -129,7 +129,7 @@ class PerfectBatchPlayer:
         ready = request.fact(SEEN2) & request.fact(MIDDLE)
         on_card = ready & request.newest_objects()
         candidates = np.where(on_card != 0, on_card, ready)
-        if not candidates.any():
+        if not any_set(candidates):
             return np.zeros(len(u), dtype=np.int64)
         chosen = random_legal(candidates, u, N_OBJECTS)  # the floor(u * k)-th object, in increasing order
         return np.where(candidates != 0, 1 + chosen, 0)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dejavu_env.core.batch import unpack_bits
+from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.validation import check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grab.batched import (
@@ -199,12 +199,12 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             step(work, np.arange(len(where)), ticks, self.streams)
             w = work.data
             out = ((w[IN_ROUND] >> AGENT) & 1 == 0) & (w[OVER] == 0)  # the agent waits for the next round
-            if out.all():
+            if all_set(out):
                 continue
             state.put(where, work)
-            if not out.any():
+            if not any_set(out):
                 break
-            keep = np.flatnonzero(out)
+            keep = out.nonzero()[0]
             where = where[keep]
             work = work.take(keep)
         done = rounds_done(state)[games]

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dejavu_env.core.batch import PackedState, Row, bit_masks, field
+from dejavu_env.core.batch import PackedState, Row, any_set, bit_masks, field
 from dejavu_env.grid.cards import CARDS, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
@@ -247,36 +247,42 @@ def apply(state: GridBatch, actions: np.ndarray) -> None:
     # p and phase are views: the branches below change them only in games no later branch reads.
     p = d[PLAYER]
     phase = d[PHASE]
-    seat8 = p << 3
     # Everything before this action was in p's last observation: its "just seen" facts restart.
-    d[SEEN] &= ~((_BYTE << FRESH_AT | _BYTE << WITNESSED_AT) << seat8)
+    d[SEEN] &= np.take(_KEEP_SEEN, p)
     d[KEPT0] &= -p
     d[KEPT1] &= p - 1
     acts = a < STOP
     ends = a == END_TURN
     pay = acts & (phase == PHASE_AFTER)
-    if pay.any():
+    if any_set(pay):
         acts &= ~_give(d, pay, p)
     looks = acts & (a < REVEAL)
-    if looks.any():
-        bit = np.where(looks, 1 << (a & 7), 0)
-        d[SEEN] |= bit << (KNOWN_AT + seat8) | bit << (FRESH_AT + seat8) | bit << (WITNESSED_AT + 8 - seat8)
+    if any_set(looks):
+        d[SEEN] |= np.where(looks, (1 << (a & 7)) * np.take(_LOOK_SEEN, p), 0)
         np.copyto(phase, PHASE_AFTER, where=looks)
     reveals = acts & (a >= REVEAL)
-    if reveals.any():
+    if any_set(reveals):
         ends |= _reveal(d, reveals, a - REVEAL, phase, p)
     stops = a == STOP
-    if stops.any():
-        _stop(state, np.flatnonzero(stops))
+    if any_set(stops):
+        _stop(state, stops.nonzero()[0])
     takes = a == TAKE_END
-    if takes.any():
+    if any_set(takes):
         np.copyto(d[END_TAKER], p, where=takes)
         ends |= takes
-    if ends.any():
+    if any_set(ends):
         _end_turn(d, ends)  # last: it changes the player to move
     d[LEGAL] = _legal(d)
 
 
+_KEEP_SEEN = np.array([~((_BYTE << FRESH_AT | _BYTE << WITNESSED_AT) << (8 * s)) for s in (0, 1)], dtype=np.int64)
+"""By the player to move: ``seen`` less its fresh and witnessed sets, which restart at its every action."""
+_LOOK_SEEN = np.array(
+    [1 << (KNOWN_AT + 8 * s) | 1 << (FRESH_AT + 8 * s) | 1 << (WITNESSED_AT + 8 - 8 * s) for s in (0, 1)],
+    dtype=np.int64,
+)
+"""By the player to move: a slot bit times this sets it in its known and fresh sets and the opponent's
+witnessed set (the sets are 8 bits apart, so the product is their union)."""
 _TOKEN_MOVE = np.array([(1 << TOKEN_BITS) - 1, 1 - (1 << TOKEN_BITS)], dtype=np.int64)
 """Added to ``tokens`` when seat 0 (index 0) or seat 1 (index 1) gives the other a token."""
 
@@ -289,7 +295,7 @@ def _give(d: np.ndarray, mask: np.ndarray, giver: np.ndarray) -> np.ndarray:
     gives = mask & ((tokens >> at) & 15 != 0)
     tokens += gives * _TOKEN_MOVE[giver]
     won = gives & ((tokens >> (TOKEN_BITS - at)) & 15 == TOTAL_TOKENS)
-    if won.any():
+    if any_set(won):
         _finish(d, won, 1 - giver, HUNCHES)
     return won
 
@@ -318,7 +324,7 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     np.copyto(d[PHASE], PHASE_REVEAL, where=first)
     # No face-down card left while the count is below 3: the reveal can never succeed.
     mistake |= mask & ~mistake & (d[COUNT] < STOP_COUNT) & ((d[OCC] & ~d[SEEN]) == 0)
-    if not mistake.any():
+    if not any_set(mistake):
         return mistake
     return _mistake(d, mistake, p)
 
@@ -358,7 +364,7 @@ def _stop(state: GridBatch, games: np.ndarray) -> None:
     part[CANDS] = 0
     part[COUNT] = 0
     part[PHASE] = PHASE_AFTER
-    refill = ~_give(part, bonus, 1 - p) if bonus.any() else np.ones(len(games), dtype=bool)
+    refill = ~_give(part, bonus, 1 - p) if any_set(bonus) else np.ones(len(games), dtype=bool)
     _refill(part, state.order[games], refill)
     d[:, games] = part
 
@@ -384,7 +390,7 @@ def _end_turn(d: np.ndarray, mask: np.ndarray) -> None:
     d[TURNS] += mask
     _clear_reveal(d, mask)
     last = mask & (d[LAST] != 0)
-    if last.any():
+    if any_set(last):
         doubled = _doubled_scores(d)
         winner = np.where(doubled[0] > doubled[1], 0, np.where(doubled[1] > doubled[0], 1, -1))
         _finish(d, last, winner, END_CARD)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dejavu_env.core.batch import unpack_bits
+from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
@@ -29,6 +29,7 @@ from dejavu_env.grid.batched import (
     TOKENS,
     TURNS,
     GridBatch,
+    apply,
     deal,
     new_batch,
     rewards,
@@ -192,28 +193,32 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         if not len(where):
             return
         work = self.state.take(where)
+        agent = self.seat[where]
         column = 0
         while True:
             actions = self._ask(work, where)
-            step(work, np.arange(len(where)), actions)
+            apply(work, actions)
             self._opponent_actions[where, column] = actions
             column += 1
             w = work.data
-            still = (w[PLAYER] != self.seat[where]) & (w[TERMINAL] == 0) & (w[TURNS] < self.max_turns)
-            if still.all():
+            still = (w[PLAYER] != agent) & (w[TERMINAL] == 0) & (w[TURNS] < self.max_turns)
+            if all_set(still):
                 continue
             self.state.put(where, work)
-            if not still.any():
+            if not any_set(still):
                 return
-            keep = np.flatnonzero(still)
+            keep = still.nonzero()[0]
             where = where[keep]
+            agent = agent[keep]
             work = work.take(keep)
 
     def _ask(self, work: GridBatch, where: np.ndarray) -> np.ndarray:
         """Each game's opponent's action (grouped by who sits there)."""
+        if len(self.players) == 1:
+            return self.players[0].act(self._request(where, work.data[PLAYER], work))
         kinds = self.opponent_ids[where, 0]
         first = int(kinds[0])
-        if (kinds == first).all():
+        if all_set(kinds == first):
             return self.players[first].act(self._request(where, work.data[PLAYER], work))
         actions = np.empty(len(where), dtype=np.int64)
         for k in np.unique(kinds).tolist():
