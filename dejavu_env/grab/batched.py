@@ -216,9 +216,9 @@ def _flip(state: GrabBatch, mask: np.ndarray | None, streams: Streams) -> None:
     nobody left in it ends at once."""
     d = state.data
     n = d.shape[1]
-    at = np.minimum(d[POS], N_CARDS - 1)
-    at += np.arange(0, n * N_CARDS, N_CARDS)
-    card = np.take(state.order.reshape(-1), at).astype(np.int64)
+    at = np.arange(0, n * N_CARDS, N_CARDS)  # where each game's order starts in the flat array
+    at += d[POS] if mask is None else np.minimum(d[POS], N_CARDS - 1)  # past the last card only where not masked
+    card = np.take(state.order.reshape(-1), at)
     t = state.tables
     bits = np.take(t.card_bits.reshape(-1), state.games * t.card_bits.shape[1] + card)
     if mask is None:
@@ -353,19 +353,15 @@ def _races(
     grabber of an object, and the winner of each race (``docs/rules.md#grab-races``).
 
     Arrays are seat-major: ``a[p, i]`` is seat ``p``'s action in race game ``i``, ``wanted[p, i]`` its
-    object as a bit. The counts run as a loop over the few seats on ``(players, m)`` arrays: several
-    times cheaper than reducing ``(players, players, m)`` comparisons.
+    object as a bit.
     """
     t = state.tables
     games = state.games[rows]
     n_players = a.shape[0]
     grabbing = a > 0
-    k = np.zeros(a.shape, dtype=np.int64)  # how many grab p's object (p included)
-    place = np.zeros(a.shape, dtype=np.int64)  # contenders of the same object seated before p
-    for q in range(n_players):
-        same = (a == a[q]) & grabbing  # the seats that grab seat q's object
-        k += same
-        place[q + 1 :] += same[q + 1 :]
+    same = (a[:, None, :] == a[None, :, :]) & grabbing[:, None, :]  # (p, q, i): q grabs p's object too
+    k = same.sum(axis=1)  # how many grab p's object (p included)
+    place = (same & _BEFORE[:n_players, :n_players]).sum(axis=1)  # contenders of the same object seated before
     raced = k > 1
     contested = np.bitwise_or.reduce(np.where(raced, wanted, 0), axis=0)  # the objects raced for, per game
     env = np.tile(games, n_players)
@@ -378,9 +374,8 @@ def _races(
     z = np.zeros(raced.shape)
     pick = np.full(raced.shape, -1)
     if not all_set(equal):
-        same_object = (a[:, None, :] == a[None, :, :]) & grabbing[:, None, :]  # (p, q, i): q grabs p's object too
         lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
-        timed, z, pick, timed_draws = _timed_races(state, games, a, same_object, raced, place, lower, env, streams)
+        timed, z, pick, timed_draws = _timed_races(state, games, a, same, raced, place, lower, env, streams)
         won = np.where(equal, won, timed)
         draws = np.where(equal, draws, timed_draws)
     streams.advance(games, draws)

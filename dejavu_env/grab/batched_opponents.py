@@ -85,9 +85,11 @@ class GrabRequest:
         return self.state.tables.card_bits[self.games, self.fact(NEWEST)]
 
 
-def _lowest_object(bits: np.ndarray) -> np.ndarray:
-    """The lowest object id in each non-empty set."""
-    return np.bitwise_count((bits & -bits) - 1).astype(np.int64)
+def _grab_lowest(bits: np.ndarray) -> np.ndarray:
+    """The action grabbing the lowest object of each set (object ``j`` is action ``j + 1``), pass (0) for an
+    empty set: ``bits ^ (bits - 1)`` sets the bits up to the lowest one, and an empty set's 64 bits count 0
+    modulo 64 (object sets hold 36 bits). Counted unsigned: ``bitwise_count`` of a signed -1 would be 1."""
+    return (np.bitwise_count((bits ^ (bits - 1)).view(np.uint64)) & 63).astype(np.int64)
 
 
 class RandomBatchPlayer:
@@ -180,21 +182,18 @@ class MemoryBatchBot:
         rows = memory.reshape(len(memory), -1)  # a view: entry (seat, env) at column seat * n_envs + env
         at = request.seats * memory.shape[2] + request.games
         mine = np.take(rows, at, axis=1)  # one gather of every row of the seats asked
-        m = len(at)
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
-        fresh_round = mine[self._ROUND] != round_index
-        looked = np.where(fresh_round, 0, mine[self._LOOKED])
-        ready = np.where(fresh_round, 0, mine[self._READY])
-        luck = np.take(mine.reshape(-1), round_index * m + np.arange(m))  # the luck of this round
-        recognised = flipped & looked & luck
-        ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
+        same_round = mine[self._ROUND] == round_index  # else its memory of the last round is dropped
+        looked = mine[self._LOOKED] * same_round
+        ready = mine[self._READY] * same_round
+        ready |= flipped & looked & np.choose(round_index, mine[: self._ROUND])  # the luck of this round
+        ready &= request.fact(MIDDLE)  # taken objects never come back
         rows[self._ROUND][at] = round_index  # row by row: half the cost of one (rows, at) scatter
         rows[self._LOOKED][at] = looked | flipped
         rows[self._READY][at] = ready
         fresh = ready & flipped
-        choice = np.where(fresh != 0, fresh, ready)
-        return np.where(choice != 0, 1 + _lowest_object(choice), 0)
+        return _grab_lowest(np.where(fresh != 0, fresh, ready))
 
     def snapshot(self) -> np.ndarray | None:
         """Its memory, for an env rolling back a step."""

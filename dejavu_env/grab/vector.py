@@ -198,7 +198,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
                 first_tick = False
             step(work, np.arange(len(where)), ticks, self.streams)
             w = work.data
-            out = ((w[IN_ROUND] >> AGENT) & 1 == 0) & (w[OVER] == 0)  # the agent waits for the next round
+            out = ((w[IN_ROUND] >> AGENT) & 1 | w[OVER]) == 0  # the agent waits for the next round
             if all_set(out):
                 continue
             state.put(where, work)
