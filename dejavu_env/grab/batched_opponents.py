@@ -187,7 +187,8 @@ class MemoryBatchBot:
         same_round = mine[self._ROUND] == round_index  # else its memory of the last round is dropped
         looked = mine[self._LOOKED] * same_round
         ready = mine[self._READY] * same_round
-        ready |= flipped & looked & np.choose(round_index, mine[: self._ROUND])  # the luck of this round
+        luck = np.take(mine.reshape(-1), round_index * len(at) + np.arange(len(at)))  # the luck of this round
+        ready |= flipped & looked & luck
         ready &= request.fact(MIDDLE)  # taken objects never come back
         rows[self._ROUND][at] = round_index  # row by row: half the cost of one (rows, at) scatter
         rows[self._LOOKED][at] = looked | flipped
