@@ -95,12 +95,13 @@ _SHOWS_OF = np.array(
     [[sum(SHOWS[c][n] for n in range(N_NUMBERS) if m >> n & 1) for m in range(1 << N_NUMBERS)] for c in range(N_CARDS)],
     dtype=np.int64,
 )
-"""``_SHOWS_OF[card, numbers]``: how often the numbers in the bit mask show on the card."""
-_CLEAR_SLOTS = np.array(
+"""``_SHOWS_OF[card, numbers]``: how often the numbers in the bit mask show on the card (read flat, at
+``card << 8 | numbers``)."""
+_KEEP_SLOTS = ~np.array(
     [sum(((1 << CARD_BITS) - 1) << (CARD_BITS * k) for k in range(N_SLOTS) if m >> k & 1) for m in range(256)],
     dtype=np.int64,
 )
-"""``_CLEAR_SLOTS[slot_set]``: the ``slot_cards`` bits of the slots in the set."""
+"""``_KEEP_SLOTS[slot_set]``: the ``slot_cards`` bits of every slot not in the set."""
 
 
 class GridBatch(PackedState):
@@ -311,7 +312,7 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     slot = slot & 7
     d[SEEN] |= np.where(mask, _EVERY_SET << slot, 0)  # face up, and known, fresh, witnessed for both seats
     card = field(d[SLOT_CARDS], CARD_BITS * slot, CARD_BITS)
-    numbers = _NUMBERS[card]
+    numbers = np.take(_NUMBERS, card)
     first = mask & (phase != PHASE_REVEAL)
     further = mask & ~first
     common = d[CANDS] & numbers
@@ -319,11 +320,11 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     going = further & ~mistake
     np.copyto(d[CANDS], numbers, where=first)
     np.copyto(d[CANDS], common, where=going)
-    np.copyto(d[COUNT], _FIRST_COUNT[card], where=first)
-    np.add(d[COUNT], _SHOWS_OF[card, common], out=d[COUNT], where=going)
+    np.copyto(d[COUNT], np.take(_FIRST_COUNT, card), where=first)
+    np.add(d[COUNT], np.take(_SHOWS_OF, card << N_NUMBERS | common), out=d[COUNT], where=going)
     np.copyto(d[PHASE], PHASE_REVEAL, where=first)
     # No face-down card left while the count is below 3: the reveal can never succeed.
-    mistake |= mask & ~mistake & (d[COUNT] < STOP_COUNT) & ((d[OCC] & ~d[SEEN]) == 0)
+    mistake |= mask & (d[COUNT] < STOP_COUNT) & ((d[OCC] & ~d[SEEN]) == 0)
     if not any_set(mistake):
         return mistake
     return _mistake(d, mistake, p)
@@ -345,28 +346,30 @@ def _clear_reveal(d: np.ndarray, mask: np.ndarray) -> None:
 
 def _stop(state: GridBatch, games: np.ndarray) -> None:
     """``docs/rules.md#grid-stop`` in ``games``: keep the face-up cards, maybe take a bonus token, refill."""
-    d = state.data
-    part = np.take(d, games, axis=1)
-    p = part[PLAYER]
-    kept = part[SEEN] & _BYTE
+    part = state.take(games)
+    d = part.data
+    p = d[PLAYER]
+    kept = d[SEEN] & _BYTE
     kept_rows = (kept >> _SLOT_SHIFTS) & 1  # (8, k)
-    cards = field(part[SLOT_CARDS], _CARD_SHIFTS, CARD_BITS)
+    cards = field(d[SLOT_CARDS], _CARD_SHIFTS, CARD_BITS)
     added = (kept_rows << cards).sum(axis=0)
     seat_pile = added << (PILE_BITS * p)
-    part[PILES] |= seat_pile
-    part[PILE_SIZES] += np.bitwise_count(kept).astype(np.int64) << (SIZE_BITS * p)
-    part[OCC] &= ~kept
-    part[SLOT_CARDS] &= ~_CLEAR_SLOTS[kept]
-    part[SEEN] &= ~(kept * _EVERY_SET)  # drops the reveal and what both seats saw of these slots
-    part[KEPT0] |= seat_pile
-    part[KEPT1] |= seat_pile
-    bonus = part[COUNT] >= BONUS_COUNT
-    part[CANDS] = 0
-    part[COUNT] = 0
-    part[PHASE] = PHASE_AFTER
-    refill = ~_give(part, bonus, 1 - p) if any_set(bonus) else np.ones(len(games), dtype=bool)
-    _refill(part, state.order[games], refill)
-    d[:, games] = part
+    d[PILES] |= seat_pile
+    d[PILE_SIZES] += np.bitwise_count(kept) << (SIZE_BITS * p)
+    d[OCC] &= ~kept
+    d[SLOT_CARDS] &= np.take(_KEEP_SLOTS, kept)
+    d[SEEN] &= ~(kept * _EVERY_SET)  # drops the reveal and what both seats saw of these slots
+    d[KEPT0 : KEPT1 + 1] |= seat_pile  # kept_since of both viewers
+    bonus = d[COUNT] >= BONUS_COUNT
+    d[PHASE : CANDS + 1] = _AFTER_A_STOP  # phase, count, candidates
+    refill = ~_give(d, bonus, 1 - p) if any_set(bonus) else np.ones(len(games), dtype=bool)
+    _refill(d, part.order, refill)
+    state.put(games, part)
+
+
+_AFTER_A_STOP = np.array([[PHASE_AFTER], [0], [0]], dtype=np.int64)
+"""The rows ``PHASE``, ``COUNT``, ``CANDS`` after a Stop: no reveal in progress, the action paid for."""
+assert (PHASE, COUNT, CANDS) == (1, 2, 3) and KEPT1 == KEPT0 + 1
 
 
 def _refill(d: np.ndarray, order: np.ndarray, mask: np.ndarray) -> None:
@@ -375,12 +378,14 @@ def _refill(d: np.ndarray, order: np.ndarray, mask: np.ndarray) -> None:
     pos = d[DECK_POS]
     at = pos + np.cumsum(empty, axis=0) - 1  # the deck position each empty slot would take
     fill = empty & (at < N_CARDS)
-    cards = np.take_along_axis(order, np.minimum(at, N_CARDS - 1).T, axis=1).T.astype(np.int64)
+    starts = np.arange(0, order.size, N_CARDS)  # each game's deck in the flat order
+    flat = order.reshape(-1)
+    cards = np.take(flat, np.minimum(at, N_CARDS - 1) + starts)
     d[SLOT_CARDS] |= (fill * cards << _CARD_SHIFTS).sum(axis=0)
     d[OCC] |= (fill << _SLOT_SHIFTS).sum(axis=0)
     new_pos = pos + fill.sum(axis=0)
     d[DECK_POS] = new_pos
-    top = order[np.arange(len(new_pos)), np.minimum(new_pos, N_CARDS - 1)]
+    top = np.take(flat, np.minimum(new_pos, N_CARDS - 1) + starts)
     d[TOP] = np.where(new_pos < N_CARDS, top, -1)
 
 
