@@ -218,9 +218,9 @@ def _flip(state: GrabBatch, mask: np.ndarray | None, streams: Streams) -> None:
     n = d.shape[1]
     at = np.arange(0, n * N_CARDS, N_CARDS)  # where each game's order starts in the flat array
     at += d[POS] if mask is None else np.minimum(d[POS], N_CARDS - 1)  # past the last card only where not masked
-    card = np.take(state.order.reshape(-1), at)
+    card = state.order.reshape(-1).take(at)
     t = state.tables
-    bits = np.take(t.card_bits.reshape(-1), state.games * t.card_bits.shape[1] + card)
+    bits = t.card_bits.reshape(-1).take(state.games * t.card_bits.shape[1] + card)
     if mask is None:
         d[NEWEST] = card
         d[POS] += 1

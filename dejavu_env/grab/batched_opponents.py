@@ -78,7 +78,7 @@ class GrabRequest:
 
     def fact(self, row: int) -> np.ndarray:
         """One public row of the state for the games asked (``ROUND``, ``FLIPPED``, ``MIDDLE`` ...)."""
-        return self.state.data[row, self.cols]
+        return self.state.data[row].take(self.cols)
 
     def newest_objects(self) -> np.ndarray:
         """The objects on the newest card (visible, also during grab-only ticks)."""
@@ -181,13 +181,13 @@ class MemoryBatchBot:
         memory = self._table(request)
         rows = memory.reshape(len(memory), -1)  # a view: entry (seat, env) at column seat * n_envs + env
         at = request.seats * memory.shape[2] + request.games
-        mine = np.take(rows, at, axis=1)  # one gather of every row of the seats asked
+        mine = rows.take(at, axis=1)  # one gather of every row of the seats asked
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
         same_round = mine[self._ROUND] == round_index  # else its memory of the last round is dropped
         looked = mine[self._LOOKED] * same_round
         ready = mine[self._READY] * same_round
-        luck = np.take(mine.reshape(-1), round_index * len(at) + np.arange(len(at)))  # the luck of this round
+        luck = mine.reshape(-1).take(round_index * len(at) + np.arange(len(at)))  # the luck of this round
         ready |= flipped & looked & luck
         ready &= request.fact(MIDDLE)  # taken objects never come back
         rows[self._ROUND][at] = round_index  # row by row: half the cost of one (rows, at) scatter

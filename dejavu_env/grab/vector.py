@@ -263,7 +263,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         totals = points(self.state)
         top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
         scores = np.where(over[:, None], totals, 0).astype(np.float32)
-        return top.astype(np.int8), scores, np.take(_REASON_NAMES, over.view(np.int8))
+        return top.astype(np.int8), scores, _REASON_NAMES.take(over.view(np.int8))
 
     def _game_info(self, info: dict[str, Any]) -> None:
         state = self.state

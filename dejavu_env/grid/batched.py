@@ -261,7 +261,7 @@ def apply(state: GridBatch, actions: np.ndarray) -> None:
     p = d[PLAYER]
     phase = d[PHASE]
     # Everything before this action was in p's last observation: its "just seen" facts restart.
-    d[SEEN] &= np.take(_KEEP_SEEN, p)
+    d[SEEN] &= _KEEP_SEEN.take(p)
     d[KEPT0] &= -p
     d[KEPT1] &= p - 1
     acts = a < STOP
@@ -271,7 +271,7 @@ def apply(state: GridBatch, actions: np.ndarray) -> None:
         acts &= ~_give(d, pay, p)
     looks = acts & (a < REVEAL)
     if any_set(looks):
-        d[SEEN] |= np.where(looks, (1 << (a & 7)) * np.take(_LOOK_SEEN, p), 0)
+        d[SEEN] |= np.where(looks, (1 << (a & 7)) * _LOOK_SEEN.take(p), 0)
         np.copyto(phase, PHASE_AFTER, where=looks)
     reveals = acts & (a >= REVEAL)
     if any_set(reveals):
@@ -324,7 +324,7 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     slot = slot & 7
     d[SEEN] |= np.where(mask, _EVERY_SET << slot, 0)  # face up, and known, fresh, witnessed for both seats
     card = field(d[SLOT_CARDS], CARD_BITS * slot, CARD_BITS)
-    numbers = np.take(_NUMBERS, card)
+    numbers = _NUMBERS.take(card)
     first = mask & (phase != PHASE_REVEAL)
     further = mask & ~first
     common = d[CANDS] & numbers
@@ -332,8 +332,8 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     going = further & ~mistake
     np.copyto(d[CANDS], numbers, where=first)
     np.copyto(d[CANDS], common, where=going)
-    np.copyto(d[COUNT], np.take(_FIRST_COUNT, card), where=first)
-    np.add(d[COUNT], np.take(_SHOWS_OF, card << N_NUMBERS | common), out=d[COUNT], where=going)
+    np.copyto(d[COUNT], _FIRST_COUNT.take(card), where=first)
+    np.add(d[COUNT], _SHOWS_OF.take(card << N_NUMBERS | common), out=d[COUNT], where=going)
     np.copyto(d[PHASE], PHASE_REVEAL, where=first)
     # No face-down card left while the count is below 3: the reveal can never succeed.
     mistake |= mask & (d[COUNT] < STOP_COUNT) & ((d[OCC] & ~d[SEEN]) == 0)
@@ -369,7 +369,7 @@ def _stop(state: GridBatch, games: np.ndarray) -> None:
     d[PILES] |= seat_pile
     d[PILE_SIZES] += np.bitwise_count(kept) << (SIZE_BITS * p)
     d[OCC] &= ~kept
-    d[SLOT_CARDS] &= np.take(_KEEP_SLOTS, kept)
+    d[SLOT_CARDS] &= _KEEP_SLOTS.take(kept)
     d[SEEN] &= ~(kept * _EVERY_SET)  # drops the reveal and what both seats saw of these slots
     d[KEPT0 : KEPT1 + 1] |= seat_pile  # kept_since of both viewers
     bonus = d[COUNT] >= BONUS_COUNT
@@ -392,12 +392,12 @@ def _refill(d: np.ndarray, order: np.ndarray, mask: np.ndarray) -> None:
     fill = empty & (at < N_CARDS)
     starts = np.arange(0, order.size, N_CARDS)  # each game's deck in the flat order
     flat = order.reshape(-1)
-    cards = np.take(flat, np.minimum(at, N_CARDS - 1) + starts)
+    cards = flat.take(np.minimum(at, N_CARDS - 1) + starts)
     d[SLOT_CARDS] |= (fill * cards << _CARD_SHIFTS).sum(axis=0)
     d[OCC] |= (fill << _SLOT_SHIFTS).sum(axis=0)
     new_pos = pos + fill.sum(axis=0)
     d[DECK_POS] = new_pos
-    top = np.take(flat, np.minimum(new_pos, N_CARDS - 1) + starts)
+    top = flat.take(np.minimum(new_pos, N_CARDS - 1) + starts)
     d[TOP] = np.where(new_pos < N_CARDS, top, -1)
 
 

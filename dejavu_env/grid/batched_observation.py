@@ -173,7 +173,7 @@ class BatchObserver:
         games = np.flatnonzero((cards != self._slot_cards) | (occ != self._occupied) | dirty)
         if not len(games):
             return
-        rows = np.take(_BLUE_TABLE, _slot_ids(cards[games], occ[games]))
+        rows = _BLUE_TABLE.take(_slot_ids(cards[games], occ[games]))
         self.vector[games, self._blue] = rows.view(np.uint8).reshape(len(games), -1)
         self._slot_cards[games] = cards[games]
         self._occupied[games] = occ[games]
@@ -193,17 +193,17 @@ class BatchObserver:
         self.vector[:, self._flags] = flags
         # Two slots at a time: their cards and shown bits index the 16 bytes of both faces rows.
         pairs = (d[SLOT_CARDS] >> _PAIR_CARD_SHIFTS) & _PAIR_CARDS | ((shown >> _PAIR_SLOTS) & 3) << 2 * CARD_BITS
-        faces = np.take(_PAIR_FACES, pairs.T, axis=0)  # (n, 4 pairs, 2 slots) int64
+        faces = _PAIR_FACES.take(pairs.T, axis=0)  # (n, 4 pairs, 2 slots) int64
         self.vector[:, self._faces] = faces.reshape(len(faces), -1).view(np.uint8)
 
     def _write_public(self, d: np.ndarray, me: np.ndarray) -> None:
         """The public facts from ``tokens`` to ``costs_token``: 32 contiguous bytes, built as four int64 words
         (three table lookups and a few shifted counts) and copied in once, rather than piece by piece."""
-        words = np.take(_TOP_WORDS, d[TOP], axis=1)  # top -1 (an empty deck) takes the last, empty, column
+        words = _TOP_WORDS.take(d[TOP], axis=1)  # top -1 (an empty deck) takes the last, empty, column
         deck_pos, taker = d[DECK_POS], d[END_TAKER]
         key = (((taker + 1) * 2 + me) * 2 + (deck_pos >= N_CARDS)) * 3 + d[PHASE]
-        words |= np.take(_STATE_WORDS, key, axis=1)
-        words |= np.take(_CANDIDATE_WORDS, d[CANDS], axis=1)
+        words |= _STATE_WORDS.take(key, axis=1)
+        words |= _CANDIDATE_WORDS.take(d[CANDS], axis=1)
         tokens = d[TOKENS]
         at = TOKEN_BITS * me
         words[_TOKENS_AT // 8] |= (

@@ -259,7 +259,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         egocentric[:, 0] = np.where(over, np.where(first, tally[:, 0], tally[:, 1]), 0.0)
         egocentric[:, 1] = np.where(over, np.where(first, tally[:, 1], tally[:, 0]), 0.0)
         codes = np.where(self._truncated, _TRUNCATED, np.where(over, state.reason, 0))
-        return winners, egocentric, np.take(_REASON_NAMES, codes)
+        return winners, egocentric, _REASON_NAMES.take(codes)
 
     def _game_info(self, info: dict[str, Any]) -> None:
         tokens = self.state.data[TOKENS]
