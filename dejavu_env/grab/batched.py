@@ -114,7 +114,7 @@ class GrabBatch(PackedState):
 
     @property
     def in_round(self) -> np.ndarray:
-        return field(self.data[IN_ROUND][:, None], np.arange(self.n_players), 1) == 1
+        return _by_game(field(self.data[IN_ROUND], np.arange(self.n_players)[:, None], 1) == 1)
 
 
 def new_batch(n: int, n_players: int, deck: GrabDeck, reaction_spread: float = REACTION_SPREAD) -> GrabBatch:
@@ -423,17 +423,23 @@ def _timed_races(
 
 
 # ---------------------------------------------------------------------- results
+def _by_game(seat_major: np.ndarray) -> np.ndarray:
+    """A ``(..., n)`` array computed with the games last (numpy's fast axis for a few seats or rounds)
+    as the ``(n, ...)`` C-ordered array the callers expect."""
+    return np.ascontiguousarray(np.moveaxis(seat_major, -1, 0))
+
+
 def points(state: GrabBatch) -> np.ndarray:
     """``(n, players)`` total points per seat."""
-    seats = np.arange(state.n_players)
-    return field(state.data[POINTS][:, None], POINT_BITS * seats, POINT_BITS)
+    seats = np.arange(state.n_players)[:, None]
+    return _by_game(field(state.data[POINTS], POINT_BITS * seats, POINT_BITS))
 
 
 def round_points(state: GrabBatch) -> np.ndarray:
     """``(n, 3, players)`` each round's points (zeros for rounds not finished)."""
-    seats = np.arange(state.n_players)
-    rows = state.data[ROUND_POINTS : ROUND_POINTS + N_ROUNDS]  # (3, n)
-    return field(rows.T[:, :, None], ROUND_POINT_BITS * seats, ROUND_POINT_BITS)
+    seats = np.arange(state.n_players)[:, None]
+    rows = state.data[ROUND_POINTS : ROUND_POINTS + N_ROUNDS, None, :]  # (3, 1, n)
+    return _by_game(field(rows, ROUND_POINT_BITS * seats, ROUND_POINT_BITS))
 
 
 def rounds_done(state: GrabBatch) -> np.ndarray:
