@@ -437,9 +437,9 @@ def points(state: GrabBatch) -> np.ndarray:
 
 def round_points(state: GrabBatch) -> np.ndarray:
     """``(n, 3, players)`` each round's points (zeros for rounds not finished)."""
-    seats = np.arange(state.n_players)[:, None]
-    rows = state.data[ROUND_POINTS : ROUND_POINTS + N_ROUNDS, None, :]  # (3, 1, n)
-    return _by_game(field(rows, ROUND_POINT_BITS * seats, ROUND_POINT_BITS))
+    seats = np.arange(state.n_players)
+    rows = state.data[ROUND_POINTS : ROUND_POINTS + N_ROUNDS]  # (3, n)
+    return field(rows.T[:, :, None], ROUND_POINT_BITS * seats, ROUND_POINT_BITS)
 
 
 def rounds_done(state: GrabBatch) -> np.ndarray:
