@@ -245,7 +245,7 @@ def _flip(state: GrabBatch, mask: np.ndarray | None, streams: Streams) -> None:
             _end_round(state, ends, streams)
 
 
-def _eliminate(d: np.ndarray, games: np.ndarray, objects: np.ndarray) -> None:
+def _eliminate(d: np.ndarray, games: np.ndarray | slice, objects: np.ndarray) -> None:
     """``docs/rules.md#grab-elimination``: players in ``games`` holding any of ``objects`` leave the round."""
     hit = (d[HOLD:, games] & objects) != 0  # (players, k)
     out = (hit.astype(np.int64) << np.arange(hit.shape[0])[:, None]).sum(axis=0)
@@ -254,36 +254,46 @@ def _eliminate(d: np.ndarray, games: np.ndarray, objects: np.ndarray) -> None:
 
 def _end_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-end-of-round`` where ``mask``: the aside check (``#grab-aside-cards``),
-    scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
-    d = state.data
+    scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``).
+
+    The few games whose round ends move to a batch of their own first: every step below, the next
+    round's shuffle and first flip included, then runs on them alone instead of masking the batch."""
     idx = mask.nonzero()[0]
-    games = state.games[idx]
-    aside_cards = state.order[idx, :N_ASIDE].astype(np.int64)
+    if len(idx) == state.n:
+        _end_rounds(state, streams)
+        return
+    part = state.take(idx)
+    _end_rounds(part, streams)
+    state.put(idx, part)
+
+
+def _end_rounds(state: GrabBatch, streams: Streams) -> None:
+    """:func:`_end_round` in every game of ``state``."""
+    d = state.data
+    games = state.games
+    aside_cards = state.order[:, :N_ASIDE].astype(np.int64)
     bits = state.tables.card_bits
     aside = bits[games, aside_cards[:, 0]] | bits[games, aside_cards[:, 1]] | bits[games, aside_cards[:, 2]]
-    _eliminate(d, idx, aside)
+    _eliminate(d, slice(None), aside)
     n_players = state.n_players
     seats = np.arange(n_players)[:, None]
-    in_round = (d[IN_ROUND, idx] >> seats) & 1
-    scores = np.bitwise_count(d[HOLD:, idx]).astype(np.int64) * in_round  # (players, k)
-    r = d[ROUND, idx]
-    d[ROUND_POINTS + r, idx] = (scores << (ROUND_POINT_BITS * seats)).sum(axis=0)
-    d[POINTS, idx] += (scores << (POINT_BITS * seats)).sum(axis=0)
+    in_round = (d[IN_ROUND] >> seats) & 1
+    scores = np.bitwise_count(d[HOLD:]).astype(np.int64) * in_round  # (players, k)
+    r = d[ROUND].copy()
+    d[ROUND_POINTS + r, np.arange(state.n)] = (scores << (ROUND_POINT_BITS * seats)).sum(axis=0)
+    d[POINTS] += (scores << (POINT_BITS * seats)).sum(axis=0)
     everyone = (1 << n_players) - 1
-    d[ELIM, idx] |= (everyone & ~d[IN_ROUND, idx]) << (ELIM_BITS * r)
+    d[ELIM] |= (everyone & ~d[IN_ROUND]) << (ELIM_BITS * r)
     packed_aside = aside_cards[:, 0] | aside_cards[:, 1] << CARD_BITS | aside_cards[:, 2] << (2 * CARD_BITS)
-    d[ASIDE, idx] |= packed_aside << (_ASIDE_ROUND_BITS * r)
+    d[ASIDE] |= packed_aside << (_ASIDE_ROUND_BITS * r)
     last = r == N_ROUNDS - 1
-    over = idx[last]
-    d[OVER, over] = 1
-    d[NEW_CARD, over] = 0
-    d[FLIPPED, over] = 0
-    going = idx[~last]
-    if len(going):
-        d[ROUND, going] += 1
-        next_round = np.zeros(len(mask), dtype=bool)
-        next_round[going] = True
-        _start_round(state, next_round, streams)
+    np.copyto(d[OVER], 1, where=last)
+    np.copyto(d[NEW_CARD], 0, where=last)
+    np.copyto(d[FLIPPED], 0, where=last)
+    going = ~last
+    if any_set(going):
+        d[ROUND] += going
+        _start_round(state, going, streams)
 
 
 # ---------------------------------------------------------------------- the tick
