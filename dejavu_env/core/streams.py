@@ -28,16 +28,24 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _DOMAIN = np.uint64(0x6A09E667F3BCC909)
 """Mixed into the seed so that a key is not simply SplitMix64's first output of the seed."""
+_S11, _S27, _S30, _S31 = np.uint64(11), np.uint64(27), np.uint64(30), np.uint64(31)
+_ONE = np.uint64(1)
 _TO_UNIT = 2.0**-53
 SEED_BITS = 63
 """Seeds drawn for ``seed=None`` lie below ``2**63``."""
 
 
 def mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on a ``uint64`` array (a bijection that scrambles every bit)."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+    """SplitMix64's finaliser on a ``uint64`` array (a bijection that scrambles every bit), as a new array.
+
+    After the first step it works in place on its own array: half the temporaries, which the
+    players' one-draw-per-game calls on small batches feel."""
+    z = z ^ (z >> _S30)
+    z *= _M1
+    z ^= z >> _S27
+    z *= _M2
+    z ^= z >> _S31
+    return z
 
 
 def keys_from_seeds(seeds: np.ndarray) -> np.ndarray:
@@ -83,19 +91,24 @@ class Streams:
 
     def uniform(self, games: np.ndarray | None, n: int = 1) -> np.ndarray:
         """``(len(games), n)`` floats in ``[0, 1)`` with 53 random bits each."""
-        return (self.bits(games, n) >> np.uint64(11)).astype(np.float64) * _TO_UNIT
+        return (self.bits(games, n) >> _S11).astype(np.float64) * _TO_UNIT
 
     def uniform1(self, games: np.ndarray) -> np.ndarray:
         """``(len(games),)``: one uniform each, as ``uniform(games)[:, 0]`` in fewer numpy calls (the players' path)."""
-        step = self.counters[games] + np.uint64(1)
+        step = self.counters[games] + _ONE
         self.counters[games] = step
-        return (mix(self.keys[games] + step * GAMMA) >> np.uint64(11)) * _TO_UNIT
+        step *= GAMMA
+        step += self.keys[games]
+        return (mix(step) >> _S11) * _TO_UNIT
 
     def uniform_at(self, games: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Floats in ``[0, 1)`` at ``counters[games] + offsets`` (no counter moves: the caller
         advances them with :meth:`advance` once it knows how many each game used)."""
-        steps = self.counters[games] + offsets.astype(np.uint64) + np.uint64(1)
-        return (mix(self.keys[games] + steps * GAMMA) >> np.uint64(11)).astype(np.float64) * _TO_UNIT
+        steps = self.counters[games] + offsets.astype(np.uint64)
+        steps += _ONE
+        steps *= GAMMA
+        steps += self.keys[games]
+        return (mix(steps) >> _S11).astype(np.float64) * _TO_UNIT
 
     def normal_at(self, games: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Standard normal floats at ``counters[games] + 2 * offsets`` (Box-Muller over two

@@ -63,6 +63,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from dejavu_env.core.batch import all_set, any_set
 from dejavu_env.core.batch_players import PolicyPlayer
 from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
 from dejavu_env.core.game import GameInfo
@@ -245,14 +246,14 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions: Any) -> tuple:
         """Play one action per env (an array of ``num_envs`` action ids); see the module docstring."""
-        if not self._started.all():
+        if not all_set(self._started):
             raise RuntimeError("call reset() before step()")
         actions = self._check_actions(actions)
         waiting = self._done
-        if self.autoreset_mode == AutoresetMode.DISABLED and waiting.any():
+        if self.autoreset_mode == AutoresetMode.DISABLED and any_set(waiting):
             envs = np.flatnonzero(waiting)[:8].tolist()
             raise RuntimeError(f"env(s) {envs} ended their episode: reset them with options={{'reset_mask': ...}}")
-        playing = np.flatnonzero(~waiting)
+        playing = (~waiting).nonzero()[0]
         legal = self._agent_legal()
         ok = legal[playing, actions[playing]] == 1
         illegal = playing[~ok]
@@ -278,14 +279,14 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             if len(playing):
                 r, te, tr = self._play(playing, actions[playing])
                 rewards[playing], terminated[playing], truncated[playing] = r, te, tr
-            if self.autoreset_mode == AutoresetMode.NEXT_STEP and waiting.any():
-                self._begin(np.flatnonzero(waiting), None)
+            if self.autoreset_mode == AutoresetMode.NEXT_STEP and any_set(waiting):
+                self._begin(waiting.nonzero()[0], None)
         except PlayerError:
             self._roll_back(before)
             raise
         ended = terminated | truncated
         self._done = ended.copy()
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and any_set(ended):
             return self._same_step_reply(rewards, terminated, truncated, ended, before)
         observations, info = self._reply()
         return observations, rewards, terminated, truncated, info
@@ -486,7 +487,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
     def _masks(self) -> np.ndarray:
         """Each agent's legal actions, uint8; an ended env's row is the placeholder."""
         masks = self._agent_legal()
-        if self._done.any():
+        if any_set(self._done):
             masks[self._done] = 0
             masks[self._done, self._placeholder_action()] = 1
         return masks
@@ -505,16 +506,21 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         n = self.num_envs
         winners, scores, reasons = self._results()
         forced = self._ended_reason != ""
-        if forced.any():  # the front end ended these games (an illegal action under "lose"): every other seat wins
+        if any_set(forced):  # the front end ended these games (an illegal action under "lose"): every other seat wins
             winners[forced] = 1
             winners[forced, 0] = 0
             reasons[forced] = self._ended_reason[forced]
-        sole = winners.sum(axis=1) == 1
+        # Column by column over the few seats: several times cheaper than sum / argmax along axis 1.
+        count = np.zeros(n, dtype=np.int64)
+        sole_seat = np.zeros(n, dtype=np.int64)  # the winning seat where there is exactly one
+        for seat in range(winners.shape[1]):
+            count += winners[:, seat]
+            sole_seat += seat * winners[:, seat]
         info: dict[str, Any] = {
             "action_mask": masks,
             "illegal_action": self._illegal.copy(),
             "opponent_actions": self._opponent_actions,
-            "winner": np.where(sole, np.argmax(winners, axis=1), -1).astype(np.int64),
+            "winner": np.where(count == 1, sole_seat, -1),
             "winners": winners,
             "scores": scores,
             "reason": reasons,

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from dejavu_env.core.batch import PackedState, Row, bit_masks, field
+from dejavu_env.core.batch import PackedState, Row, all_set, any_set, bit_masks, field
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS, GrabDeck
 from dejavu_env.grab.rules import (
@@ -114,7 +114,7 @@ class GrabBatch(PackedState):
 
     @property
     def in_round(self) -> np.ndarray:
-        return field(self.data[IN_ROUND][:, None], np.arange(self.n_players), 1) == 1
+        return _by_game(field(self.data[IN_ROUND], np.arange(self.n_players)[:, None], 1) == 1)
 
 
 def new_batch(n: int, n_players: int, deck: GrabDeck, reaction_spread: float = REACTION_SPREAD) -> GrabBatch:
@@ -189,14 +189,14 @@ def _start_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-round-set-up`` where ``mask``: shuffle (or the scripted order), 3 cards
     aside, every object in the middle, everyone in, then the first flip."""
     d = state.data
-    idx = np.flatnonzero(mask)
+    idx = mask.nonzero()[0]
     games = state.games[idx]
     t = state.tables
     scripted = t.scripted[games]
     orders = np.empty((len(idx), N_CARDS), dtype=np.int8)
-    if scripted.any():
+    if any_set(scripted):
         orders[scripted] = t.presets[games[scripted], d[ROUND, idx[scripted]]]
-    if not scripted.all():
+    if not all_set(scripted):
         orders[~scripted] = streams.permutations(games[~scripted], N_CARDS)
     state.order[idx] = orders
     n_players = state.n_players
@@ -210,31 +210,42 @@ def _start_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     _flip(state, mask, streams)
 
 
-def _flip(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
-    """``docs/rules.md#grab-tick`` steps 1-2 where ``mask``: flip the next card, eliminate whoever holds
-    one of its objects; a round with nobody left in it ends at once."""
+def _flip(state: GrabBatch, mask: np.ndarray | None, streams: Streams) -> None:
+    """``docs/rules.md#grab-tick`` steps 1-2 where ``mask`` (``None``: in every game, the common tick, which
+    skips the masking): flip the next card, eliminate whoever holds one of its objects; a round with
+    nobody left in it ends at once."""
     d = state.data
-    ar = np.arange(d.shape[1])
-    card = state.order[ar, np.minimum(d[POS], N_CARDS - 1)].astype(np.int64)
-    bits = np.where(mask, state.tables.card_bits[state.games, card], 0)
-    np.copyto(d[NEWEST], card, where=mask)
-    d[POS] += mask
-    np.copyto(d[NEW_CARD], 1, where=mask)
-    np.copyto(d[FLIPPED], bits, where=mask)
+    n = d.shape[1]
+    at = np.arange(0, n * N_CARDS, N_CARDS)  # where each game's order starts in the flat array
+    at += d[POS] if mask is None else np.minimum(d[POS], N_CARDS - 1)  # past the last card only where not masked
+    card = state.order.reshape(-1).take(at)
+    t = state.tables
+    bits = t.card_bits.reshape(-1).take(state.games * t.card_bits.shape[1] + card)
+    if mask is None:
+        d[NEWEST] = card
+        d[POS] += 1
+        d[NEW_CARD] = 1
+        d[FLIPPED] = bits
+    else:
+        bits *= mask
+        np.copyto(d[NEWEST], card, where=mask)
+        d[POS] += mask
+        np.copyto(d[NEW_CARD], 1, where=mask)
+        np.copyto(d[FLIPPED], bits, where=mask)
     d[SEEN2] |= d[SEEN1] & bits
     d[SEEN1] |= bits
     held = d[MIDDLE] ^ ALL_OBJECTS
-    hit = np.flatnonzero((held & bits) != 0)  # someone holds an object of this card
+    hit = ((held & bits) != 0).nonzero()[0]  # someone holds an object of this card
     if len(hit):
         _eliminate(d, hit, bits[hit])
         out = hit[d[IN_ROUND, hit] == 0]
         if len(out):
-            ends = np.zeros(len(mask), dtype=bool)
+            ends = np.zeros(n, dtype=bool)
             ends[out] = True
             _end_round(state, ends, streams)
 
 
-def _eliminate(d: np.ndarray, games: np.ndarray, objects: np.ndarray) -> None:
+def _eliminate(d: np.ndarray, games: np.ndarray | slice, objects: np.ndarray) -> None:
     """``docs/rules.md#grab-elimination``: players in ``games`` holding any of ``objects`` leave the round."""
     hit = (d[HOLD:, games] & objects) != 0  # (players, k)
     out = (hit.astype(np.int64) << np.arange(hit.shape[0])[:, None]).sum(axis=0)
@@ -243,36 +254,46 @@ def _eliminate(d: np.ndarray, games: np.ndarray, objects: np.ndarray) -> None:
 
 def _end_round(state: GrabBatch, mask: np.ndarray, streams: Streams) -> None:
     """``docs/rules.md#grab-end-of-round`` where ``mask``: the aside check (``#grab-aside-cards``),
-    scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
+    scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``).
+
+    The few games whose round ends move to a batch of their own first: every step below, the next
+    round's shuffle and first flip included, then runs on them alone instead of masking the batch."""
+    idx = mask.nonzero()[0]
+    if len(idx) == state.n:
+        _end_rounds(state, streams)
+        return
+    part = state.take(idx)
+    _end_rounds(part, streams)
+    state.put(idx, part)
+
+
+def _end_rounds(state: GrabBatch, streams: Streams) -> None:
+    """:func:`_end_round` in every game of ``state``."""
     d = state.data
-    idx = np.flatnonzero(mask)
-    games = state.games[idx]
-    aside_cards = state.order[idx, :N_ASIDE].astype(np.int64)
+    games = state.games
+    aside_cards = state.order[:, :N_ASIDE].astype(np.int64)
     bits = state.tables.card_bits
     aside = bits[games, aside_cards[:, 0]] | bits[games, aside_cards[:, 1]] | bits[games, aside_cards[:, 2]]
-    _eliminate(d, idx, aside)
+    _eliminate(d, slice(None), aside)
     n_players = state.n_players
     seats = np.arange(n_players)[:, None]
-    in_round = (d[IN_ROUND, idx] >> seats) & 1
-    scores = np.bitwise_count(d[HOLD:, idx]).astype(np.int64) * in_round  # (players, k)
-    r = d[ROUND, idx]
-    d[ROUND_POINTS + r, idx] = (scores << (ROUND_POINT_BITS * seats)).sum(axis=0)
-    d[POINTS, idx] += (scores << (POINT_BITS * seats)).sum(axis=0)
+    in_round = (d[IN_ROUND] >> seats) & 1
+    scores = np.bitwise_count(d[HOLD:]).astype(np.int64) * in_round  # (players, k)
+    r = d[ROUND].copy()
+    d[ROUND_POINTS + r, np.arange(state.n)] = (scores << (ROUND_POINT_BITS * seats)).sum(axis=0)
+    d[POINTS] += (scores << (POINT_BITS * seats)).sum(axis=0)
     everyone = (1 << n_players) - 1
-    d[ELIM, idx] |= (everyone & ~d[IN_ROUND, idx]) << (ELIM_BITS * r)
+    d[ELIM] |= (everyone & ~d[IN_ROUND]) << (ELIM_BITS * r)
     packed_aside = aside_cards[:, 0] | aside_cards[:, 1] << CARD_BITS | aside_cards[:, 2] << (2 * CARD_BITS)
-    d[ASIDE, idx] |= packed_aside << (_ASIDE_ROUND_BITS * r)
+    d[ASIDE] |= packed_aside << (_ASIDE_ROUND_BITS * r)
     last = r == N_ROUNDS - 1
-    over = idx[last]
-    d[OVER, over] = 1
-    d[NEW_CARD, over] = 0
-    d[FLIPPED, over] = 0
-    going = idx[~last]
-    if len(going):
-        d[ROUND, going] += 1
-        next_round = np.zeros(len(mask), dtype=bool)
-        next_round[going] = True
-        _start_round(state, next_round, streams)
+    np.copyto(d[OVER], 1, where=last)
+    np.copyto(d[NEW_CARD], 0, where=last)
+    np.copyto(d[FLIPPED], 0, where=last)
+    going = ~last
+    if any_set(going):
+        d[ROUND] += going
+        _start_round(state, going, streams)
 
 
 # ---------------------------------------------------------------------- the tick
@@ -294,41 +315,41 @@ def apply(state: GrabBatch, actions: np.ndarray, streams: Streams, log: list | N
     d = state.data
     # Seat-major from here: reductions over the seats then run along the games, which numpy does fast.
     a = np.ascontiguousarray(np.asarray(actions, dtype=np.int64).T)
-    grab = a > 0
-    grabbed = grab.any(axis=0)
-    if grabbed.any():
-        _grabs(state, a, grab, streams, log)
+    wanted = (2 << a) >> 2  # the object each seat grabs as a bit (a pass, action 0, gives 0)
+    union = np.bitwise_or.reduce(wanted, axis=0)
+    grabbed = union != 0
+    if any_set(grabbed):
+        _grabs(state, a, wanted, union, streams, log)
     more = d[POS] < N_CARDS
-    if more.all():
-        _flip(state, more, streams)
+    if all_set(more):
+        _flip(state, None, streams)
         return
     ends = ~more & (~grabbed | (d[GRAB_ONLY] == MAX_GRAB_ONLY_TICKS))
     extra = ~more & ~ends
     d[GRAB_ONLY] += extra
     np.copyto(d[NEW_CARD], 0, where=extra)
     np.copyto(d[FLIPPED], 0, where=extra)
-    if more.any():
+    if any_set(more):
         _flip(state, more, streams)
-    if ends.any():
+    if any_set(ends):
         _end_round(state, ends, streams)
 
 
-def _grabs(state: GrabBatch, a: np.ndarray, grab: np.ndarray, streams: Streams, log: list | None) -> None:
-    """Give each grabbed object to its only grabber, or to the winner of the race for it (``a``: seat-major)."""
+def _grabs(
+    state: GrabBatch, a: np.ndarray, wanted: np.ndarray, union: np.ndarray, streams: Streams, log: list | None
+) -> None:
+    """Give each grabbed object to its only grabber, or to the winner of the race for it (``a``: seat-major;
+    ``wanted``: the object bit each seat grabs, ``union``: all of them per game)."""
     d = state.data
-    ordered = np.sort(a, axis=0)
-    raced = np.flatnonzero(((ordered[1:] == ordered[:-1]) & (ordered[1:] > 0)).any(axis=0))
-    won = grab
+    # Two seats grab the same object exactly where the bits overlap, so that their sum exceeds their union.
+    raced = (wanted.sum(axis=0) != union).nonzero()[0]
+    won = wanted
     if len(raced):
-        won = grab.copy()
-        contenders = a[:, raced]
-        grabbing = grab[:, raced]
-        same = (contenders[:, None, :] == contenders[None, :, :]) & grabbing[:, None, :]  # q grabs p's object too
-        k = same.sum(axis=1)
-        won[:, raced] = ((k == 1) & grabbing) | _races(state, raced, contenders, same, k, streams, log)
-    objects = np.where(won, np.int64(1) << np.maximum(a - 1, 0), 0)
-    d[MIDDLE] &= ~objects.sum(axis=0)
-    d[HOLD:] |= objects
+        won = wanted.copy()
+        contested = wanted[:, raced]
+        won[:, raced] = np.where(_races(state, raced, a[:, raced], contested, streams, log), contested, 0)
+    d[MIDDLE] &= ~union  # every grabbed object leaves the middle: each has exactly one winner
+    d[HOLD:] |= won
 
 
 _BEFORE = np.tri(MAX_PLAYERS, k=-1, dtype=bool)[:, :, None]
@@ -336,33 +357,40 @@ _BEFORE = np.tri(MAX_PLAYERS, k=-1, dtype=bool)[:, :, None]
 
 
 def _races(
-    state: GrabBatch, rows: np.ndarray, a: np.ndarray, same: np.ndarray, k: np.ndarray, streams: Streams,
-    log: list | None,
+    state: GrabBatch, rows: np.ndarray, a: np.ndarray, wanted: np.ndarray, streams: Streams, log: list | None
 ) -> np.ndarray:
-    """Winners (``(players, m)`` bool) of the games ``rows`` that hold races: ``docs/rules.md#grab-races``.
+    """Who gets what they grab (``(players, m)`` bool) in the games ``rows`` that hold races: the only
+    grabber of an object, and the winner of each race (``docs/rules.md#grab-races``).
 
-    Arrays are seat-major: ``a[p, i]`` is seat ``p``'s action in race game ``i``, ``same[p, q, i]``
-    says that seats ``p`` and ``q`` grab the same object, ``k[p, i]`` how many grab ``p``'s.
+    Arrays are seat-major: ``a[p, i]`` is seat ``p``'s action in race game ``i``, ``wanted[p, i]`` its
+    object as a bit. The counts run as a loop over the few seats on ``(players, m)`` arrays: measured in a
+    step, faster than reducing one ``(players, players, m)`` comparison.
     """
     t = state.tables
     games = state.games[rows]
     n_players = a.shape[0]
-    before = _BEFORE[:n_players, :n_players]
+    grabbing = a > 0
+    k = np.zeros(a.shape, dtype=np.int64)  # how many grab p's object (p included)
+    place = np.zeros(a.shape, dtype=np.int64)  # contenders of the same object seated before p
+    for q in range(n_players):
+        same = (a == a[q]) & grabbing  # the seats that grab seat q's object
+        k += same
+        place[q + 1 :] += same[q + 1 :]
     raced = k > 1
-    place = (same & before).sum(axis=1)  # contenders of the same object seated before
-    first = raced & (place == 0)  # one contender per contested object
-    lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
+    contested = np.bitwise_or.reduce(np.where(raced, wanted, 0), axis=0)  # the objects raced for, per game
     env = np.tile(games, n_players)
     equal = t.equal[games]
     # Equal means: one uniform per race, in increasing object order; the floor(u * k)-th contender wins.
-    race_index = (first[None, :, :] & lower).sum(axis=1)
+    race_index = np.bitwise_count(contested & (wanted - grabbing))  # races for lower objects
     u = streams.uniform_at(env, race_index.ravel()).reshape(raced.shape)
     won = raced & (place == (u * k).astype(np.int64))
-    draws = first.sum(axis=0)
+    draws = np.bitwise_count(contested).astype(np.int64)
     z = np.zeros(raced.shape)
     pick = np.full(raced.shape, -1)
-    if not equal.all():
-        timed, z, pick, timed_draws = _timed_races(state, games, a, same, raced, place, lower, env, streams)
+    if not all_set(equal):
+        same_object = (a[:, None, :] == a[None, :, :]) & grabbing[:, None, :]  # (p, q, i): q grabs p's object too
+        lower = a[None, :, :] < a[:, None, :]  # (p, q, i): q's object comes before p's
+        timed, z, pick, timed_draws = _timed_races(state, games, a, same_object, raced, place, lower, env, streams)
         won = np.where(equal, won, timed)
         draws = np.where(equal, draws, timed_draws)
     streams.advance(games, draws)
@@ -371,7 +399,7 @@ def _races(
             {"games": games.copy(), "actions": a.T.copy(), "equal": equal, "timed": t.sigma > 0, "u": u.T, "z": z.T,
              "pick": pick.T}
         )
-    return won
+    return won | ((k == 1) & grabbing)
 
 
 def _timed_races(
@@ -405,10 +433,16 @@ def _timed_races(
 
 
 # ---------------------------------------------------------------------- results
+def _by_game(seat_major: np.ndarray) -> np.ndarray:
+    """A ``(..., n)`` array computed with the games last (numpy's fast axis for a few seats or rounds)
+    as the ``(n, ...)`` C-ordered array the callers expect."""
+    return np.ascontiguousarray(np.moveaxis(seat_major, -1, 0))
+
+
 def points(state: GrabBatch) -> np.ndarray:
     """``(n, players)`` total points per seat."""
-    seats = np.arange(state.n_players)
-    return field(state.data[POINTS][:, None], POINT_BITS * seats, POINT_BITS)
+    seats = np.arange(state.n_players)[:, None]
+    return _by_game(field(state.data[POINTS], POINT_BITS * seats, POINT_BITS))
 
 
 def round_points(state: GrabBatch) -> np.ndarray:

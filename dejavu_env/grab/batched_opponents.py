@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dejavu_env.core.batch import bit_masks, random_legal
+from dejavu_env.core.batch import any_set, bit_masks, random_legal
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
@@ -78,16 +78,18 @@ class GrabRequest:
 
     def fact(self, row: int) -> np.ndarray:
         """One public row of the state for the games asked (``ROUND``, ``FLIPPED``, ``MIDDLE`` ...)."""
-        return self.state.data[row, self.cols]
+        return self.state.data[row].take(self.cols)
 
     def newest_objects(self) -> np.ndarray:
         """The objects on the newest card (visible, also during grab-only ticks)."""
         return self.state.tables.card_bits[self.games, self.fact(NEWEST)]
 
 
-def _lowest_object(bits: np.ndarray) -> np.ndarray:
-    """The lowest object id in each non-empty set."""
-    return np.bitwise_count((bits & -bits) - 1).astype(np.int64)
+def _grab_lowest(bits: np.ndarray) -> np.ndarray:
+    """The action grabbing the lowest object of each set (object ``j`` is action ``j + 1``), pass (0) for an
+    empty set: ``bits ^ (bits - 1)`` sets the bits up to the lowest one, and an empty set's 64 bits count 0
+    modulo 64 (object sets hold 36 bits). Counted unsigned: ``bitwise_count`` of a signed -1 would be 1."""
+    return (np.bitwise_count((bits ^ (bits - 1)).view(np.uint64)) & 63).astype(np.int64)
 
 
 class RandomBatchPlayer:
@@ -129,7 +131,7 @@ class PerfectBatchPlayer:
         ready = request.fact(SEEN2) & request.fact(MIDDLE)
         on_card = ready & request.newest_objects()
         candidates = np.where(on_card != 0, on_card, ready)
-        if not candidates.any():
+        if not any_set(candidates):
             return np.zeros(len(u), dtype=np.int64)
         chosen = random_legal(candidates, u, N_OBJECTS)  # the floor(u * k)-th object, in increasing order
         return np.where(candidates != 0, 1 + chosen, 0)
@@ -177,20 +179,22 @@ class MemoryBatchBot:
 
     def act(self, request: GrabRequest) -> np.ndarray:
         memory = self._table(request)
-        games, seats = request.games, request.seats
+        rows = memory.reshape(len(memory), -1)  # a view: entry (seat, env) at column seat * n_envs + env
+        at = request.seats * memory.shape[2] + request.games
+        mine = rows.take(at, axis=1)  # one gather of every row of the seats asked
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
-        fresh_round = memory[self._ROUND, seats, games] != round_index
-        memory[self._ROUND, seats, games] = round_index
-        looked = np.where(fresh_round, 0, memory[self._LOOKED, seats, games])
-        ready = np.where(fresh_round, 0, memory[self._READY, seats, games])
-        recognised = flipped & looked & memory[round_index, seats, games]  # the luck of this round
-        memory[self._LOOKED, seats, games] = looked | flipped
-        ready = (ready | recognised) & request.fact(MIDDLE)  # taken objects never come back
-        memory[self._READY, seats, games] = ready
+        same_round = mine[self._ROUND] == round_index  # else its memory of the last round is dropped
+        looked = mine[self._LOOKED] * same_round
+        ready = mine[self._READY] * same_round
+        luck = mine.reshape(-1).take(round_index * len(at) + np.arange(len(at)))  # the luck of this round
+        ready |= flipped & looked & luck
+        ready &= request.fact(MIDDLE)  # taken objects never come back
+        rows[self._ROUND][at] = round_index  # row by row: half the cost of one (rows, at) scatter
+        rows[self._LOOKED][at] = looked | flipped
+        rows[self._READY][at] = ready
         fresh = ready & flipped
-        choice = np.where(fresh != 0, fresh, ready)
-        return np.where(choice != 0, 1 + _lowest_object(choice), 0)
+        return _grab_lowest(np.where(fresh != 0, fresh, ready))
 
     def snapshot(self) -> np.ndarray | None:
         """Its memory, for an env rolling back a step."""

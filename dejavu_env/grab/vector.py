@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dejavu_env.core.batch import unpack_bits
+from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.validation import check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grab.batched import (
@@ -55,6 +55,8 @@ from dejavu_env.grab.rules import (
 
 DEFAULTS = scalar_defaults(DejaVuGrabEnv)
 """The single env's keyword defaults, which the vector env shares."""
+_REASON_NAMES = np.array(["", "rounds"], dtype=object)
+"""``info["reason"]`` while a game goes on, and once it is over."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         self._aside = np.full((self.num_envs, 3), -1, dtype=np.int16)
         self._observer = BatchObserver(self.num_envs, self.obs_mode)
         self._canonical_bits = np.array(self._canonical.card_bits, dtype=np.int64)
+        self._other_seats = np.arange(1, n_players)
 
     @property
     def n_opponent_actions(self) -> int:
@@ -195,13 +198,13 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
                 first_tick = False
             step(work, np.arange(len(where)), ticks, self.streams)
             w = work.data
-            out = ((w[IN_ROUND] >> AGENT) & 1 == 0) & (w[OVER] == 0)  # the agent waits for the next round
-            if out.all():
+            out = ((w[IN_ROUND] >> AGENT) & 1 | w[OVER]) == 0  # the agent waits for the next round
+            if all_set(out):
                 continue
             state.put(where, work)
-            if not out.any():
+            if not any_set(out):
                 break
-            keep = np.flatnonzero(out)
+            keep = out.nonzero()[0]
             where = where[keep]
             work = work.take(keep)
         done = rounds_done(state)[games]
@@ -217,23 +220,24 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return reward, over, np.zeros(len(games), dtype=bool)
 
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
-        """Every seat's action in the tick (pass for the agent and for players out of the round)."""
-        ticks = np.zeros((len(where), self.n_players), dtype=np.int64)
-        in_round = (work.data[IN_ROUND][:, None] >> np.arange(1, self.n_players)) & 1  # (m, other seats)
+        """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``:
+        a transposed view of a seat-major array, which :func:`~dejavu_env.grab.batched.apply` reads without a copy."""
+        ticks = np.zeros((self.n_players, len(where)), dtype=np.int64)
+        in_round = (work.data[IN_ROUND][:, None] >> self._other_seats) & 1  # (m, other seats)
         if len(self.players) == 1:  # one player at every seat: one request for all of them
             cols, seats = np.nonzero(in_round)
             seats += 1
             request = GrabRequest(work, cols, where[cols], seats, self.streams, self.obs_mode, repeats=True)
-            ticks[cols, seats] = self.players[0].act(request)
-            return ticks
+            ticks[seats, cols] = self.players[0].act(request)
+            return ticks.T
         for seat in range(1, self.n_players):
             asked = np.flatnonzero(in_round[:, seat - 1])
             kinds = self.opponent_ids[where[asked], seat - 1]
             for k in np.unique(kinds).tolist():
                 cols = asked[kinds == k]
                 request = GrabRequest(work, cols, where[cols], np.full(len(cols), seat), self.streams, self.obs_mode)
-                ticks[cols, seat] = self.players[k].act(request)
-        return ticks
+                ticks[seat, cols] = self.players[k].act(request)
+        return ticks.T
 
     def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GrabRequest:
         if state is None:
@@ -259,8 +263,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         totals = points(self.state)
         top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
         scores = np.where(over[:, None], totals, 0).astype(np.float32)
-        reasons = np.where(over, "rounds", "").astype(object)
-        return top.astype(np.int8), scores, reasons
+        return top.astype(np.int8), scores, _REASON_NAMES.take(over.view(np.int8))
 
     def _game_info(self, info: dict[str, Any]) -> None:
         state = self.state

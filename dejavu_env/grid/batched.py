@@ -43,7 +43,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dejavu_env.core.batch import PackedState, Row, bit_masks, field
+from dejavu_env.core.batch import PackedState, Row, any_set, bit_masks, field
 from dejavu_env.grid.cards import CARDS, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
@@ -95,12 +95,13 @@ _SHOWS_OF = np.array(
     [[sum(SHOWS[c][n] for n in range(N_NUMBERS) if m >> n & 1) for m in range(1 << N_NUMBERS)] for c in range(N_CARDS)],
     dtype=np.int64,
 )
-"""``_SHOWS_OF[card, numbers]``: how often the numbers in the bit mask show on the card."""
-_CLEAR_SLOTS = np.array(
+"""``_SHOWS_OF[card, numbers]``: how often the numbers in the bit mask show on the card (read flat, at
+``card << 8 | numbers``)."""
+_KEEP_SLOTS = ~np.array(
     [sum(((1 << CARD_BITS) - 1) << (CARD_BITS * k) for k in range(N_SLOTS) if m >> k & 1) for m in range(256)],
     dtype=np.int64,
 )
-"""``_CLEAR_SLOTS[slot_set]``: the ``slot_cards`` bits of the slots in the set."""
+"""``_KEEP_SLOTS[slot_set]``: the ``slot_cards`` bits of every slot not in the set."""
 
 
 class GridBatch(PackedState):
@@ -226,6 +227,18 @@ def step(state: GridBatch, games: np.ndarray, actions: np.ndarray) -> None:
     if len(games) == state.n:
         apply(state, actions)
         return
+    if 2 * len(games) > state.n:
+        # Most games play: cheaper to play every column (the others End the turn, whatever their state:
+        # apply works column by column and never fails) and put the few others back as they were.
+        others = np.ones(state.n, dtype=bool)
+        others[games] = False
+        others = others.nonzero()[0]
+        saved = state.take(others)
+        every = np.full(state.n, END_TURN, dtype=np.int64)
+        every[games] = actions
+        apply(state, every)
+        state.put(others, saved)
+        return
     part = state.take(games)
     apply(part, actions)
     state.put(games, part)
@@ -247,36 +260,42 @@ def apply(state: GridBatch, actions: np.ndarray) -> None:
     # p and phase are views: the branches below change them only in games no later branch reads.
     p = d[PLAYER]
     phase = d[PHASE]
-    seat8 = p << 3
     # Everything before this action was in p's last observation: its "just seen" facts restart.
-    d[SEEN] &= ~((_BYTE << FRESH_AT | _BYTE << WITNESSED_AT) << seat8)
+    d[SEEN] &= _KEEP_SEEN.take(p)
     d[KEPT0] &= -p
     d[KEPT1] &= p - 1
     acts = a < STOP
     ends = a == END_TURN
     pay = acts & (phase == PHASE_AFTER)
-    if pay.any():
+    if any_set(pay):
         acts &= ~_give(d, pay, p)
     looks = acts & (a < REVEAL)
-    if looks.any():
-        bit = np.where(looks, 1 << (a & 7), 0)
-        d[SEEN] |= bit << (KNOWN_AT + seat8) | bit << (FRESH_AT + seat8) | bit << (WITNESSED_AT + 8 - seat8)
+    if any_set(looks):
+        d[SEEN] |= np.where(looks, (1 << (a & 7)) * _LOOK_SEEN.take(p), 0)
         np.copyto(phase, PHASE_AFTER, where=looks)
     reveals = acts & (a >= REVEAL)
-    if reveals.any():
+    if any_set(reveals):
         ends |= _reveal(d, reveals, a - REVEAL, phase, p)
     stops = a == STOP
-    if stops.any():
-        _stop(state, np.flatnonzero(stops))
+    if any_set(stops):
+        _stop(state, stops.nonzero()[0])
     takes = a == TAKE_END
-    if takes.any():
+    if any_set(takes):
         np.copyto(d[END_TAKER], p, where=takes)
         ends |= takes
-    if ends.any():
+    if any_set(ends):
         _end_turn(d, ends)  # last: it changes the player to move
     d[LEGAL] = _legal(d)
 
 
+_KEEP_SEEN = np.array([~((_BYTE << FRESH_AT | _BYTE << WITNESSED_AT) << (8 * s)) for s in (0, 1)], dtype=np.int64)
+"""By the player to move: ``seen`` less its fresh and witnessed sets, which restart at its every action."""
+_LOOK_SEEN = np.array(
+    [1 << (KNOWN_AT + 8 * s) | 1 << (FRESH_AT + 8 * s) | 1 << (WITNESSED_AT + 8 - 8 * s) for s in (0, 1)],
+    dtype=np.int64,
+)
+"""By the player to move: a slot bit times this sets it in its known and fresh sets and the opponent's
+witnessed set (the sets are 8 bits apart, so the product is their union)."""
 _TOKEN_MOVE = np.array([(1 << TOKEN_BITS) - 1, 1 - (1 << TOKEN_BITS)], dtype=np.int64)
 """Added to ``tokens`` when seat 0 (index 0) or seat 1 (index 1) gives the other a token."""
 
@@ -289,7 +308,7 @@ def _give(d: np.ndarray, mask: np.ndarray, giver: np.ndarray) -> np.ndarray:
     gives = mask & ((tokens >> at) & 15 != 0)
     tokens += gives * _TOKEN_MOVE[giver]
     won = gives & ((tokens >> (TOKEN_BITS - at)) & 15 == TOTAL_TOKENS)
-    if won.any():
+    if any_set(won):
         _finish(d, won, 1 - giver, HUNCHES)
     return won
 
@@ -305,7 +324,7 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     slot = slot & 7
     d[SEEN] |= np.where(mask, _EVERY_SET << slot, 0)  # face up, and known, fresh, witnessed for both seats
     card = field(d[SLOT_CARDS], CARD_BITS * slot, CARD_BITS)
-    numbers = _NUMBERS[card]
+    numbers = _NUMBERS.take(card)
     first = mask & (phase != PHASE_REVEAL)
     further = mask & ~first
     common = d[CANDS] & numbers
@@ -313,12 +332,12 @@ def _reveal(d: np.ndarray, mask: np.ndarray, slot: np.ndarray, phase: np.ndarray
     going = further & ~mistake
     np.copyto(d[CANDS], numbers, where=first)
     np.copyto(d[CANDS], common, where=going)
-    np.copyto(d[COUNT], _FIRST_COUNT[card], where=first)
-    np.add(d[COUNT], _SHOWS_OF[card, common], out=d[COUNT], where=going)
+    np.copyto(d[COUNT], _FIRST_COUNT.take(card), where=first)
+    np.add(d[COUNT], _SHOWS_OF.take(card << N_NUMBERS | common), out=d[COUNT], where=going)
     np.copyto(d[PHASE], PHASE_REVEAL, where=first)
     # No face-down card left while the count is below 3: the reveal can never succeed.
-    mistake |= mask & ~mistake & (d[COUNT] < STOP_COUNT) & ((d[OCC] & ~d[SEEN]) == 0)
-    if not mistake.any():
+    mistake |= mask & (d[COUNT] < STOP_COUNT) & ((d[OCC] & ~d[SEEN]) == 0)
+    if not any_set(mistake):
         return mistake
     return _mistake(d, mistake, p)
 
@@ -339,28 +358,30 @@ def _clear_reveal(d: np.ndarray, mask: np.ndarray) -> None:
 
 def _stop(state: GridBatch, games: np.ndarray) -> None:
     """``docs/rules.md#grid-stop`` in ``games``: keep the face-up cards, maybe take a bonus token, refill."""
-    d = state.data
-    part = np.take(d, games, axis=1)
-    p = part[PLAYER]
-    kept = part[SEEN] & _BYTE
+    part = state.take(games)
+    d = part.data
+    p = d[PLAYER]
+    kept = d[SEEN] & _BYTE
     kept_rows = (kept >> _SLOT_SHIFTS) & 1  # (8, k)
-    cards = field(part[SLOT_CARDS], _CARD_SHIFTS, CARD_BITS)
+    cards = field(d[SLOT_CARDS], _CARD_SHIFTS, CARD_BITS)
     added = (kept_rows << cards).sum(axis=0)
     seat_pile = added << (PILE_BITS * p)
-    part[PILES] |= seat_pile
-    part[PILE_SIZES] += np.bitwise_count(kept).astype(np.int64) << (SIZE_BITS * p)
-    part[OCC] &= ~kept
-    part[SLOT_CARDS] &= ~_CLEAR_SLOTS[kept]
-    part[SEEN] &= ~(kept * _EVERY_SET)  # drops the reveal and what both seats saw of these slots
-    part[KEPT0] |= seat_pile
-    part[KEPT1] |= seat_pile
-    bonus = part[COUNT] >= BONUS_COUNT
-    part[CANDS] = 0
-    part[COUNT] = 0
-    part[PHASE] = PHASE_AFTER
-    refill = ~_give(part, bonus, 1 - p) if bonus.any() else np.ones(len(games), dtype=bool)
-    _refill(part, state.order[games], refill)
-    d[:, games] = part
+    d[PILES] |= seat_pile
+    d[PILE_SIZES] += np.bitwise_count(kept) << (SIZE_BITS * p)
+    d[OCC] &= ~kept
+    d[SLOT_CARDS] &= _KEEP_SLOTS.take(kept)
+    d[SEEN] &= ~(kept * _EVERY_SET)  # drops the reveal and what both seats saw of these slots
+    d[KEPT0 : KEPT1 + 1] |= seat_pile  # kept_since of both viewers
+    bonus = d[COUNT] >= BONUS_COUNT
+    d[PHASE : CANDS + 1] = _AFTER_A_STOP  # phase, count, candidates
+    refill = ~_give(d, bonus, 1 - p) if any_set(bonus) else np.ones(len(games), dtype=bool)
+    _refill(d, part.order, refill)
+    state.put(games, part)
+
+
+_AFTER_A_STOP = np.array([[PHASE_AFTER], [0], [0]], dtype=np.int64)
+"""The rows ``PHASE``, ``COUNT``, ``CANDS`` after a Stop: no reveal in progress, the action paid for."""
+assert (PHASE, COUNT, CANDS) == (1, 2, 3) and KEPT1 == KEPT0 + 1
 
 
 def _refill(d: np.ndarray, order: np.ndarray, mask: np.ndarray) -> None:
@@ -369,12 +390,14 @@ def _refill(d: np.ndarray, order: np.ndarray, mask: np.ndarray) -> None:
     pos = d[DECK_POS]
     at = pos + np.cumsum(empty, axis=0) - 1  # the deck position each empty slot would take
     fill = empty & (at < N_CARDS)
-    cards = np.take_along_axis(order, np.minimum(at, N_CARDS - 1).T, axis=1).T.astype(np.int64)
+    starts = np.arange(0, order.size, N_CARDS)  # each game's deck in the flat order
+    flat = order.reshape(-1)
+    cards = flat.take(np.minimum(at, N_CARDS - 1) + starts)
     d[SLOT_CARDS] |= (fill * cards << _CARD_SHIFTS).sum(axis=0)
     d[OCC] |= (fill << _SLOT_SHIFTS).sum(axis=0)
     new_pos = pos + fill.sum(axis=0)
     d[DECK_POS] = new_pos
-    top = order[np.arange(len(new_pos)), np.minimum(new_pos, N_CARDS - 1)]
+    top = flat.take(np.minimum(new_pos, N_CARDS - 1) + starts)
     d[TOP] = np.where(new_pos < N_CARDS, top, -1)
 
 
@@ -384,7 +407,7 @@ def _end_turn(d: np.ndarray, mask: np.ndarray) -> None:
     d[TURNS] += mask
     _clear_reveal(d, mask)
     last = mask & (d[LAST] != 0)
-    if last.any():
+    if any_set(last):
         doubled = _doubled_scores(d)
         winner = np.where(doubled[0] > doubled[1], 0, np.where(doubled[1] > doubled[0], 1, -1))
         _finish(d, last, winner, END_CARD)

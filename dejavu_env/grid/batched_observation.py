@@ -59,11 +59,60 @@ _BLUE_ROWS = np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1,
 """One-hot blue number per card id; index -1 (no card) is the zero row."""
 _BLUE_TABLE = np.ascontiguousarray(_BLUE_ROWS).view(np.dtype((np.void, N_BLUES)))[:, 0]
 """The same rows as single 11-byte items, so one ``take`` copies a slot's whole row."""
-_FACE_TABLE = np.vstack([np.array(SHOWS), np.zeros((1, N_NUMBERS))]).astype(np.uint8).view("<i8")[:, 0]
-"""Each card's faces row (8 bytes) as one int64; index -1 (an unknown face) is zeros."""
-_EYE3 = np.eye(3, dtype=np.uint8)
-_EYE4 = np.eye(4, dtype=np.uint8)
+_FACE_TABLE = np.array(SHOWS, dtype=np.uint8).view("<i8")[:, 0]
+"""Each card's faces row (8 bytes) as one int64."""
+_PAIR_SLOTS = np.arange(0, N_SLOTS, 2, dtype=np.int64)[:, None]
+"""The first slot of each pair of slots."""
+_PAIR_CARD_SHIFTS = CARD_BITS * _PAIR_SLOTS
+_PAIR_CARDS = (1 << 2 * CARD_BITS) - 1
+_PAIR_KEYS = np.arange(1 << (2 * CARD_BITS + 2))
+_PAIR_FACES = np.stack(
+    [
+        np.where(_PAIR_KEYS >> (2 * CARD_BITS + k) & 1 == 1, _FACE_TABLE[_PAIR_KEYS >> (CARD_BITS * k) & 31], 0)
+        for k in (0, 1)
+    ],
+    axis=1,
+)
+"""By a pair's key (first card | second card << 5 | first shown << 10 | second shown << 11): both faces rows,
+each zeros where its face is not shown."""
 _ALL_ROWS = slice(None)
+
+_COMMON = LAYOUTS["observation"]
+_PUBLIC = slice(_COMMON.offsets["tokens"], _COMMON.slices["costs_token"].stop)
+"""The public facts, the same 32 bytes in both layouts: written as four int64 words (``_write_public``)."""
+assert all(LAYOUTS[mode].offsets["tokens"] == _PUBLIC.start for mode in OBS_MODES)
+assert (_PUBLIC.stop - _PUBLIC.start) % 8 == 0
+
+
+def _public_words(*pieces: tuple[str, np.ndarray]) -> np.ndarray:
+    """``(words, K)`` int64 columns of the public block holding, in column ``k``, row ``k`` of each named piece."""
+    rows = np.zeros((len(pieces[0][1]), _PUBLIC.stop - _PUBLIC.start), dtype=np.uint8)
+    for name, values in pieces:
+        piece = _COMMON.slices[name]
+        rows[:, piece.start - _PUBLIC.start : piece.stop - _PUBLIC.start] = values
+    return np.ascontiguousarray(rows.view("<i8").T)
+
+
+_TOP_WORDS = _public_words(("deck_top_blue", _BLUE_ROWS))
+"""By the deck's top card (-1, no card: the last column)."""
+_STATE_WORDS = _public_words(
+    ("end_card", np.eye(4, dtype=np.uint8)[
+        [
+            (END_HIDDEN, END_VISIBLE)[deck_end] if taker < 0 else (END_MINE if taker == me else END_OPPONENTS)
+            for taker in (-1, 0, 1) for me in (0, 1) for deck_end in (0, 1) for _ in range(3)
+        ]
+    ]),
+    ("phase", np.tile(np.eye(3, dtype=np.uint8), (12, 1))),
+    ("costs_token", np.tile(np.arange(3) == PHASE_AFTER, 12)[:, None]),
+)
+"""By ``((end_taker + 1) * 2 + seat) * 2 + deck_empty) * 3 + phase``: the End card's state and the phase."""
+_CANDIDATE_WORDS = _public_words(("candidates", unpack_bits(np.arange(256), 8)[:, :N_NUMBERS]))
+"""By the candidate numbers' bit set."""
+_TOKENS_AT = _COMMON.offsets["tokens"] - _PUBLIC.start
+_DECK_AT = _COMMON.offsets["deck_size"] - _PUBLIC.start
+assert _TOKENS_AT // 8 == (_TOKENS_AT + 1) // 8 == _DECK_AT // 8, "both token counts and the deck size share a word"
+_LAST_AT = _COMMON.offsets["last_turn"] - _PUBLIC.start
+_COUNT_AT = _COMMON.offsets["candidate_count"] - _PUBLIC.start
 
 
 class BatchObserver:
@@ -83,18 +132,11 @@ class BatchObserver:
         self.layout = LAYOUTS[obs_mode]
         self.vector = np.zeros((n, self.layout.size), dtype=np.uint8)
         self._perfect_recall = obs_mode == "info_state"
-        views = self.layout.decode(self.vector)
-        self._candidates = views["candidates"]
-        self._top = views["deck_top_blue"]
-        self._end = views["end_card"]
-        self._phase = views["phase"]
         slices = self.layout.slices
         self._blue = slices["slot_blue"]
         self._flags = slice(slices["slot_empty"].start, slices["known_opp"].stop)
         self._faces = slices["faces"]
         off = self.layout.offsets
-        self._tokens, self._deck_size, self._last = off["tokens"], off["deck_size"], off["last_turn"]
-        self._count, self._costs = off["candidate_count"], off["costs_token"]
         cards = off["pile_me" if self._perfect_recall else "kept_me"]
         self._cards = slice(cards, cards + 2 * N_CARDS)
         self._sizes = off.get("pile_sizes", -1)
@@ -131,7 +173,7 @@ class BatchObserver:
         games = np.flatnonzero((cards != self._slot_cards) | (occ != self._occupied) | dirty)
         if not len(games):
             return
-        rows = np.take(_BLUE_TABLE, _slot_ids(cards[games], occ[games]))
+        rows = _BLUE_TABLE.take(_slot_ids(cards[games], occ[games]))
         self.vector[games, self._blue] = rows.view(np.uint8).reshape(len(games), -1)
         self._slot_cards[games] = cards[games]
         self._occupied[games] = occ[games]
@@ -149,31 +191,29 @@ class BatchObserver:
         word = (~d[OCC] & _ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24
         flags = unpack_bits(word, 4 * N_SLOTS)
         self.vector[:, self._flags] = flags
-        cards = field(d[SLOT_CARDS][:, None], CARD_BITS * _SLOTS, CARD_BITS)
-        faces = np.take(_FACE_TABLE, np.where(flags[:, 2 * N_SLOTS : 3 * N_SLOTS] == 1, cards, -1))
-        self.vector[:, self._faces] = faces.view(np.uint8)
+        # Two slots at a time: their cards and shown bits index the 16 bytes of both faces rows.
+        pairs = (d[SLOT_CARDS] >> _PAIR_CARD_SHIFTS) & _PAIR_CARDS | ((shown >> _PAIR_SLOTS) & 3) << 2 * CARD_BITS
+        faces = _PAIR_FACES.take(pairs.T, axis=0)  # (n, 4 pairs, 2 slots) int64
+        self.vector[:, self._faces] = faces.reshape(len(faces), -1).view(np.uint8)
 
     def _write_public(self, d: np.ndarray, me: np.ndarray) -> None:
-        """The public facts from ``tokens`` to ``costs_token``."""
-        v = self.vector
+        """The public facts from ``tokens`` to ``costs_token``: 32 contiguous bytes, built as four int64 words
+        (three table lookups and a few shifted counts) and copied in once, rather than piece by piece."""
+        words = _TOP_WORDS.take(d[TOP], axis=1)  # top -1 (an empty deck) takes the last, empty, column
+        deck_pos, taker = d[DECK_POS], d[END_TAKER]
+        key = (((taker + 1) * 2 + me) * 2 + (deck_pos >= N_CARDS)) * 3 + d[PHASE]
+        words |= _STATE_WORDS.take(key, axis=1)
+        words |= _CANDIDATE_WORDS.take(d[CANDS], axis=1)
         tokens = d[TOKENS]
-        v[:, self._tokens] = field(tokens, TOKEN_BITS * me, TOKEN_BITS)
-        v[:, self._tokens + 1] = field(tokens, TOKEN_BITS - TOKEN_BITS * me, TOKEN_BITS)
-        deck_pos = d[DECK_POS]
-        v[:, self._deck_size] = N_CARDS - deck_pos
-        self._top[...] = _BLUE_ROWS[d[TOP]]
-        taker = d[END_TAKER]
-        end = np.where(
-            taker < 0, np.where(deck_pos < N_CARDS, END_HIDDEN, END_VISIBLE),
-            np.where(taker == me, END_MINE, END_OPPONENTS),
+        at = TOKEN_BITS * me
+        words[_TOKENS_AT // 8] |= (
+            ((tokens >> at) & 15) << (8 * (_TOKENS_AT % 8))
+            | ((tokens >> (TOKEN_BITS - at)) & 15) << (8 * (_TOKENS_AT % 8 + 1))
+            | (N_CARDS - deck_pos) << (8 * (_DECK_AT % 8))
         )
-        self._end[...] = _EYE4[end]
-        v[:, self._last] = d[LAST]
-        phase = d[PHASE]
-        self._phase[...] = _EYE3[phase]
-        self._candidates[...] = unpack_bits(d[CANDS], N_NUMBERS)
-        v[:, self._count] = d[COUNT]
-        v[:, self._costs] = phase == PHASE_AFTER
+        words[_LAST_AT // 8] |= d[LAST] << (8 * (_LAST_AT % 8))
+        words[_COUNT_AT // 8] |= d[COUNT] << (8 * (_COUNT_AT % 8))
+        self.vector[:, _PUBLIC] = np.ascontiguousarray(words.T).view(np.uint8)
 
     def _write_cards(self, d: np.ndarray, me: np.ndarray, dirty: np.ndarray) -> None:
         """``pile_me``, ``pile_opp`` and ``pile_sizes`` (info_state) or ``kept_me``, ``kept_opp`` (observation),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dejavu_env.core.batch import nth_set, random_legal, unpack_bits
+from dejavu_env.core.batch import any_set, nth_set, random_legal, unpack_bits
 from dejavu_env.core.streams import Streams
 from dejavu_env.grid.batched import (
     CANDS,
@@ -124,10 +124,10 @@ class GreedyBatchPlayer:
         phase = d[PHASE]
         actions = np.full(m, END_TURN, dtype=np.int64)
         start = phase == PHASE_START
-        if start.any():
+        if any_set(start):
             actions[start] = self._start_turn(d, seats, legal, cards, shows_by_slot, shows, u)[start]
         in_reveal = phase == PHASE_REVEAL
-        if in_reveal.any():
+        if any_set(in_reveal):
             actions[in_reveal] = self._continue_reveal(d, legal, cards, shows_by_slot, shows, u)[in_reveal]
         return actions
 

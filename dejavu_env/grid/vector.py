@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dejavu_env.core.batch import unpack_bits
+from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
@@ -29,6 +29,7 @@ from dejavu_env.grid.batched import (
     TOKENS,
     TURNS,
     GridBatch,
+    apply,
     deal,
     new_batch,
     rewards,
@@ -47,6 +48,9 @@ from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
 
 DEFAULTS = scalar_defaults(DejaVuGridEnv)
 """The single env's keyword defaults, which the vector env shares."""
+_REASON_NAMES = np.array([*REASONS, "truncated"], dtype=object)
+_TRUNCATED = len(REASONS)
+"""``info["reason"]`` by code: the engine's reasons, then a truncation by the turn limit."""
 
 
 @dataclass(frozen=True)
@@ -189,28 +193,32 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         if not len(where):
             return
         work = self.state.take(where)
+        agent = self.seat[where]
         column = 0
         while True:
             actions = self._ask(work, where)
-            step(work, np.arange(len(where)), actions)
+            apply(work, actions)
             self._opponent_actions[where, column] = actions
             column += 1
             w = work.data
-            still = (w[PLAYER] != self.seat[where]) & (w[TERMINAL] == 0) & (w[TURNS] < self.max_turns)
-            if still.all():
+            still = (w[PLAYER] != agent) & (w[TERMINAL] == 0) & (w[TURNS] < self.max_turns)
+            if all_set(still):
                 continue
             self.state.put(where, work)
-            if not still.any():
+            if not any_set(still):
                 return
-            keep = np.flatnonzero(still)
+            keep = still.nonzero()[0]
             where = where[keep]
+            agent = agent[keep]
             work = work.take(keep)
 
     def _ask(self, work: GridBatch, where: np.ndarray) -> np.ndarray:
         """Each game's opponent's action (grouped by who sits there)."""
+        if len(self.players) == 1:
+            return self.players[0].act(self._request(where, work.data[PLAYER], work))
         kinds = self.opponent_ids[where, 0]
         first = int(kinds[0])
-        if (kinds == first).all():
+        if all_set(kinds == first):
             return self.players[first].act(self._request(where, work.data[PLAYER], work))
         actions = np.empty(len(where), dtype=np.int64)
         for k in np.unique(kinds).tolist():
@@ -241,17 +249,17 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         seat = self.seat
         over = (state.terminal != 0) | self._truncated
         winner = state.winner
-        winners = np.zeros((self.num_envs, 2), dtype=np.int8)
         has = (state.terminal != 0) & (winner >= 0)
-        winners[has, (winner[has] - seat[has]) % 2] = 1
+        winners = np.zeros((self.num_envs, 2), dtype=np.int8)
+        winners[:, 0] = has & (winner == seat)
+        winners[:, 1] = has & (winner != seat)
         tally = scores(state)
-        mine = tally[np.arange(self.num_envs), seat]
-        theirs = tally[np.arange(self.num_envs), 1 - seat]
-        egocentric = np.where(over[:, None], np.stack([mine, theirs], axis=1), 0.0).astype(np.float32)
-        reasons = np.asarray(REASONS, dtype=object)[state.reason]
-        reasons[~over] = ""
-        reasons[self._truncated] = "truncated"
-        return winners, egocentric, reasons
+        first = seat == 0
+        egocentric = np.zeros((self.num_envs, 2), dtype=np.float32)
+        egocentric[:, 0] = np.where(over, np.where(first, tally[:, 0], tally[:, 1]), 0.0)
+        egocentric[:, 1] = np.where(over, np.where(first, tally[:, 1], tally[:, 0]), 0.0)
+        codes = np.where(self._truncated, _TRUNCATED, np.where(over, state.reason, 0))
+        return winners, egocentric, _REASON_NAMES.take(codes)
 
     def _game_info(self, info: dict[str, Any]) -> None:
         tokens = self.state.data[TOKENS]
