@@ -84,6 +84,11 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
             {"checkpoint": "ppo-grab", "game": "grab"},
             "RecurrentPPO memory learner (agents/checkpoints/ppo-grab.zip)",
         ),
+        "ppo-grab-scratch": PlayerEntry(
+            "agents.learners.player:LearnerPlayer",
+            {"checkpoint": "ppo-grab-scratch", "game": "grab"},
+            "compact masked PPO + GRU from a blank network (agents/checkpoints/ppo-grab-scratch.zip)",
+        ),
     },
 }
 
