@@ -43,7 +43,7 @@ import dejavu_env  # noqa: F401  (registers the ids)
 from agents.games import get_game
 from agents.learners import checkpoint
 from agents.learners.league import League
-from agents.learners.nets import NetConfig, PolicyNet
+from agents.learners.nets import LearnerNet, NetConfig
 from agents.learners.player import LearnerPlayer
 from agents.learners.ppo import PPO, PPOConfig, Stats
 from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
@@ -197,15 +197,15 @@ class BatchedConfig:
         )
 
 
-def build_net(config: BatchedConfig) -> PolicyNet:
+def build_net(config: BatchedConfig) -> LearnerNet:
     game = get_game(config.game)
     layout = game.layouts[config.obs_mode]
     aux_shape = AUX_TARGETS[config.aux_target][1] if config.aux_target else ()
     net_config = NetConfig(obs_size=layout.size, n_actions=game.info.n_actions, aux_shape=aux_shape, **config.net)
-    return PolicyNet(net_config, layout.high())
+    return LearnerNet(net_config, layout.high())
 
 
-def initial_weights(config: BatchedConfig, net: PolicyNet) -> None:
+def initial_weights(config: BatchedConfig, net: LearnerNet) -> None:
     """Load ``config.init`` (a compact_ppo checkpoint of this game, view and shape) into ``net``.
 
     This continues an earlier run of the learner (its weights, not its optimiser state or
@@ -223,7 +223,7 @@ def initial_weights(config: BatchedConfig, net: PolicyNet) -> None:
     net.load_state_dict(loaded.state_dict())
 
 
-def make_learner(config: BatchedConfig, env: Any, net: PolicyNet) -> PPO:
+def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
     """The PPO learner of ``config`` on ``env``, with its shaping and history."""
     _, potential, reads_seen = POTENTIALS[config.shaping] if config.shaping else ("", None, False)
     bonus = BONUSES[config.bonus][1] if config.bonus else None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from agents.learners.nets import NetConfig, PolicyNet
+from agents.learners.nets import LearnerNet, NetConfig
 from agents.models import ModelCard
 
 ALGO = "compact_ppo"
@@ -27,7 +27,7 @@ NET_FILE = "net.json"
 WEIGHTS_FILE = "weights.pt"
 
 
-def save(net: PolicyNet, card: ModelCard, path: Path) -> Path:
+def save(net: LearnerNet, card: ModelCard, path: Path) -> Path:
     """Write ``net`` to ``path`` (``.zip`` added when missing) and ``card`` beside it; return the zip's path."""
     path = Path(path).with_suffix(".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -40,7 +40,7 @@ def save(net: PolicyNet, card: ModelCard, path: Path) -> Path:
     return path
 
 
-def load(path: Path) -> PolicyNet:
+def load(path: Path) -> LearnerNet:
     """The network saved in the zip ``path``, in eval mode; ``ValueError`` if the zip is not one of ours."""
     try:
         with zipfile.ZipFile(path) as archive:
@@ -48,6 +48,6 @@ def load(path: Path) -> PolicyNet:
             state = torch.load(io.BytesIO(archive.read(WEIGHTS_FILE)), weights_only=True)
     except (KeyError, zipfile.BadZipFile, json.JSONDecodeError, TypeError) as err:
         raise ValueError(f"{path} is not a {ALGO} checkpoint: {err}") from None
-    net = PolicyNet(config)
+    net = LearnerNet(config)
     net.load_state_dict(state)
     return net.eval()

@@ -26,14 +26,14 @@ import numpy as np
 import torch
 
 from agents.games import get_game
-from agents.learners.nets import PolicyNet
+from agents.learners.nets import LearnerNet
 
 MAX_SEATS = 6
 """Grab's most seats: a recurrent snapshot keeps one memory per (env, seat)."""
 
 
 class SnapshotPlayer:
-    """A frozen :class:`PolicyNet` as a batch player (the contract: :mod:`dejavu_env.core.batch_players`).
+    """A frozen :class:`LearnerNet` as a batch player (the contract: :mod:`dejavu_env.core.batch_players`).
 
     ``trusted``: its actions are drawn from logits with every illegal action masked out, so
     it cannot choose an illegal one, and the env needs no rollback point for it.
@@ -42,14 +42,14 @@ class SnapshotPlayer:
     trusted = True
     reaction_time: float | None = None
 
-    def __init__(self, net: PolicyNet, obs_mode: str, name: str = "snapshot") -> None:
+    def __init__(self, net: LearnerNet, obs_mode: str, name: str = "snapshot") -> None:
         self.net = net
         self.obs_mode = obs_mode
         self.name = name
         self._state: torch.Tensor | None = None
         self._fresh: np.ndarray | None = None
 
-    def load(self, net: PolicyNet) -> None:
+    def load(self, net: LearnerNet) -> None:
         """Take ``net``'s current weights (a frozen copy)."""
         self.net.load_state_dict(net.state_dict())
 
@@ -110,7 +110,7 @@ class League:
     ``league=league.players`` and call :meth:`apply` whenever the weights change.
     """
 
-    def __init__(self, game: str, heuristics: list[str], net: PolicyNet, obs_mode: str, size: int = 0) -> None:
+    def __init__(self, game: str, heuristics: list[str], net: LearnerNet, obs_mode: str, size: int = 0) -> None:
         table = get_game(game).batch_opponents
         unknown = [name for name in heuristics if name not in table]
         if unknown:
@@ -125,7 +125,7 @@ class League:
         self.weights: dict[str, float] = {name: 1.0 for name in self.names}
         self.self_weight = 0.0
 
-    def add(self, net: PolicyNet) -> None:
+    def add(self, net: LearnerNet) -> None:
         """Freeze ``net``'s weights into the next snapshot slot (the oldest once all are full)."""
         if not self.snapshots:
             raise ValueError("this league has no snapshot slots (size=0)")

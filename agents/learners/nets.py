@@ -37,7 +37,7 @@ MASKED = -1e9
 
 @dataclass(frozen=True)
 class NetConfig:
-    """The shape of a :class:`PolicyNet`; stored in every checkpoint so it can be rebuilt.
+    """The shape of a :class:`LearnerNet`; stored in every checkpoint so it can be rebuilt.
 
     ``hidden``: the trunk's layer widths; ``core``: ``"mlp"`` (no memory) or ``"gru"`` (a GRU
     cell of ``core_size`` units after the trunk); ``aux_shape``: ``()`` for no auxiliary head,
@@ -133,7 +133,7 @@ class FlatEncoder(nn.Module):
         return self.trunk(inputs), None
 
 
-class PolicyNet(nn.Module):
+class LearnerNet(nn.Module):
     """Masked actor-critic over flat observations, with an optional GRU memory (see the module docstring).
 
     ``high``: the observation's element-wise upper bounds (the layout's), used to scale inputs.

@@ -15,7 +15,7 @@ import torch
 
 from agents.base import Player
 from agents.learners.checkpoint import ALGO, load
-from agents.learners.nets import PolicyNet
+from agents.learners.nets import LearnerNet
 from agents.models import ModelCard, checkpoint_card, resolve_checkpoint
 
 
@@ -34,7 +34,7 @@ class LearnerPlayer(Player):
         self,
         seed: int | None = None,
         checkpoint: str | Path | None = None,
-        net: PolicyNet | None = None,
+        net: LearnerNet | None = None,
         card: ModelCard | None = None,
         deterministic: bool = True,
         game: str | None = None,

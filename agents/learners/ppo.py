@@ -34,7 +34,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.learners.nets import Output, PolicyNet, sample
+from agents.learners.nets import LearnerNet, Output, sample
 from agents.learners.targets import Bonus, Potential, SeenCounts
 
 
@@ -151,7 +151,7 @@ class PPO:
     """PPO on one batched vector env (see the module docstring).
 
     ``env``: a gymnasium vector env with ``"SameStep"`` autoreset whose observations are the
-    Déjà Vu dicts; ``net``: the :class:`~agents.learners.nets.PolicyNet` to train;
+    Déjà Vu dicts; ``net``: the :class:`~agents.learners.nets.LearnerNet` to train;
     ``potential``: a shaping potential (:mod:`agents.learners.targets`) or ``None``;
     ``bonus``: a reward for what each step did (:mod:`agents.learners.targets`) or ``None``;
     ``seen_counts``: keep Grab's :class:`~agents.learners.targets.SeenCounts` over the
@@ -162,7 +162,7 @@ class PPO:
     def __init__(
         self,
         env: Any,
-        net: PolicyNet,
+        net: LearnerNet,
         config: PPOConfig,
         seed: int = 0,
         potential: Potential | None = None,

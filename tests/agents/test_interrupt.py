@@ -24,12 +24,21 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
+def _as_in_a_terminal() -> None:
+    """Let the command take Ctrl-C as from a terminal, however the suite was started.
+
+    A suite started in the background (``nohup ... &``, some CI runners) inherits SIGINT
+    ignored, and Python then installs no ``KeyboardInterrupt`` handler in the child.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_when(argv: list[str], ready: Callable[[str], bool], timeout: float = 240) -> tuple[int, str, str]:
     """Run ``python -m argv``, send Ctrl-C to its process group once ``ready(stderr so far)`` holds,
     and return ``(status, stdout, stderr)``."""
     process = subprocess.Popen(
         [sys.executable, "-m", *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_as_in_a_terminal,
     )  # fmt: skip
     streams: dict[str, list[bytes]] = {"out": [], "err": []}
 

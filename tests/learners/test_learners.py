@@ -13,7 +13,7 @@ import torch
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.learners import checkpoint
 from agents.learners.league import League, SnapshotPlayer
-from agents.learners.nets import NetConfig, PolicyNet
+from agents.learners.nets import LearnerNet, NetConfig
 from agents.learners.player import LearnerPlayer
 from agents.ppo import ModelCard
 from agents.registry import make_player
@@ -77,13 +77,13 @@ def test_batched_configs_name_batch_opponents() -> None:
         BatchedConfig.from_dict({**compact, "env_kwargs": {}})
 
 
-def _net(game: str, core: str = "mlp", features: str = "flat") -> tuple[PolicyNet, ModelCard]:
+def _net(game: str, core: str = "mlp", features: str = "flat") -> tuple[LearnerNet, ModelCard]:
     info, layout, mode = (GRID_INFO, GRID_LAYOUTS["info_state"], "info_state")
     if game == "grab":
         info, layout, mode = (GRAB_INFO, GRAB_LAYOUTS["observation"], "observation")
     torch.manual_seed(0)
     aux = (36, 3) if core == "gru" else ()
-    net = PolicyNet(NetConfig(layout.size, info.n_actions, hidden=(32,), core=core, core_size=16, aux_shape=aux,
+    net = LearnerNet(NetConfig(layout.size, info.n_actions, hidden=(32,), core=core, core_size=16, aux_shape=aux,
                               features=features), layout.high())
     return net, ModelCard(algo=checkpoint.ALGO, game=game, obs_mode=mode)
 
