@@ -131,7 +131,7 @@ CASES = (
     Case("Grid: MaskablePPO, batched 1024 envs, batch 8192, MLP 256x256", grid_batched([256, 256])),
     Case("Grid: compact PPO grid-scratch (slots), 512 envs, batch 8192", compact("grid-scratch")),
     Case("Grab: RecurrentPPO LSTM 128, batched 256 envs, batch 4096", grab_recurrent),
-    Case("Grab: compact PPO grab-scratch (GRU 128 + aux), 512 envs", compact("grab-scratch")),
+    Case("Grab: compact PPO grab-scratch (GRU 128 + aux), 256 envs, batch 2048", compact("grab-scratch")),
 )
 
 
