@@ -69,9 +69,14 @@ def result_info(outcome: Outcome | None, seat: int, n_players: int) -> dict[str,
     While the game goes on (``outcome`` is ``None`` or not over) they hold their neutral
     values (``-1``, zeros, ``""``).
     """
-    winners = np.zeros(n_players, dtype=np.int8)
     if outcome is None or not outcome.over:
-        return {"winner": -1, "winners": winners, "scores": np.zeros(n_players, dtype=np.float32), "reason": ""}
+        return {
+            "winner": -1,
+            "winners": np.zeros(n_players, dtype=np.int8),
+            "scores": np.zeros(n_players, dtype=np.float32),
+            "reason": "",
+        }
+    winners = np.zeros(n_players, dtype=np.int8)
     for winner in outcome.winners:
         winners[(winner - seat) % n_players] = 1
     scores = np.array(egocentric(outcome.scores, seat), dtype=np.float32)
@@ -178,7 +183,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
         seed = check_seed(seed)
         parsed = self._parse_options(check_options(options, self.reset_options))
         self._trusted = self._trusts_players()
-        before = self._checkpoint(force=self._state is not None)
+        before = self._checkpoint()  # None with only trusted players seated: nothing can fault
         generator, generator_seed = self._np_random, self._np_random_seed
         super().reset(seed=seed)
         self._opponent_actions = []
@@ -201,7 +206,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
             raise RuntimeError("the episode is over: call reset() before step()")
         if type(action) is not int or not 0 <= action < self.game.n_actions:
             action = as_action(action, self.game.n_actions)
-        reason = "" if self._is_legal(action) else self._illegal_reason(action)
+        reason = "" if self.rules.is_legal(self._state, self._agent_seat(), action) else self._illegal_reason(action)
         if reason and self.illegal_action == "raise":
             raise ValueError(reason)
         before = self._checkpoint()
@@ -272,13 +277,13 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _game_over(self) -> bool:
         return self.rules.is_over(self._state)
 
-    def _checkpoint(self, force: bool = False) -> tuple[Any, ...] | None:
+    def _checkpoint(self) -> tuple[Any, ...] | None:
         """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated.
 
         Why conditional: the game's own players cannot fault, and copying the state at every
-        step would cost the fast path a tenth of its speed.
+        step (or reset) would cost the fast path a tenth of its speed.
         """
-        if self._state is None or (self._trusted and not force):
+        if self._state is None or self._trusted:
             return None
         generator = self._np_random
         return (
@@ -310,20 +315,26 @@ class DejaVuEnv(gym.Env, Generic[State]):
         return self.game.n_actions - 1 if self.pass_action is None else self.pass_action
 
     def _reply(self) -> Reply:
-        mask = self._mask(np.int8)
-        observation = {"observation": self._observe().copy(), "action_mask": mask}
+        # The hot path of every step: each call and merge here costs the single env's speed.
+        seat = self._agent_seat()
+        if self._done:
+            mask = self._mask(np.int8)
+        else:
+            mask = self.rules.legal_mask(self._state, seat, np.int8)
+        observation = {"observation": self._observer.observe(self._state).copy(), "action_mask": mask}
         opponent_actions = self._no_actions.copy()
         played = self._opponent_actions
         if played:
             opponent_actions[: len(played)] = played
-        outcome = self._ended or (self._outcome() if self._done or self._game_over() else None)
-        info = {
-            "action_mask": mask,
-            "illegal_action": self._illegal,
-            "opponent_actions": opponent_actions,
-            **result_info(outcome, self._agent_seat(), self.n_players),
-            **self._game_info(),
-        }
+        if self._ended is not None:
+            outcome: Outcome | None = self._ended
+        elif self._done or self.rules.is_over(self._state):
+            outcome = self._outcome()
+        else:
+            outcome = None
+        info = {"action_mask": mask, "illegal_action": self._illegal, "opponent_actions": opponent_actions}
+        info.update(result_info(outcome, seat, self.n_players))
+        info.update(self._game_info())
         return observation, info
 
     def _finish(
@@ -338,6 +349,6 @@ class DejaVuEnv(gym.Env, Generic[State]):
 
     def _record_opponent_actions(self, actions: list[int]) -> None:
         """What ``info["opponent_actions"]`` shows next (padded with -1 there)."""
-        if len(actions) > self.n_opponent_actions:
+        if len(actions) > self._no_actions.size:
             raise RuntimeError(f"{len(actions)} opponent actions overflow info's {self.n_opponent_actions}")
         self._opponent_actions = actions
