@@ -39,19 +39,16 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from agents.grid.beliefs import TABLES, card_tables, deduce_cards
+from dejavu_env.grid.cards import N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS, MAX_CANDIDATE_COUNT, OBS_MODES
 from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS
 
-DEDUCTION_ROUNDS = 2
-"""Rounds of "a blue number with one unaccounted card left gives the face"; a second round
-catches the faces freed by the first, more are rare."""
 SLOT_FACTS = N_BLUES + 5 + 3 * N_NUMBERS + 2
 """Per-slot inputs: blue one-hot, 5 flags, known faces, expected shows, chance to show, 2 legal bits."""
 PAIR_FACTS = 9
@@ -108,14 +105,8 @@ class GridSlotExtractor(BaseFeaturesExtractor):
         self.slot_dim = slot_dim
         self._slices = layout.slices
         self._shapes = {piece.name: piece.shape for piece in layout.pieces}
-        shows = np.array(SHOWS, dtype=np.float32)
-        self.register_buffer("shows", torch.as_tensor(shows))
-        self.register_buffer("has", torch.as_tensor((shows > 0).astype(np.float32)))
-        self.register_buffer("codes", torch.as_tensor(shows @ 3.0 ** np.arange(N_NUMBERS)))
-        self.register_buffer("powers", torch.as_tensor(3.0 ** np.arange(N_NUMBERS, dtype=np.float32)))
-        blue_of = np.zeros((N_BLUES, N_CARDS), dtype=np.float32)
-        blue_of[np.array(BLUE) - MIN_BLUE, np.arange(N_CARDS)] = 1
-        self.register_buffer("blue_cards", torch.as_tensor(blue_of))
+        for name, table in card_tables().items():  # persistent: the shipped checkpoints hold them
+            self.register_buffer(name, table)
         self.pair_net = _mlp([PAIR_FACTS, hidden // 2, pair_dim])
         self.global_net = _mlp([GLOBAL_FACTS, hidden, hidden])
         self.slot_net = _mlp([SLOT_FACTS + 2 * pair_dim + hidden, hidden, hidden])
@@ -129,28 +120,11 @@ class GridSlotExtractor(BaseFeaturesExtractor):
     def beliefs(self, vector: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(cards, certain)``: per slot a distribution over the 32 card ids (``(B, 8, 32)``,
         zero rows for empty slots) and whether the card is known or deduced (``(B, 8)``)."""
-        blue = self._piece(vector, "slot_blue")
-        known = self._piece(vector, "known_me")
-        faces = self._piece(vector, "faces")
-        code = faces @ self.powers
-        card = (code.unsqueeze(-1) == self.codes).float() * known.unsqueeze(-1)
-        same_blue = blue @ self.blue_cards
         kept = self._piece(vector, "pile_me" if self.obs_mode == "info_state" else "kept_me")
         kept = kept + self._piece(vector, "pile_opp" if self.obs_mode == "info_state" else "kept_opp")
-        occupied = blue.sum(-1)
-        certain = known
-        for _ in range(DEDUCTION_ROUNDS + 1):
-            pool = (1 - (kept + card.sum(1)).clamp(max=1)).unsqueeze(1)
-            options = same_blue * pool
-            n_options = options.sum(-1, keepdim=True)
-            options = torch.where(n_options > 0, options, same_blue)
-            n_options = options.sum(-1, keepdim=True).clamp(min=1)
-            unknown = (1 - certain) * occupied
-            deduced = unknown * (n_options.squeeze(-1) == 1).float()
-            card = card + deduced.unsqueeze(-1) * options
-            certain = certain + deduced
-        spread = options / n_options * ((1 - certain) * occupied).unsqueeze(-1)
-        return card + spread, certain
+        tables = {name: getattr(self, name) for name in TABLES}
+        blue, known, faces = (self._piece(vector, name) for name in ("slot_blue", "known_me", "faces"))
+        return deduce_cards(blue, known, faces, kept, tables)
 
     def _pairs(
         self, expected: torch.Tensor, chance: torch.Tensor, certain: torch.Tensor, vector: torch.Tensor

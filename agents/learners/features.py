@@ -28,11 +28,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from agents.grid.beliefs import TABLES, card_tables, deduce_cards
+from dejavu_env.grid.cards import N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS
 from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS
 
-DEDUCTION_ROUNDS = 2
 FACTS = 2 * N_SLOTS * N_NUMBERS + N_SLOTS + 4 * N_NUMBERS + 4 * N_SLOTS
 """How many numbers :class:`GridFacts` appends (192)."""
 
@@ -51,38 +51,18 @@ class GridFacts(nn.Module):
         super().__init__()
         self._slices = LAYOUTS["info_state"].slices
         self._shapes = {p.name: p.shape for p in LAYOUTS["info_state"].pieces}
-        shows = np.array(SHOWS, dtype=np.float32)
-        self.register_buffer("shows", torch.as_tensor(shows), persistent=False)
-        self.register_buffer("has", torch.as_tensor((shows > 0).astype(np.float32)), persistent=False)
-        self.register_buffer("codes", torch.as_tensor(shows @ 3.0 ** np.arange(N_NUMBERS)), persistent=False)
-        self.register_buffer("powers", torch.as_tensor(3.0 ** np.arange(N_NUMBERS, dtype=np.float32)), persistent=False)
-        blue_of = np.zeros((N_BLUES, N_CARDS), dtype=np.float32)
-        blue_of[np.array(BLUE) - MIN_BLUE, np.arange(N_CARDS)] = 1
-        self.register_buffer("blue_cards", torch.as_tensor(blue_of), persistent=False)
+        for name, table in card_tables().items():
+            self.register_buffer(name, table, persistent=False)
 
     def _piece(self, vector: torch.Tensor, name: str) -> torch.Tensor:
         return vector[:, self._slices[name]].reshape(-1, *self._shapes[name])
 
     def beliefs(self, vector: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(cards (B, 8, 32), certain (B, 8))``: each slot's card distribution and whether it is certain."""
-        blue = self._piece(vector, "slot_blue")
-        known = self._piece(vector, "known_me")
-        card = (self._piece(vector, "faces") @ self.powers).unsqueeze(-1).eq(self.codes).float() * known.unsqueeze(-1)
-        same_blue = blue @ self.blue_cards
         kept = self._piece(vector, "pile_me") + self._piece(vector, "pile_opp")
-        occupied = blue.sum(-1)
-        certain = known
-        for _ in range(DEDUCTION_ROUNDS + 1):
-            pool = (1 - (kept + card.sum(1)).clamp(max=1)).unsqueeze(1)
-            options = same_blue * pool
-            n_options = options.sum(-1, keepdim=True)
-            options = torch.where(n_options > 0, options, same_blue)
-            n_options = options.sum(-1, keepdim=True).clamp(min=1)
-            deduced = (1 - certain) * occupied * (n_options.squeeze(-1) == 1).float()
-            card = card + deduced.unsqueeze(-1) * options
-            certain = certain + deduced
-        spread = options / n_options * ((1 - certain) * occupied).unsqueeze(-1)
-        return card + spread, certain
+        tables = {name: getattr(self, name) for name in TABLES}
+        blue, known, faces = (self._piece(vector, name) for name in ("slot_blue", "known_me", "faces"))
+        return deduce_cards(blue, known, faces, kept, tables)
 
     def facts(self, vector: torch.Tensor) -> dict[str, torch.Tensor]:
         """The named facts, per slot ``(B, 8, ...)`` or per number ``(B, 8)``."""
