@@ -6,13 +6,29 @@ Every mistake in the file (unreadable, not YAML, not a mapping, a key its traine
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stretch of training against one weighted mix of opponents (``self``: the learner's own
+    frozen copies), as every trainer's ``stages:`` lists them."""
+
+    timesteps: int
+    opponents: dict[str, float]
+
+
+def scale_stages(stages: Sequence[Stage], total: int) -> list[Stage]:
+    """``stages`` with ``total`` timesteps split in their proportions (at least one each)."""
+    length = sum(s.timesteps for s in stages)
+    return [Stage(max(1, s.timesteps * total // length), s.opponents) for s in stages]
 
 
 def read_mapping(path: Path) -> dict[str, Any]:

@@ -68,6 +68,7 @@ from agents.progress import Progress
 from agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
+from experiments.config_file import Stage, scale_stages
 from experiments.evaluate import evaluate
 from experiments.train_batched import COMPACT, BatchedConfig
 from experiments.train_batched import train as train_batched
@@ -78,14 +79,6 @@ RUNS = Path("runs")
 REQUIRED_ENV_KWARGS = ("obs_mode", "illegal_action")
 SB3_ALGORITHMS = ("maskable_ppo", "recurrent_ppo")
 """The algorithms :class:`TrainConfig` trains; ``compact_ppo`` configs are :class:`BatchedConfig`'s."""
-
-
-@dataclass(frozen=True)
-class Stage:
-    """A stretch of training against one weighted mix of opponents."""
-
-    timesteps: int
-    opponents: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -203,7 +196,7 @@ class TrainConfig:
         (at least 2), so a short run is short throughout.
         """
         length = self.timesteps
-        stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
+        stages = scale_stages(self.stages, total)
         pre = self.pretrain
         if pre is not None:
             pre = dataclasses.replace(

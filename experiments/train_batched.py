@@ -48,19 +48,11 @@ from agents.learners.player import LearnerPlayer
 from agents.learners.ppo import PPO, PPOConfig, Stats
 from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
 from agents.ppo import ModelCard
-from experiments.config_file import load_config
+from experiments.config_file import Stage, load_config, scale_stages
 from experiments.evaluate import evaluate
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
 COMPACT = checkpoint.ALGO
-
-
-@dataclass(frozen=True)
-class Stage:
-    """A stretch of training against one weighted mix of opponents (``self``: the league's snapshots)."""
-
-    timesteps: int
-    opponents: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -185,8 +177,8 @@ class BatchedConfig:
 
     def scaled(self, total: int) -> BatchedConfig:
         """The same curriculum in ``total`` env steps (at least one iteration per stage)."""
-        length = sum(s.timesteps for s in self.stages)
-        stages = [Stage(max(1, s.timesteps * total // length), s.opponents) for s in self.stages]
+        length = self.timesteps
+        stages = scale_stages(self.stages, total)
         league = dataclasses.replace(self.league, snapshot_every=max(1, self.league.snapshot_every * total // length))
         return dataclasses.replace(
             self,
