@@ -6,7 +6,8 @@ Every mistake in the file (unreadable, not YAML, not a mapping, a key its traine
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,6 +43,21 @@ def read_mapping(path: Path) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a config is a mapping of keys to values, got {type(raw).__name__}")
     return raw
+
+
+def config_keys(raw: Any, config_class: type, required: Iterable[str]) -> dict[str, Any]:
+    """A copy of ``raw``, checked to be a mapping whose keys are fields of the dataclass
+    ``config_class``, with every ``required`` key present."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
+    names = {f.name for f in dataclasses.fields(config_class)}
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        raise ValueError(f"unknown config keys {unknown}; known: {sorted(names)}")
+    missing = sorted(set(required) - set(raw))
+    if missing:
+        raise ValueError(f"missing config keys {missing}")
+    return dict(raw)
 
 
 def build_config(path: Path, raw: dict[str, Any], build: Callable[[dict[str, Any]], T]) -> T:

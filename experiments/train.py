@@ -68,7 +68,7 @@ from agents.progress import Progress
 from agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
-from experiments.config_file import Stage, scale_stages
+from experiments.config_file import Stage, config_keys, scale_stages
 from experiments.evaluate import evaluate
 from experiments.train_batched import COMPACT, BatchedConfig
 from experiments.train_batched import train as train_batched
@@ -159,16 +159,7 @@ class TrainConfig:
         A config file's mistakes, its shape included, are ``ValueError``: the error contract
         for bad input.
         """
-        if not isinstance(raw, dict):
-            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
-        raw = dict(raw)
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(raw) - names)
-        if unknown:
-            raise ValueError(f"unknown config keys {unknown}; known: {sorted(names)}")
-        missing = sorted({"game", "algo", "stages"} - set(raw))
-        if missing:
-            raise ValueError(f"missing config keys {missing}")
+        raw = config_keys(raw, cls, {"game", "algo", "stages"})
         if not isinstance(raw["stages"], list) or not all(isinstance(s, dict) for s in raw["stages"]):
             raise ValueError("stages must be a list of {timesteps: N, opponents: {name: weight}} entries")
         raw["stages"] = [

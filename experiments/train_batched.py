@@ -48,7 +48,7 @@ from agents.learners.player import LearnerPlayer
 from agents.learners.ppo import PPO, PPOConfig, Stats
 from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
 from agents.ppo import ModelCard
-from experiments.config_file import Stage, load_config, scale_stages
+from experiments.config_file import Stage, config_keys, load_config, scale_stages
 from experiments.evaluate import evaluate
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -93,16 +93,7 @@ class BatchedConfig:
     @classmethod
     def from_dict(cls, raw: Any) -> BatchedConfig:
         """Build and check a config from its mapping; unknown or missing keys are a ``ValueError``."""
-        if not isinstance(raw, dict):
-            raise ValueError(f"a config is a mapping of keys to values, got {type(raw).__name__}")
-        raw = dict(raw)
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(raw) - names)
-        if unknown:
-            raise ValueError(f"unknown config keys {unknown}; known: {sorted(names)}")
-        missing = sorted({"game", "stages"} - set(raw))
-        if missing:
-            raise ValueError(f"missing config keys {missing}")
+        raw = config_keys(raw, cls, {"game", "stages"})
         if raw.get("algo", checkpoint.ALGO) != checkpoint.ALGO:
             raise ValueError(f"algo must be {checkpoint.ALGO!r} for a batched config, got {raw['algo']!r}")
         listed = raw["stages"]
