@@ -259,23 +259,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
         return self._state
 
     # ------------------------------------------------------------------ shared plumbing
-    def _legal_mask(self, dtype: type) -> np.ndarray:
-        """The agent's legal actions in the current state, a fresh array."""
-        return self.rules.legal_mask(self._state, self._agent_seat(), dtype)
-
-    def _is_legal(self, action: int) -> bool:
-        """Whether the agent may play the well-formed ``action`` now (the fast check)."""
-        return self.rules.is_legal(self._state, self._agent_seat(), action)
-
     def _observe(self) -> np.ndarray:
         """The agent's observation vector (the observer's own array: replies copy it)."""
         return self._observer.observe(self._state)
 
     def _outcome(self) -> Outcome:
         return self.rules.outcome(self._state)
-
-    def _game_over(self) -> bool:
-        return self.rules.is_over(self._state)
 
     def _checkpoint(self) -> tuple[Any, ...] | None:
         """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated.
@@ -304,11 +293,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
         self._illegal = illegal
 
     def _mask(self, dtype: type) -> np.ndarray:
+        """The agent's legal actions now, a fresh array; the placeholder once the episode is over."""
         if self._done:
             mask: np.ndarray = np.zeros(self.game.n_actions, dtype=dtype)
             mask[self._placeholder_action()] = 1
             return mask
-        return self._legal_mask(dtype)
+        return self.rules.legal_mask(self._state, self._agent_seat(), dtype)
 
     def _placeholder_action(self) -> int:
         """The one id set in a finished episode's mask (never all zero, nothing to act on)."""
@@ -317,11 +307,8 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _reply(self) -> Reply:
         # The hot path of every step: each call and merge here costs the single env's speed.
         seat = self._agent_seat()
-        if self._done:
-            mask = self._mask(np.int8)
-        else:
-            mask = self.rules.legal_mask(self._state, seat, np.int8)
-        observation = {"observation": self._observer.observe(self._state).copy(), "action_mask": mask}
+        mask = self._mask(np.int8)
+        observation = {"observation": self._observe().copy(), "action_mask": mask}
         opponent_actions = self._no_actions.copy()
         played = self._opponent_actions
         if played:
