@@ -80,7 +80,8 @@ class MultiAgentFrontEnd:
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = sorted(set(options) - set(self.reset_options), key=repr)
         if unknown:
-            logger.warn(f"reset ignores unknown option(s) {unknown}; known: {list(self.reset_options)}")
+            # Arguments, not an f-string: gymnasium's logger %-formats the message, and a key may hold a "%".
+            logger.warn("reset ignores unknown option(s) %s; known: %s", unknown, list(self.reset_options))
         return {key: value for key, value in options.items() if key in self.reset_options}
 
     def _reseed(self, seed: Any) -> np.random.Generator:

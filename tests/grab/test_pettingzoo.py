@@ -66,6 +66,8 @@ def test_unknown_reset_options_are_ignored_with_a_warning_naming_them():
     penv = parallel_env()
     with pytest.warns(UserWarning, match="unknown option.*'options'"):
         penv.reset(seed=0, options={"options": 1})
+    with pytest.warns(UserWarning, match="unknown option.*'%s'"):  # a key holding a % is named, not formatted
+        penv.reset(seed=0, options={"%s": 0})
     assert penv.agents == penv.possible_agents
 
 

@@ -39,6 +39,8 @@ def test_unknown_reset_options_are_ignored_with_a_warning_naming_them():
     aec = raw_env()
     with pytest.warns(UserWarning, match="unknown option.*'options'"):
         aec.reset(seed=0, options={"options": 1})
+    with pytest.warns(UserWarning, match="unknown option.*'%s'"):  # a key holding a % is named, not formatted
+        aec.reset(seed=0, options={"%s": 0})
     assert aec.agents == list(AGENTS)
 
 
