@@ -43,6 +43,11 @@ learner). ``league=[...]`` seats a pool instead: at every reset each opponent se
 env draws one of them (weights ``league_probs``, from the env's stream; change them with
 :meth:`set_league_probs`); ``opponent_ids`` says who sits where.
 
+**Backend** (``backend``): ``"auto"`` (the default) steps the games with the compiled kernels
+of :mod:`dejavu_env.core.compiled` where numba is installed (the ``fast`` extra), else with the
+numpy engine; ``"numpy"`` or ``"numba"`` choose one. Both play the same games bit for bit
+from the same seed: the choice changes the speed only.
+
 **Errors**: a malformed ``actions`` (shape, dtype, range) or, under ``illegal_action="raise"``,
 an illegal one is a ``ValueError`` naming the env index and the problem, and no env
 changes. A batch player that faults is a :class:`~dejavu_env.core.players.PlayerError`
@@ -65,6 +70,7 @@ from gymnasium.vector.utils import batch_space
 
 from dejavu_env.core.batch import all_set, any_set
 from dejavu_env.core.batch_players import PolicyPlayer
+from dejavu_env.core.compiled import resolve_backend
 from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
 from dejavu_env.core.game import GameInfo
 from dejavu_env.core.layout import Layout
@@ -121,8 +127,10 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         league: Sequence[Any] | None,
         league_probs: Sequence[float] | None,
         seat_players: Sequence[Any],
+        backend: str = "auto",
     ) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1)
+        self.backend = resolve_backend(backend)
         self.n_players = n_players
         self.obs_mode = check_choice("obs_mode", obs_mode, self.game.obs_modes)
         self.reward_mode = check_choice("reward", reward, self.game.reward_modes)

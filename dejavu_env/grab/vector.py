@@ -82,6 +82,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     - ``league`` / ``league_probs``: a pool; every opponent seat of every env draws one at each
       reset (``opponent_ids[env, seat - 1]``).
     - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
+    - ``backend``: ``"auto"`` (default), ``"numpy"`` or ``"numba"``: which engine steps the
+      batch (:mod:`dejavu_env.core.compiled`); the games are the same bit for bit.
 
     Reaction times come, as in the single env, from ``reaction_times`` or else each seat's
     player (``reaction_time``, default 0.6 s). ``render()`` returns one picture per env.
@@ -104,6 +106,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
+        backend: str = "auto",
     ) -> None:
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
         n_others = n_players - 1
@@ -125,7 +128,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         super().__init__(
             num_envs, n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
-            seat_players=seated,
+            seat_players=seated, backend=backend,
         )
         self._canonical = canonical_deck()
         self.state: GrabBatch = new_batch(self.num_envs, n_players, self._canonical)

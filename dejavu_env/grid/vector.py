@@ -75,6 +75,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
     - ``league`` / ``league_probs``: a pool of such opponents, one drawn per env at every
       reset (``opponent_ids`` says which).
     - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
+    - ``backend``: ``"auto"`` (default), ``"numpy"`` or ``"numba"``: which engine steps the
+      batch (:mod:`dejavu_env.core.compiled`); the games are the same bit for bit.
 
     ``render()`` returns one picture per env.
     """
@@ -96,6 +98,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
+        backend: str = "auto",
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)
@@ -106,7 +109,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         super().__init__(
             num_envs, n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
-            seat_players=seated,
+            seat_players=seated, backend=backend,
         )
         self.state: GridBatch = new_batch(self.num_envs)
         self.seat = np.zeros(self.num_envs, dtype=np.int64)

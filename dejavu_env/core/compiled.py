@@ -1,0 +1,85 @@
+"""The optional compiled backend of the batched engines: numba when it is installed, else none.
+
+Why: a numpy batched step is a few hundred numpy calls whatever the batch size (every rule
+branch is a masked array operation, and the opponents' moves take rounds of them over ever
+smaller subsets of games). At 4096 games those calls' overhead, not the arithmetic, bounds the
+speed. A compiled loop over the games does the same work with no per-call overhead, as pgx's
+``jit`` or EnvPool's C++ threads do. numba compiles plain Python functions over numpy arrays,
+so the kernels stay readable Python beside the numpy engine they mirror.
+
+Why optional: ``import dejavu_env`` must work with numpy alone (and fast on a plain install).
+The ``fast`` extra (``pip install "dejavu-env[fast]"``) brings numba; without it the vector
+envs run the numpy engine. Both backends play the same games bit for bit from the same seed
+(tested), so a result never depends on which one ran: the backend is a speed setting only.
+
+Kernels are compiled on first use and cached on disk (``cache=True``), so only the first
+process after an install pays the compile time (seconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from dejavu_env.core.validation import check_choice
+
+try:
+    import numba
+except ImportError:  # the core install: numpy engines only
+    numba = None
+
+__all__ = ["AVAILABLE", "BACKENDS", "jit", "resolve_backend", "uniform_draw"]
+
+AVAILABLE = numba is not None
+"""Whether the compiled backend can run here."""
+BACKENDS = ("auto", "numpy", "numba")
+"""``backend=`` choices of the vector envs: ``"auto"`` is numba where it is installed, else numpy."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def jit(function: F) -> F:
+    """Compile ``function`` with numba (``nopython``, cached on disk) when numba is installed.
+
+    Without numba the function is returned as it is: the vector envs never call a kernel then
+    (:func:`resolve_backend` picks numpy), and the modules that define kernels still import.
+    """
+    if numba is None:
+        return function
+    compiled: F = numba.njit(cache=True, nogil=True)(function)
+    return compiled
+
+
+def resolve_backend(backend: Any) -> str:
+    """``"numpy"`` or ``"numba"`` for a ``backend=`` argument, or a ``ValueError`` naming the problem."""
+    choice = check_choice("backend", backend, BACKENDS)
+    if choice == "auto":
+        return "numba" if AVAILABLE else "numpy"
+    if choice == "numba" and not AVAILABLE:
+        raise ValueError('backend="numba" needs numba: pip install "dejavu-env[fast]" (or use backend="numpy")')
+    return str(choice)
+
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S11, _S27, _S30, _S31 = np.uint64(11), np.uint64(27), np.uint64(30), np.uint64(31)
+_ONE = np.uint64(1)
+_TO_UNIT = 2.0**-53
+
+
+@jit
+def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
+    """Game ``game``'s next uniform in ``[0, 1)``, advancing its counter: exactly
+    :meth:`dejavu_env.core.streams.Streams.uniform1` for one game (SplitMix64, 53 bits)."""
+    step = counters[game] + _ONE
+    counters[game] = step
+    z = keys[game] + step * _GAMMA
+    z = z ^ (z >> _S30)
+    z = z * _M1
+    z = z ^ (z >> _S27)
+    z = z * _M2
+    z = z ^ (z >> _S31)
+    return float(z >> _S11) * _TO_UNIT
