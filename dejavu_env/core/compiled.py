@@ -30,7 +30,7 @@ try:
 except ImportError:  # the core install: numpy engines only
     numba = None
 
-__all__ = ["AVAILABLE", "BACKENDS", "jit", "resolve_backend", "uniform_draw"]
+__all__ = ["AVAILABLE", "BACKENDS", "bits_draw", "inline_jit", "jit", "permutation_draw", "resolve_backend", "uniform_draw"]
 
 AVAILABLE = numba is not None
 """Whether the compiled backend can run here."""
@@ -49,6 +49,18 @@ def jit(function: F) -> F:
     if numba is None:
         return function
     compiled: F = numba.njit(cache=True, nogil=True)(function)
+    return compiled
+
+
+def inline_jit(function: F) -> F:
+    """:func:`jit`, inlined into the kernels that call it (numba's ``inline="always"``, at numba's own IR level).
+
+    Why: a kernel's helpers that take arrays, called per game and per tick, otherwise cost a call each with
+    the arrays' reference counts bumped and dropped (atomic operations); inlined, numba prunes those.
+    """
+    if numba is None:
+        return function
+    compiled: F = numba.njit(cache=True, nogil=True, inline="always")(function)
     return compiled
 
 
@@ -83,3 +95,35 @@ def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
     z = z * _M2
     z = z ^ (z >> _S31)
     return float(z >> _S11) * _TO_UNIT
+
+
+@jit
+def bits_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> np.uint64:
+    """Game ``game``'s next raw 64-bit draw, advancing its counter: one column of
+    :meth:`dejavu_env.core.streams.Streams.bits` for one game."""
+    step = counters[game] + _ONE
+    counters[game] = step
+    z = keys[game] + step * _GAMMA
+    z = z ^ (z >> _S30)
+    z = z * _M1
+    z = z ^ (z >> _S27)
+    z = z * _M2
+    return z ^ (z >> _S31)
+
+
+@jit
+def permutation_draw(keys: np.ndarray, counters: np.ndarray, game: int, out: np.ndarray) -> None:
+    """Write into ``out`` (``int8``, length ``n``) game ``game``'s next random permutation of ``range(n)``,
+    from ``n`` draws: exactly :meth:`dejavu_env.core.streams.Streams.permutations` for one game (the
+    stable argsort of the draws, here by insertion, which is stable and quick for a deck's few cards)."""
+    n = len(out)
+    draws = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        value = bits_draw(keys, counters, game)
+        j = i
+        while j > 0 and draws[j - 1] > value:  # strictly greater: equal draws keep their order
+            draws[j] = draws[j - 1]
+            out[j] = out[j - 1]
+            j -= 1
+        draws[j] = value
+        out[j] = i
