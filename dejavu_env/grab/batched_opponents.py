@@ -196,6 +196,15 @@ class MemoryBatchBot:
         fresh = ready & flipped
         return _grab_lowest(np.where(fresh != 0, fresh, ready))
 
+    def keep_in(self, table: np.ndarray) -> None:
+        """Keep its memory in ``table`` (an env's array that the compiled kernels read and write), moving what
+        it remembers there: the kernels see the memory of the numpy calls (:meth:`reset`) and of a
+        :meth:`restore`, and :meth:`act` sees theirs."""
+        if self._memory is table:
+            return
+        table[...] = 0 if self._memory is None or self._memory.shape != table.shape else self._memory
+        self._memory = table
+
     def snapshot(self) -> np.ndarray | None:
         """Its memory, for an env rolling back a step."""
         return None if self._memory is None else self._memory.copy()

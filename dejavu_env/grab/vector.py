@@ -18,9 +18,11 @@ from gymnasium.vector import AutoresetMode
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.validation import check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
+from dejavu_env.grab import kernels
 from dejavu_env.grab.batched import (
     IN_ROUND,
     OVER,
+    ROUND,
     GrabBatch,
     asides,
     legal_bits,
@@ -36,7 +38,13 @@ from dejavu_env.grab.batched import (
     win_rewards,
 )
 from dejavu_env.grab.batched_observation import BatchObserver
-from dejavu_env.grab.batched_opponents import BATCH_PLAYERS, GrabRequest, MemoryBatchBot
+from dejavu_env.grab.batched_opponents import (
+    BATCH_PLAYERS,
+    GrabRequest,
+    MemoryBatchBot,
+    PerfectBatchPlayer,
+    RandomBatchPlayer,
+)
 from dejavu_env.grab.cards import GrabDeck, canonical_deck, make_deck
 from dejavu_env.grab.env import AGENT, DejaVuGrabEnv
 from dejavu_env.grab.observation import Observer, decode
@@ -57,6 +65,9 @@ DEFAULTS = scalar_defaults(DejaVuGrabEnv)
 """The single env's keyword defaults, which the vector env shares."""
 _REASON_NAMES = np.array(["", "rounds"], dtype=object)
 """``info["reason"]`` while a game goes on, and once it is over."""
+_KERNEL_KINDS = {RandomBatchPlayer: kernels.RANDOM, MemoryBatchBot: kernels.MEMORY, PerfectBatchPlayer: kernels.PERFECT}
+"""The batch players the compiled kernels play themselves (exact types: a subclass may decide otherwise)."""
+_NO_NORMALS = np.zeros(0)
 
 
 @dataclass(frozen=True)
@@ -83,7 +94,10 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
       reset (``opponent_ids[env, seat - 1]``).
     - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
     - ``backend``: ``"auto"`` (default), ``"numpy"`` or ``"numba"``: which engine steps the
-      batch (:mod:`dejavu_env.core.compiled`); the games are the same bit for bit.
+      batch (:mod:`dejavu_env.core.compiled`); the games are the same bit for bit. With numba,
+      where every opponent is a built-in batch player (``"random"``, ``"memory"``,
+      ``"perfect"``), the whole step runs in the kernels of :mod:`dejavu_env.grab.kernels`;
+      with any other player seated, the players are asked as with numpy and the ticks compiled.
 
     Reaction times come, as in the single env, from ``reaction_times`` or else each seat's
     player (``reaction_time``, default 0.6 s). ``render()`` returns one picture per env.
@@ -137,6 +151,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         self._observer = BatchObserver(self.num_envs, self.obs_mode)
         self._canonical_bits = np.array(self._canonical.card_bits, dtype=np.int64)
         self._other_seats = np.arange(1, n_players)
+        kinds = [_KERNEL_KINDS.get(type(p)) for p in self.players]
+        self._kinds = None if None in kinds else np.array(kinds, dtype=np.int64)
+        """Each pool player's kind for the kernels, or ``None`` where one of them is not a built-in player."""
+        self._memories: list[np.ndarray] = []
+        """The memory bots' tables for the kernels: views of one array, which the bots keep their memory in."""
 
     @property
     def n_opponent_actions(self) -> int:
@@ -172,7 +191,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             for g in games.tolist():
                 self._decks.pop(g, None)
         set_tables(self.state, games, card_bits, self._means(games), orders)
-        start(self.state, games, self.streams)
+        if self.backend == "numba":
+            s = self.state
+            kernels.start(s.data, s.order, s.games, *kernels.tables_of(s.tables), *self._streams(), games)
+        else:
+            start(self.state, games, self.streams)
         self._observer.forget(games)
         self._aside[games] = -1
 
@@ -187,6 +210,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return per_player[seats + 1]
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.backend == "numba" and self._kinds is not None:
+            return self._play_compiled(games, actions)
         state = self.state
         before = rounds_done(state).copy()
         self._aside[games] = -1
@@ -199,7 +224,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
                 ticks[:, AGENT] = actions
                 self._opponent_actions[where] = ticks[:, 1:]
                 first_tick = False
-            step(work, np.arange(len(where)), ticks, self.streams)
+            self._tick(work, ticks)
             w = work.data
             out = ((w[IN_ROUND] >> AGENT) & 1 | w[OVER]) == 0  # the agent waits for the next round
             if all_set(out):
@@ -221,6 +246,66 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         else:
             reward = win_rewards(state)[games, AGENT]
         return reward, over, np.zeros(len(games), dtype=bool)
+
+    def _tick(self, work: GrabBatch, ticks: np.ndarray) -> None:
+        """One tick in every game of ``work`` (``ticks``: every seat's action), with the chosen backend."""
+        if self.backend == "numpy":
+            step(work, np.arange(work.n), ticks, self.streams)
+            return
+        self._run(work, np.arange(work.n), np.ascontiguousarray(ticks), np.full(work.n, kernels.APPLY, np.int8), False)
+
+    def _play_compiled(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_play` in the kernels, opponents included (every seat holds a built-in player)."""
+        d = self.state.data
+        before = d[ROUND, games] + d[OVER, games]
+        ticks = np.zeros((len(games), self.n_players), dtype=np.int64)
+        ticks[:, AGENT] = actions
+        self._run(self.state, games, ticks, np.full(len(games), kernels.ASK_FIRST, np.int8), True)
+        rewards = np.empty(len(games))
+        over = np.empty(len(games), dtype=bool)
+        kernels.finish(d, games, before, self.reward_mode == "win", rewards, over, self._aside)
+        return rewards, over, np.zeros(len(games), dtype=bool)
+
+    def _run(self, state: GrabBatch, cols: np.ndarray, ticks: np.ndarray, phase: np.ndarray, loop: bool) -> None:
+        """:func:`kernels.play` on ``cols`` of ``state``; games paused at a race between different means get its
+        normals from ``Streams.normal_at`` (numpy's, as the numpy engine draws them) and go on."""
+        m = len(cols)
+        status = np.zeros(m, dtype=np.int8)
+        need = np.zeros(m, dtype=np.int64)
+        z_at = np.full(m, -1, dtype=np.int64)
+        z = _NO_NORMALS
+        todo = np.arange(m)
+        tables = kernels.tables_of(state.tables)
+        seating = self._seating()
+        while True:
+            kernels.play(
+                state.data, state.order, state.games, *tables, *self._streams(), *seating, cols, todo, ticks, phase,
+                z, z_at, loop, self._opponent_actions, status, need,
+            )
+            todo = todo[status[todo] == kernels.PAUSED]
+            if not len(todo):
+                return
+            counts = need[todo]
+            starts = np.cumsum(counts) - counts
+            offsets = np.arange(counts.sum()) - np.repeat(starts, counts)
+            z = self.streams.normal_at(np.repeat(state.games[cols[todo]], counts), offsets)
+            z_at[todo] = starts
+
+    def _streams(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.streams.keys, self.streams.counters
+
+    def _seating(self) -> kernels.Seating:
+        """The pool as the kernels read it. The memory bots' tables are views of one array (a rollback hands a
+        bot a copy of its old table: :meth:`MemoryBatchBot.keep_in` moves it back in)."""
+        kinds = np.zeros(len(self.players), dtype=np.int64) if self._kinds is None else self._kinds
+        bots = [k for k, p in enumerate(self.players) if type(p) is MemoryBatchBot]
+        if not self._memories:
+            self._memories = list(np.zeros((max(len(bots), 1), 6, self.n_players, self.num_envs), dtype=np.int64))
+        slots = np.zeros(len(self.players), dtype=np.int64)
+        for j, k in enumerate(bots):
+            self.players[k].keep_in(self._memories[j])
+            slots[k] = j
+        return kernels.Seating(self.opponent_ids, kinds, slots, self._memories[0].base)
 
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
         """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``:
@@ -248,6 +333,10 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return GrabRequest(state, np.arange(len(games)), games, np.asarray(seat), self.streams, self.obs_mode)
 
     def _agent_legal(self) -> np.ndarray:
+        if self.backend == "numba":
+            masks = np.empty((self.num_envs, N_ACTIONS), dtype=np.uint8)
+            kernels.legal_masks(self.state.data, AGENT, masks)
+            return masks
         return unpack_bits(legal_bits(self.state, AGENT), 40)[:, :N_ACTIONS]
 
     def _illegal_reason(self, env: int, action: int) -> str:
@@ -259,6 +348,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         raise AssertionError(f"action {action} is legal in env {env}")
 
     def _observe(self) -> np.ndarray:
+        if self.backend == "numba":
+            s = self.state
+            views = np.empty((self.num_envs, self._observer.layout.size), dtype=np.float32)
+            kernels.observe(s.data, s.games, s.tables.card_bits, AGENT, self.obs_mode == "info_state", views)
+            return views
         return self._observer.observe(self.state, AGENT)
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -275,8 +275,9 @@ def test_the_scalar_memory_bot_stands_for_the_batched_one_with_its_settings():
 )
 def test_vector_env_games_replay_through_the_reference_engine(kwargs):
     """Every tick of every env (the agent's and those it waits out) replayed from the recorded
-    shuffles and race draws: every observation, mask, reward, ending and info entry matches."""
-    env = gym.make_vec("DejaVuGrab-v1", num_envs=8, vectorization_mode="vector_entry_point", **kwargs)
+    shuffles and race draws: every observation, mask, reward, ending and info entry matches. The
+    numpy engine records the ticks; the compiled one plays its games (``tests/grab/test_kernels.py``)."""
+    env = gym.make_vec("DejaVuGrab-v1", num_envs=8, vectorization_mode="vector_entry_point", backend="numpy", **kwargs)
     assert replay_grab_vector(env, 120, np.random.default_rng(2)) > 20
 
 

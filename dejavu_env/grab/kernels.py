@@ -1,0 +1,544 @@
+"""The grab engine's hot path compiled: numba kernels that loop over the games (the ``numba`` backend).
+
+Why: :mod:`dejavu_env.grab.batched` steps every game with masked numpy calls, about 130 per
+tick, and a 4-player vector step runs several ticks (dozens while the agent waits out a round),
+each over an ever smaller subset of games. At thousands of games the calls' overhead, not the
+arithmetic, bounds the speed. These kernels play the same rules on the same packed
+``(N_ROWS, n)`` int64 block and :class:`~dejavu_env.grab.batched.GrabTables`, one game at a
+time in a compiled loop (:mod:`dejavu_env.core.compiled`): the tick, the built-in batch players
+(random, memory, perfect) and the whole "play until the agent decides again" loop, then the
+agent's observation and mask.
+
+The same game bit for bit (tested against the numpy engine from the same seeds): every
+function below mirrors the ``batched.py`` function of the same name and names the same rule
+block, and every draw is taken from the game's stream at the position the numpy engine takes
+it (:func:`~dejavu_env.core.compiled.uniform_draw` draws in sequence what ``Streams.uniform_at``
+reads at offsets). One exception is not computed here: the normal draws of races between
+different reaction-time means (``docs/rules.md#grab-races``) use ``log1p`` and ``cos``, and
+numpy's SIMD ``log1p`` differs from the C library's (numba's) in the last bit for some inputs,
+which could decide a race. A game that reaches such a race pauses before its tick changes
+anything (:data:`PAUSED`, with the number of normals it needs); the caller draws them with
+``Streams.normal_at``, exactly as the numpy engine does, and resumes the game with them.
+
+Kernels work in place on the block; ``cols`` are its columns and ``games[col]`` each column's
+env game number (the index into the tables and the streams).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from dejavu_env.core.compiled import inline_jit, jit, permutation_draw, uniform_draw
+from dejavu_env.grab.batched import (
+    ASIDE,
+    CARD_BITS,
+    ELIM,
+    ELIM_BITS,
+    FLIPPED,
+    GRAB_ONLY,
+    HOLD,
+    IN_ROUND,
+    MIDDLE,
+    NEW_CARD,
+    NEWEST,
+    OVER,
+    POINT_BITS,
+    POINTS,
+    POS,
+    ROUND,
+    ROUND_POINT_BITS,
+    ROUND_POINTS,
+    SEEN1,
+    SEEN2,
+    GrabTables,
+)
+from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS
+from dejavu_env.grab.observation import LAYOUTS
+from dejavu_env.grab.rules import ALL_OBJECTS, MAX_GRAB_ONLY_TICKS, MAX_PLAYERS, N_ACTIONS, N_ROUNDS
+
+__all__ = [
+    "APPLY", "ASK", "ASK_FIRST", "AGAIN", "DONE", "MEMORY", "PAUSED", "PERFECT", "RANDOM", "Seating", "Tables",
+    "finish", "legal_masks", "observe", "play", "start", "tables_of",
+]
+
+ASK_FIRST, ASK, APPLY = 0, 1, 2
+"""A game's phase in :func:`play`: ask the opponents for the agent's tick (and record their actions), ask them
+for a later tick, or apply the tick already in ``ticks`` (given, or asked before a pause)."""
+DONE, AGAIN, PAUSED = 0, 1, 2
+"""How :func:`play` leaves a game: its agent decides again (or the game is over), it needs another tick
+(the agent is out of the round; only without ``loop``), or it waits for its race's normals (``need``)."""
+RANDOM, MEMORY, PERFECT = 0, 1, 2
+"""The batch players the kernels play (``Seating.kinds``)."""
+
+_ASIDE_ROUND_BITS = N_ASIDE * CARD_BITS
+_OFFSETS = LAYOUTS["info_state"].offsets
+_O_NEWEST, _O_NEW_CARD, _O_MIDDLE = _OFFSETS["newest_card"], _OFFSETS["new_card"], _OFFSETS["middle"]
+_O_HOLDINGS, _O_ELIMINATED, _O_SEATED = _OFFSETS["holdings"], _OFFSETS["eliminated"], _OFFSETS["seated"]
+_O_POINTS, _O_ROUND, _O_CARDS_LEFT = _OFFSETS["points"], _OFFSETS["round"], _OFFSETS["cards_left"]
+_O_FLIPPING_OVER, _O_SEEN = _OFFSETS["flipping_over"], _OFFSETS["seen"]
+_M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101
+_LOW7, _LOW6 = (1 << POINT_BITS) - 1, (1 << ROUND_POINT_BITS) - 1
+_MEMORY_LUCK_ROUNDS, _MEMORY_ROUND, _MEMORY_LOOKED, _MEMORY_READY = 3, 3, 4, 5
+"""Rows of a :class:`~dejavu_env.grab.batched_opponents.MemoryBatchBot`'s memory table (its ``_ROUND`` ...)."""
+
+
+class Tables(NamedTuple):
+    """:class:`~dejavu_env.grab.batched.GrabTables`' arrays as the kernels take them, in this order (splat with
+    ``*``): separate arrays, not a tuple, inside the kernels, where each access to a tuple's array would
+    bump its reference count."""
+
+    card_bits: np.ndarray
+    presets: np.ndarray
+    scripted: np.ndarray
+    means: np.ndarray
+    log_means: np.ndarray
+    equal: np.ndarray
+    sigma: float
+
+
+def tables_of(tables: GrabTables) -> Tables:
+    return Tables(
+        tables.card_bits, tables.presets, tables.scripted, tables.means, tables.log_means, tables.equal,
+        float(tables.sigma),
+    )
+
+
+class Seating(NamedTuple):
+    """Who plays the other seats, in this order (splat with ``*``): ``opponent_ids[game, seat - 1]`` indexes
+    the env's pool of players, whose ``kinds`` (:data:`RANDOM` ...) say what they are; a memory bot's table
+    (``(6, players, games)``, as the bot keeps it) is ``memories[slots[k]]``."""
+
+    opponent_ids: np.ndarray
+    kinds: np.ndarray
+    slots: np.ndarray
+    memories: np.ndarray
+
+
+# ---------------------------------------------------------------------- bits
+@inline_jit
+def _popcount(x: int) -> int:
+    """Set bits of a non-negative int64 (below 2**56: object and action sets)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return (x * _H01) >> 56
+
+
+@inline_jit
+def _lowest(bits: int) -> int:
+    """Index of the lowest set bit of a non-zero set."""
+    return _popcount((bits & -bits) - 1)
+
+
+@inline_jit
+def _nth_set(bits: int, k: int) -> int:
+    """Index of the ``k``-th (from 0) set bit: what :func:`~dejavu_env.core.batch.nth_set` picks."""
+    for _ in range(k):
+        bits &= bits - 1
+    return _lowest(bits)
+
+
+# ---------------------------------------------------------------------- legal actions
+@inline_jit
+def legal_bits(d: np.ndarray, c: int, seat: int) -> int:
+    """``batched.legal_bits`` for column ``c``: pass always; a grab of each object in the middle while the
+    seat is in the round and the game goes on."""
+    if d[OVER, c] == 0 and (d[IN_ROUND, c] >> seat) & 1 == 1:
+        return d[MIDDLE, c] << 1 | 1
+    return 1
+
+
+@jit
+def legal_masks(d: np.ndarray, seat: int, out: np.ndarray) -> None:
+    """``out[c]`` (uint8, ``(n, 37)``): ``batched.legal_masks`` of ``seat`` in every column."""
+    for c in range(d.shape[1]):
+        bits = legal_bits(d, c, seat)
+        for a in range(N_ACTIONS):
+            out[c, a] = (bits >> a) & 1
+
+
+# ---------------------------------------------------------------------- rounds
+# Why the hot path is one function: a numba function takes a reference to each array it is given (an atomic
+# increment and decrement per array per call), which costs more than a tick's rules. So what runs at every
+# tick (the players' choices, the grabs, the flip) is written out in :func:`play`, with helpers that take
+# plain numbers; what runs a few times a round (races, eliminations, the end of a round) stays in functions
+# of its own. Those take the tables' arrays one by one (:class:`Tables`), never a tuple of them.
+@jit
+def start(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
+          scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
+          keys: np.ndarray, counters: np.ndarray, cols: np.ndarray) -> None:
+    """``batched.start``: new games in ``cols``, round 0 set up and its first card flipped."""
+    for c in cols:
+        for row in range(d.shape[0]):
+            d[row, c] = 0
+        d[NEWEST, c] = -1
+        _start_round(d, order, c, games[c], card_bits, presets, scripted, keys, counters)
+
+
+@jit
+def _start_round(d: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
+                 scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
+    """``batched._start_round`` (``docs/rules.md#grab-round-set-up``): shuffle (or the scripted order), 3 cards
+    aside, every object in the middle, everyone in, then the first flip. Nobody holds anything yet, so that
+    flip eliminates nobody: :func:`_flip_card` is all of ``batched._flip`` it needs."""
+    if scripted[g]:
+        r = d[ROUND, c]
+        for j in range(N_CARDS):
+            order[c, j] = presets[g, r, j]
+    else:
+        permutation_draw(keys, counters, g, order[c])
+    n_players = d.shape[0] - HOLD
+    d[POS, c] = N_ASIDE
+    d[MIDDLE, c] = ALL_OBJECTS
+    for p in range(n_players):
+        d[HOLD + p, c] = 0
+    d[IN_ROUND, c] = (1 << n_players) - 1
+    d[SEEN1, c] = 0
+    d[SEEN2, c] = 0
+    d[GRAB_ONLY, c] = 0
+    _flip_card(d, order, c, g, card_bits)
+
+
+@inline_jit
+def _flip_card(d: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray) -> int:
+    """``docs/rules.md#grab-tick`` step 1 (the first half of ``batched._flip``): flip the next card and count
+    its objects' sightings; returns its objects."""
+    card = order[c, d[POS, c]]
+    bits = card_bits[g, card]
+    d[NEWEST, c] = card
+    d[POS, c] += 1
+    d[NEW_CARD, c] = 1
+    d[FLIPPED, c] = bits
+    d[SEEN2, c] |= d[SEEN1, c] & bits
+    d[SEEN1, c] |= bits
+    return bits
+
+
+@jit
+def _eliminate(d: np.ndarray, c: int, objects: int) -> None:
+    """``batched._eliminate`` (``docs/rules.md#grab-elimination``): players holding any of ``objects`` leave
+    the round."""
+    out = 0
+    for p in range(d.shape[0] - HOLD):
+        if d[HOLD + p, c] & objects != 0:
+            out |= 1 << p
+    d[IN_ROUND, c] &= ~out
+
+
+@jit
+def _end_round(d: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
+               scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
+    """``batched._end_rounds`` (``docs/rules.md#grab-end-of-round``): the aside check (``#grab-aside-cards``),
+    scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
+    a0, a1, a2 = np.int64(order[c, 0]), np.int64(order[c, 1]), np.int64(order[c, 2])
+    _eliminate(d, c, card_bits[g, a0] | card_bits[g, a1] | card_bits[g, a2])
+    n_players = d.shape[0] - HOLD
+    r = d[ROUND, c]
+    round_points = 0
+    for p in range(n_players):
+        if (d[IN_ROUND, c] >> p) & 1 == 1:
+            score = _popcount(d[HOLD + p, c])
+            round_points += score << (ROUND_POINT_BITS * p)
+            d[POINTS, c] += score << (POINT_BITS * p)
+    d[ROUND_POINTS + r, c] = round_points
+    everyone = (1 << n_players) - 1
+    d[ELIM, c] |= (everyone & ~d[IN_ROUND, c]) << (ELIM_BITS * r)
+    d[ASIDE, c] |= (a0 | a1 << CARD_BITS | a2 << (2 * CARD_BITS)) << (_ASIDE_ROUND_BITS * r)
+    if r == N_ROUNDS - 1:
+        d[OVER, c] = 1
+        d[NEW_CARD, c] = 0
+        d[FLIPPED, c] = 0
+    else:
+        d[ROUND, c] += 1
+        _start_round(d, order, c, g, card_bits, presets, scripted, keys, counters)
+
+
+# ---------------------------------------------------------------------- the tick's races
+@jit
+def _contenders(ticks: np.ndarray, i: int, n_players: int) -> int:
+    """How many seats grab an object that another seat grabs too: the normals a timed race draws."""
+    count = 0
+    for p in range(n_players):
+        if ticks[i, p] > 0:
+            for q in range(n_players):
+                if q != p and ticks[i, q] == ticks[i, p]:
+                    count += 1
+                    break
+    return count
+
+
+@jit
+def _timed_races(g: int, means: np.ndarray, log_means: np.ndarray, sigma: float, keys: np.ndarray,
+                 counters: np.ndarray, ticks: np.ndarray, i: int, n_players: int, contested: int, z: np.ndarray,
+                 z_at: int, won: np.ndarray, times: np.ndarray) -> None:
+    """``batched._timed_races`` for one game, the races for the objects ``contested`` between different means
+    (``docs/rules.md#grab-races``): each contender's time is ``log_mean + sigma * z`` (``z``: the race's
+    normals from ``z[z_at:]``, in object then seat order; the means themselves when ``sigma`` is 0) and the
+    shortest wins; after every normal, one uniform per race with an exact tie, in object order, picks the
+    ``floor(u * k)``-th of its ``k`` tied contenders. Sets ``won[p]`` for the winners."""
+    if sigma > 0:
+        j = z_at
+        objects = contested
+        while objects:
+            action = _lowest(objects) + 1
+            objects &= objects - 1
+            for p in range(n_players):
+                if ticks[i, p] == action:
+                    times[p] = log_means[g, p] + sigma * z[j]
+                    j += 1
+        counters[g] += np.uint64(2 * (j - z_at))  # two uniforms per normal (Box-Muller)
+    else:
+        for p in range(n_players):
+            times[p] = means[g, p]
+    objects = contested
+    while objects:
+        action = _lowest(objects) + 1
+        objects &= objects - 1
+        best = np.inf
+        for p in range(n_players):
+            if ticks[i, p] == action and times[p] < best:
+                best = times[p]
+        k = 0
+        for p in range(n_players):
+            if ticks[i, p] == action and times[p] == best:
+                k += 1
+        pick = 0 if k == 1 else np.int64(uniform_draw(keys, counters, g) * k)
+        for p in range(n_players):
+            if ticks[i, p] == action and times[p] == best:
+                if pick == 0:
+                    won[p] = _wanted(action)
+                pick -= 1
+
+
+@jit
+def _wanted(action: int) -> int:
+    """The object an action grabs, as a bit (a pass, action 0, gives 0)."""
+    return (2 << action) >> 2
+
+
+# ---------------------------------------------------------------------- the batch players
+@jit
+def _random_choice(middle: int, u: float) -> int:
+    """``RandomBatchPlayer.act``: the ``floor(u * k)``-th of the ``k`` legal actions (pass and each grab)."""
+    legal = middle << 1 | 1
+    return _nth_set(legal, np.int64(u * _popcount(legal)))
+
+
+@jit
+def _perfect_choice(seen_twice: int, middle: int, newest_objects: int, u: float) -> int:
+    """``PerfectBatchPlayer.act``: an object seen twice and still in the middle, those on the newest card
+    first, the ``floor(u * k)``-th of the ``k`` candidates (its draw is made even when there is none)."""
+    ready = seen_twice & middle
+    on_card = ready & newest_objects
+    candidates = on_card if on_card != 0 else ready
+    if candidates == 0:
+        return 0
+    return 1 + _nth_set(candidates, np.int64(u * _popcount(candidates)))
+
+
+@jit
+def _memory_choice(round_index: int, flipped: int, middle: int, last_round: int, looked: int, ready: int,
+                   luck: int) -> tuple[int, int, int]:
+    """``MemoryBatchBot.act`` from its memory (the round it last saw, the objects it looked at and those it is
+    ready to grab, this round's luck): remember the flipped card's objects it looked at before and was lucky
+    with; grab one it is ready for, those on the card just flipped first, then the lowest. Returns what it
+    now has looked at, what it is ready for, and its action."""
+    if last_round != round_index:  # its memory of the last round is dropped
+        looked, ready = 0, 0
+    ready |= flipped & looked & luck
+    ready &= middle  # taken objects never come back
+    fresh = ready & flipped
+    choice = fresh if fresh != 0 else ready
+    return looked | flipped, ready, 0 if choice == 0 else _lowest(choice) + 1
+
+
+# ---------------------------------------------------------------------- the agent's step
+@jit
+def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
+         scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
+         keys: np.ndarray, counters: np.ndarray, opponent_ids: np.ndarray, kinds: np.ndarray, slots: np.ndarray,
+         memories: np.ndarray, cols: np.ndarray, todo: np.ndarray, ticks: np.ndarray, phase: np.ndarray,
+         z: np.ndarray, z_at: np.ndarray, loop: bool, opponent_actions: np.ndarray, status: np.ndarray,
+         need: np.ndarray) -> None:
+    """``DejaVuGrabVectorEnv._play``'s tick loop for the entries ``todo`` of ``cols`` (after the tables'
+    arrays, :class:`Tables`, and the players', :class:`Seating`): each game asks its opponents (phases
+    :data:`ASK_FIRST` / :data:`ASK`; the first tick's agent action is already in ``ticks[i, 0]`` and the
+    opponents' go to ``opponent_actions[game]``) or takes the tick in ``ticks[i]`` (:data:`APPLY`), applies
+    it, and with ``loop`` goes on while its agent is out of the round. ``status[i]`` says how it stopped
+    (:data:`DONE`, :data:`AGAIN`, :data:`PAUSED` with ``need[i]`` normals: resume it in phase :data:`APPLY`
+    with them at ``z[z_at[i]:]``)."""
+    won = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    times = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    n_players = d.shape[0] - HOLD
+    for i in todo:
+        c = cols[i]
+        g = games[c]
+        while True:
+            if phase[i] != APPLY:
+                # DejaVuGrabVectorEnv._ask: each other seat in the round chooses, in seat order (so the draws come
+                # in the numpy engine's order), pass for the others; the agent's entry stays as it is.
+                for seat in range(1, n_players):
+                    action = 0
+                    if (d[IN_ROUND, c] >> seat) & 1 == 1:
+                        player = opponent_ids[g, seat - 1]
+                        kind = kinds[player]
+                        if kind == RANDOM:
+                            action = _random_choice(d[MIDDLE, c], uniform_draw(keys, counters, g))
+                        elif kind == PERFECT:
+                            newest = d[NEWEST, c]
+                            newest_objects = card_bits[g, newest if newest >= 0 else newest + N_CARDS]
+                            u = uniform_draw(keys, counters, g)
+                            action = _perfect_choice(d[SEEN2, c], d[MIDDLE, c], newest_objects, u)
+                        else:
+                            m = slots[player]
+                            round_index = d[ROUND, c]
+                            looked, ready, action = _memory_choice(
+                                round_index, d[FLIPPED, c], d[MIDDLE, c], memories[m, _MEMORY_ROUND, seat, g],
+                                memories[m, _MEMORY_LOOKED, seat, g], memories[m, _MEMORY_READY, seat, g],
+                                memories[m, round_index, seat, g],
+                            )
+                            memories[m, _MEMORY_ROUND, seat, g] = round_index
+                            memories[m, _MEMORY_LOOKED, seat, g] = looked
+                            memories[m, _MEMORY_READY, seat, g] = ready
+                    ticks[i, seat] = action
+                if phase[i] == ASK_FIRST:
+                    for seat in range(1, n_players):
+                        opponent_actions[g, seat - 1] = ticks[i, seat]
+                phase[i] = APPLY
+            # batched.apply: grabs are settled (docs/rules.md#grab-grabbing, #grab-races), then the next card is
+            # flipped, a grab-only tick follows, or the round ends (#grab-end-of-round).
+            union = 0
+            total = 0
+            for p in range(n_players):
+                union |= _wanted(ticks[i, p])
+                total += _wanted(ticks[i, p])
+            grabbed = union != 0
+            if grabbed:
+                # batched._grabs: each grabbed object goes to its only grabber, or to the winner of the race for it.
+                contested = 0
+                for p in range(n_players):
+                    action = ticks[i, p]
+                    won[p] = _wanted(action)
+                    if total != union and action > 0:  # two seats grab the same object where the bits overlap
+                        for q in range(n_players):
+                            if q != p and ticks[i, q] == action:
+                                contested |= won[p]
+                                won[p] = 0
+                                break
+                if contested and not equal[g]:
+                    if sigma > 0 and z_at[i] < 0:  # pause for numpy's normals, before anything changes
+                        status[i] = PAUSED
+                        need[i] = _contenders(ticks, i, n_players)
+                        break
+                    _timed_races(g, means, log_means, sigma, keys, counters, ticks, i, n_players, contested, z,
+                                 z_at[i], won, times)
+                else:
+                    # batched._races, equal means: one uniform per race in increasing object order; the
+                    # floor(u * k)-th of its k contenders (in seat order) wins.
+                    objects = contested
+                    while objects:
+                        bit = objects & -objects
+                        objects ^= bit
+                        action = _lowest(bit) + 1
+                        k = 0
+                        for p in range(n_players):
+                            k += ticks[i, p] == action
+                        pick = np.int64(uniform_draw(keys, counters, g) * k)
+                        for p in range(n_players):
+                            if ticks[i, p] == action:
+                                if pick == 0:
+                                    won[p] = bit
+                                pick -= 1
+                d[MIDDLE, c] &= ~union  # every grabbed object leaves the middle: each has exactly one winner
+                for p in range(n_players):
+                    d[HOLD + p, c] |= won[p]
+            if d[POS, c] < N_CARDS:  # batched._flip
+                bits = _flip_card(d, order, c, g, card_bits)
+                if (d[MIDDLE, c] ^ ALL_OBJECTS) & bits != 0:  # someone holds an object of this card: out
+                    _eliminate(d, c, bits)
+                    if d[IN_ROUND, c] == 0:  # nobody is left in the round: it ends at once
+                        _end_round(d, order, c, g, card_bits, presets, scripted, keys, counters)
+            elif not grabbed or d[GRAB_ONLY, c] == MAX_GRAB_ONLY_TICKS:
+                _end_round(d, order, c, g, card_bits, presets, scripted, keys, counters)
+            else:
+                d[GRAB_ONLY, c] += 1
+                d[NEW_CARD, c] = 0
+                d[FLIPPED, c] = 0
+            z_at[i] = -1
+            phase[i] = ASK
+            if ((d[IN_ROUND, c] & 1) | d[OVER, c]) != 0:  # the agent decides again, or the game is over
+                status[i] = DONE
+                break
+            if not loop:
+                status[i] = AGAIN
+                break
+            ticks[i, 0] = 0  # the agent is out of the round: it passes
+
+
+@jit
+def finish(d: np.ndarray, cols: np.ndarray, before: np.ndarray, win: bool, rewards: np.ndarray,
+           over: np.ndarray, aside: np.ndarray) -> None:
+    """The end of the agent's step in ``cols``: its reward (``batched.round_rewards`` of the rounds finished
+    since ``before`` were, or ``batched.win_rewards``), whether the game is over, and the aside cards of the
+    round that just ended (``aside[col]``, -1 where none did)."""
+    n_players = d.shape[0] - HOLD
+    for i in range(len(cols)):
+        c = cols[i]
+        done = d[ROUND, c] + d[OVER, c]
+        over[i] = d[OVER, c] != 0
+        reward = 0.0
+        if win:
+            if over[i]:
+                best = -1
+                count = 0
+                for p in range(n_players):
+                    total = (d[POINTS, c] >> (POINT_BITS * p)) & _LOW7
+                    if total > best:
+                        best, count = total, 1
+                    elif total == best:
+                        count += 1
+                mine = d[POINTS, c] & _LOW7
+                reward = -1.0 if mine < best else (0.0 if count > 1 else 1.0)
+        else:
+            for r in range(before[i], done):
+                reward += d[ROUND_POINTS + r, c] & _LOW6
+        rewards[i] = reward
+        for j in range(N_ASIDE):
+            shift = _ASIDE_ROUND_BITS * (done - 1) + CARD_BITS * j
+            aside[c, j] = (d[ASIDE, c] >> shift) & ((1 << CARD_BITS) - 1) if done > before[i] else -1
+
+
+# ---------------------------------------------------------------------- the view
+@inline_jit
+def _write_objects(out: np.ndarray, c: int, at: int, bits: int) -> None:
+    for k in range(N_OBJECTS):
+        out[c, at + k] = (bits >> k) & 1
+
+
+@jit
+def observe(d: np.ndarray, games: np.ndarray, card_bits: np.ndarray, seat: int, info_state: bool,
+            out: np.ndarray) -> None:
+    """``out[c]`` (float32): ``seat``'s view of every column, as ``BatchObserver.observe`` writes it (the layout:
+    :mod:`dejavu_env.grab.observation`); ``info_state`` adds the sightings."""
+    n_players = d.shape[0] - HOLD
+    for c in range(d.shape[1]):
+        newest = d[NEWEST, c]
+        _write_objects(out, c, _O_NEWEST, card_bits[games[c], newest if newest >= 0 else newest + N_CARDS])
+        out[c, _O_NEW_CARD] = d[NEW_CARD, c]
+        _write_objects(out, c, _O_MIDDLE, d[MIDDLE, c])
+        for j in range(MAX_PLAYERS):
+            s = (seat + j) % n_players
+            inside = j < n_players
+            _write_objects(out, c, _O_HOLDINGS + j * N_OBJECTS, d[HOLD + s, c] if inside else 0)
+            out[c, _O_ELIMINATED + j] = 1 - ((d[IN_ROUND, c] >> s) & 1) if inside else 0
+            out[c, _O_SEATED + j] = inside
+            out[c, _O_POINTS + j] = (d[POINTS, c] >> (POINT_BITS * s)) & _LOW7 if inside else 0
+        for r in range(N_ROUNDS):
+            out[c, _O_ROUND + r] = d[ROUND, c] == r
+        out[c, _O_CARDS_LEFT] = N_CARDS - d[POS, c]
+        out[c, _O_FLIPPING_OVER] = d[POS, c] == N_CARDS
+        if info_state:
+            for k in range(N_OBJECTS):
+                out[c, _O_SEEN + k] = ((d[SEEN1, c] >> k) & 1) + ((d[SEEN2, c] >> k) & 1)
