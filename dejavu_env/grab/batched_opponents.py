@@ -19,6 +19,7 @@ import numpy as np
 
 from dejavu_env.core.batch import any_set, bit_masks, random_legal
 from dejavu_env.core.streams import Streams
+from dejavu_env.grab import kernels
 from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
 from dejavu_env.grab.cards import N_OBJECTS
@@ -41,6 +42,8 @@ class GrabRequest:
     streams: Streams
     default_obs_mode: str
     repeats: bool = False
+    compiled: bool = False
+    """The env runs the numba backend: players may use its kernels (:mod:`dejavu_env.grab.kernels`)."""
 
     @property
     def seat(self) -> int:
@@ -169,6 +172,11 @@ class MemoryBatchBot:
         return self._memory
 
     def reset(self, request: GrabRequest) -> None:
+        if request.compiled and not request.repeats:
+            table = self._table(request)
+            kernels.memory_reset(request.streams.keys, request.streams.counters, request.games, self.recall * self.recall, table,
+                                 request.seat)
+            return
         memory = self._table(request)[:, request.seat]
         stuck = request.uniform(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
         luck = stuck.reshape(-1, N_ROUNDS, N_OBJECTS).astype(np.int64) @ _POWERS

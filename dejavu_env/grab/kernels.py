@@ -60,7 +60,7 @@ from dejavu_env.grab.rules import ALL_OBJECTS, MAX_GRAB_ONLY_TICKS, MAX_PLAYERS,
 
 __all__ = [
     "APPLY", "ASK", "ASK_FIRST", "AGAIN", "DONE", "MEMORY", "PAUSED", "PERFECT", "RANDOM", "Seating", "Tables",
-    "finish", "legal_masks", "observe", "play", "start", "tables_of",
+    "finish", "game_info", "legal_masks", "memory_reset", "observe", "play", "results", "start", "tables_of",
 ]
 
 ASK_FIRST, ASK, APPLY = 0, 1, 2
@@ -354,6 +354,23 @@ def _memory_choice(round_index: int, flipped: int, middle: int, last_round: int,
     return looked | flipped, ready, 0 if choice == 0 else _lowest(choice) + 1
 
 
+@jit
+def memory_reset(keys: np.ndarray, counters: np.ndarray, games: np.ndarray, threshold: float, table: np.ndarray,
+                 seat: int) -> None:
+    """``MemoryBatchBot.reset`` at ``seat`` of ``games``: each object's two sightings both stick in a round where
+    a uniform draw is below ``threshold`` (``recall ** 2``), 36 draws per round from each game's stream."""
+    for g in games:
+        for r in range(N_ROUNDS):
+            luck = 0
+            for k in range(N_OBJECTS):
+                if uniform_draw(keys, counters, g) < threshold:
+                    luck |= 1 << k
+            table[r, seat, g] = luck
+        table[_MEMORY_ROUND, seat, g] = -1
+        table[_MEMORY_LOOKED, seat, g] = 0
+        table[_MEMORY_READY, seat, g] = 0
+
+
 # ---------------------------------------------------------------------- the agent's step
 @jit
 def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
@@ -378,7 +395,10 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
         while True:
             if phase[i] != APPLY:
                 # DejaVuGrabVectorEnv._ask: each other seat in the round chooses, in seat order (so the draws come
-                # in the numpy engine's order), pass for the others; the agent's entry stays as it is.
+                # in the numpy engine's order), pass for the others; the agent's entry stays as it is. The grabs'
+                # union and sum (see below) are summed up on the way.
+                union = _wanted(ticks[i, 0])
+                total = union
                 for seat in range(1, n_players):
                     action = 0
                     if (d[IN_ROUND, c] >> seat) & 1 == 1:
@@ -403,17 +423,20 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                             memories[m, _MEMORY_LOOKED, seat, g] = looked
                             memories[m, _MEMORY_READY, seat, g] = ready
                     ticks[i, seat] = action
-                if phase[i] == ASK_FIRST:
-                    for seat in range(1, n_players):
-                        opponent_actions[g, seat - 1] = ticks[i, seat]
+                    union |= _wanted(action)
+                    total += _wanted(action)
+                    if phase[i] == ASK_FIRST:
+                        opponent_actions[g, seat - 1] = action
                 phase[i] = APPLY
+            else:
+                union = 0
+                total = 0
+                for p in range(n_players):
+                    union |= _wanted(ticks[i, p])
+                    total += _wanted(ticks[i, p])
             # batched.apply: grabs are settled (docs/rules.md#grab-grabbing, #grab-races), then the next card is
-            # flipped, a grab-only tick follows, or the round ends (#grab-end-of-round).
-            union = 0
-            total = 0
-            for p in range(n_players):
-                union |= _wanted(ticks[i, p])
-                total += _wanted(ticks[i, p])
+            # flipped, a grab-only tick follows, or the round ends (#grab-end-of-round). Two seats grab the same
+            # object exactly where the bits overlap, so that the grabs' sum exceeds their union.
             grabbed = union != 0
             if grabbed:
                 # batched._grabs: each grabbed object goes to its only grabber, or to the winner of the race for it.
@@ -421,7 +444,7 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                 for p in range(n_players):
                     action = ticks[i, p]
                     won[p] = _wanted(action)
-                    if total != union and action > 0:  # two seats grab the same object where the bits overlap
+                    if total != union and action > 0:  # a race: is another seat after the same object?
                         for q in range(n_players):
                             if q != p and ticks[i, q] == action:
                                 contested |= won[p]
@@ -508,6 +531,35 @@ def finish(d: np.ndarray, cols: np.ndarray, before: np.ndarray, win: bool, rewar
         for j in range(N_ASIDE):
             shift = _ASIDE_ROUND_BITS * (done - 1) + CARD_BITS * j
             aside[c, j] = (d[ASIDE, c] >> shift) & ((1 << CARD_BITS) - 1) if done > before[i] else -1
+
+
+@jit
+def results(d: np.ndarray, winners: np.ndarray, scores: np.ndarray) -> None:
+    """``DejaVuGrabVectorEnv._results`` (seat 0's view: the agent is seat 0): ``winners[c, p]`` 1 for the seats
+    sharing the top total once the game is over, ``scores[c, p]`` the totals then; zeros while it goes on."""
+    n_players = d.shape[0] - HOLD
+    for c in range(d.shape[1]):
+        over = d[OVER, c] != 0
+        best = 0
+        for p in range(n_players):
+            best = max(best, (d[POINTS, c] >> (POINT_BITS * p)) & _LOW7)
+        for p in range(n_players):
+            total = (d[POINTS, c] >> (POINT_BITS * p)) & _LOW7
+            winners[c, p] = over and total == best
+            scores[c, p] = total if over else 0
+
+
+@jit
+def game_info(d: np.ndarray, points: np.ndarray, eliminated: np.ndarray, round_points: np.ndarray) -> None:
+    """The game's ``info`` entries of every column (``DejaVuGrabVectorEnv._game_info``): ``points[c, p]``,
+    ``eliminated[c, p]`` (out of the current round) and ``round_points[c, r, p]`` (0 for rounds not finished)."""
+    n_players = d.shape[0] - HOLD
+    for c in range(d.shape[1]):
+        for p in range(n_players):
+            points[c, p] = (d[POINTS, c] >> (POINT_BITS * p)) & _LOW7
+            eliminated[c, p] = (d[IN_ROUND, c] >> p) & 1 == 0
+            for r in range(N_ROUNDS):
+                round_points[c, r, p] = (d[ROUND_POINTS + r, c] >> (ROUND_POINT_BITS * p)) & _LOW6
 
 
 # ---------------------------------------------------------------------- the view

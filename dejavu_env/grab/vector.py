@@ -329,7 +329,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GrabRequest:
         if state is None:
-            return GrabRequest(self.state, games, games, np.asarray(seat), self.streams, self.obs_mode)
+            compiled = self.backend == "numba"
+            return GrabRequest(self.state, games, games, np.asarray(seat), self.streams, self.obs_mode, compiled=compiled)
         return GrabRequest(state, np.arange(len(games)), games, np.asarray(seat), self.streams, self.obs_mode)
 
     def _agent_legal(self) -> np.ndarray:
@@ -357,6 +358,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         over = self.state.data[OVER] != 0
+        if self.backend == "numba":
+            winners = np.empty((self.num_envs, self.n_players), dtype=np.int8)
+            scores = np.empty((self.num_envs, self.n_players), dtype=np.float32)
+            kernels.results(self.state.data, winners, scores)
+            return winners, scores, _REASON_NAMES.take(over.view(np.int8))
         totals = points(self.state)
         top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
         scores = np.where(over[:, None], totals, 0).astype(np.float32)
@@ -365,9 +371,16 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     def _game_info(self, info: dict[str, Any]) -> None:
         state = self.state
         info["round"] = state.round.copy()
-        info["points"] = points(state).astype(np.int16)
-        info["eliminated"] = ~state.in_round
-        info["round_points"] = round_points(state).astype(np.int16)
+        if self.backend == "numba":
+            n, p = self.num_envs, self.n_players
+            info["points"] = np.empty((n, p), dtype=np.int16)
+            info["eliminated"] = np.empty((n, p), dtype=bool)
+            info["round_points"] = np.empty((n, 3, p), dtype=np.int16)
+            kernels.game_info(state.data, info["points"], info["eliminated"], info["round_points"])
+        else:
+            info["points"] = points(state).astype(np.int16)
+            info["eliminated"] = ~state.in_round
+            info["round_points"] = round_points(state).astype(np.int16)
         info["aside_cards"] = self._aside.copy()
 
     def _snapshot(self) -> Any:
