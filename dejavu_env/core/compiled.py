@@ -30,7 +30,9 @@ try:
 except ImportError:  # the core install: numpy engines only
     numba = None
 
-__all__ = ["AVAILABLE", "BACKENDS", "bits_draw", "inline_jit", "jit", "permutation_draw", "resolve_backend", "uniform_draw"]
+__all__ = [
+    "AVAILABLE", "BACKENDS", "bits_draw", "inline_jit", "jit", "permutation_draw", "resolve_backend", "uniform_draw",
+]
 
 AVAILABLE = numba is not None
 """Whether the compiled backend can run here."""

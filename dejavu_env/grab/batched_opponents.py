@@ -174,8 +174,10 @@ class MemoryBatchBot:
     def reset(self, request: GrabRequest) -> None:
         if request.compiled and not request.repeats:
             table = self._table(request)
-            kernels.memory_reset(request.streams.keys, request.streams.counters, request.games, self.recall * self.recall, table,
-                                 request.seat)
+            streams = request.streams
+            kernels.memory_reset(
+                streams.keys, streams.counters, request.games, self.recall * self.recall, table, request.seat
+            )
             return
         memory = self._table(request)[:, request.seat]
         stuck = request.uniform(N_ROUNDS * N_OBJECTS) < self.recall * self.recall

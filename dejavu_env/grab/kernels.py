@@ -9,16 +9,24 @@ time in a compiled loop (:mod:`dejavu_env.core.compiled`): the tick, the built-i
 (random, memory, perfect) and the whole "play until the agent decides again" loop, then the
 agent's observation and mask.
 
-The same game bit for bit (tested against the numpy engine from the same seeds): every
-function below mirrors the ``batched.py`` function of the same name and names the same rule
-block, and every draw is taken from the game's stream at the position the numpy engine takes
-it (:func:`~dejavu_env.core.compiled.uniform_draw` draws in sequence what ``Streams.uniform_at``
-reads at offsets). One exception is not computed here: the normal draws of races between
-different reaction-time means (``docs/rules.md#grab-races``) use ``log1p`` and ``cos``, and
-numpy's SIMD ``log1p`` differs from the C library's (numba's) in the last bit for some inputs,
-which could decide a race. A game that reaches such a race pauses before its tick changes
-anything (:data:`PAUSED`, with the number of normals it needs); the caller draws them with
+The same game bit for bit (``tests/grab/test_kernels.py`` runs both backends side by side):
+the functions below mirror the ``batched.py`` functions they name, rule block by rule block,
+and every draw is taken from the game's stream at the position the numpy engine takes it
+(:func:`~dejavu_env.core.compiled.uniform_draw` draws in sequence what ``Streams.uniform_at``
+reads at offsets). One thing is not computed here: the normal draws of races between different
+reaction-time means (``docs/rules.md#grab-races``) use ``log1p`` and ``cos``, and numpy's SIMD
+``log1p`` differs from the C library's (numba's) in the last bit for some inputs, which could
+decide a race. A game that reaches such a race pauses before its tick changes anything
+(:data:`PAUSED`, with the number of normals it needs); the caller draws them with
 ``Streams.normal_at``, exactly as the numpy engine does, and resumes the game with them.
+
+Speed, and why :func:`play` is long: a numba function takes a reference to each array it is
+given (an atomic increment and decrement per array per call), which costs more than a tick's
+rules, and a game's rows lie far apart in the block. So what runs at every tick (the players'
+choices, the grabs, the flip) is written out in :func:`play`, block by block, on a copy of the
+game's column, with helpers that take plain numbers; what runs a few times a round (races
+between different means, eliminations, the end of a round) keeps a function of its own. The
+tables' arrays are passed one by one (:class:`Tables`), never as a tuple.
 
 Kernels work in place on the block; ``cols`` are its columns and ``games[col]`` each column's
 env game number (the index into the tables and the streams).
@@ -59,8 +67,26 @@ from dejavu_env.grab.observation import LAYOUTS
 from dejavu_env.grab.rules import ALL_OBJECTS, MAX_GRAB_ONLY_TICKS, MAX_PLAYERS, N_ACTIONS, N_ROUNDS
 
 __all__ = [
-    "APPLY", "ASK", "ASK_FIRST", "AGAIN", "DONE", "MEMORY", "PAUSED", "PERFECT", "RANDOM", "Seating", "Tables",
-    "finish", "game_info", "legal_masks", "memory_reset", "observe", "play", "results", "start", "tables_of",
+    "AGAIN",
+    "APPLY",
+    "ASK",
+    "ASK_FIRST",
+    "DONE",
+    "MEMORY",
+    "PAUSED",
+    "PERFECT",
+    "RANDOM",
+    "Seating",
+    "Tables",
+    "finish",
+    "game_info",
+    "legal_masks",
+    "memory_reset",
+    "observe",
+    "play",
+    "results",
+    "start",
+    "tables_of",
 ]
 
 ASK_FIRST, ASK, APPLY = 0, 1, 2
@@ -80,8 +106,9 @@ _O_POINTS, _O_ROUND, _O_CARDS_LEFT = _OFFSETS["points"], _OFFSETS["round"], _OFF
 _O_FLIPPING_OVER, _O_SEEN = _OFFSETS["flipping_over"], _OFFSETS["seen"]
 _M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101
 _LOW7, _LOW6 = (1 << POINT_BITS) - 1, (1 << ROUND_POINT_BITS) - 1
-_MEMORY_LUCK_ROUNDS, _MEMORY_ROUND, _MEMORY_LOOKED, _MEMORY_READY = 3, 3, 4, 5
-"""Rows of a :class:`~dejavu_env.grab.batched_opponents.MemoryBatchBot`'s memory table (its ``_ROUND`` ...)."""
+_MEMORY_ROUND, _MEMORY_LOOKED, _MEMORY_READY = 3, 4, 5
+"""Rows of a :class:`~dejavu_env.grab.batched_opponents.MemoryBatchBot`'s memory table after the rounds' luck
+(its ``_ROUND``, ``_LOOKED``, ``_READY``; that module imports this one)."""
 
 
 class Tables(NamedTuple):
@@ -160,99 +187,95 @@ def legal_masks(d: np.ndarray, seat: int, out: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------- rounds
-# Why the hot path is one function: a numba function takes a reference to each array it is given (an atomic
-# increment and decrement per array per call), which costs more than a tick's rules. So what runs at every
-# tick (the players' choices, the grabs, the flip) is written out in :func:`play`, with helpers that take
-# plain numbers; what runs a few times a round (races, eliminations, the end of a round) stays in functions
-# of its own. Those take the tables' arrays one by one (:class:`Tables`), never a tuple of them.
 @jit
 def start(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
           scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
           keys: np.ndarray, counters: np.ndarray, cols: np.ndarray) -> None:
     """``batched.start``: new games in ``cols``, round 0 set up and its first card flipped."""
+    s = np.empty(d.shape[0], dtype=np.int64)
     for c in cols:
-        for row in range(d.shape[0]):
-            d[row, c] = 0
-        d[NEWEST, c] = -1
-        _start_round(d, order, c, games[c], card_bits, presets, scripted, keys, counters)
+        s[:] = 0
+        s[NEWEST] = -1
+        _start_round(s, order, c, games[c], card_bits, presets, scripted, keys, counters)
+        d[:, c] = s
 
 
 @jit
-def _start_round(d: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
+def _start_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
                  scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
     """``batched._start_round`` (``docs/rules.md#grab-round-set-up``): shuffle (or the scripted order), 3 cards
     aside, every object in the middle, everyone in, then the first flip. Nobody holds anything yet, so that
     flip eliminates nobody: :func:`_flip_card` is all of ``batched._flip`` it needs."""
     if scripted[g]:
-        r = d[ROUND, c]
+        r = s[ROUND]
         for j in range(N_CARDS):
             order[c, j] = presets[g, r, j]
     else:
         permutation_draw(keys, counters, g, order[c])
-    n_players = d.shape[0] - HOLD
-    d[POS, c] = N_ASIDE
-    d[MIDDLE, c] = ALL_OBJECTS
+    n_players = len(s) - HOLD
+    s[POS] = N_ASIDE
+    s[MIDDLE] = ALL_OBJECTS
     for p in range(n_players):
-        d[HOLD + p, c] = 0
-    d[IN_ROUND, c] = (1 << n_players) - 1
-    d[SEEN1, c] = 0
-    d[SEEN2, c] = 0
-    d[GRAB_ONLY, c] = 0
-    _flip_card(d, order, c, g, card_bits)
+        s[HOLD + p] = 0
+    s[IN_ROUND] = (1 << n_players) - 1
+    s[SEEN1] = 0
+    s[SEEN2] = 0
+    s[GRAB_ONLY] = 0
+    _flip_card(s, order, c, g, card_bits)
 
 
 @inline_jit
-def _flip_card(d: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray) -> int:
+def _flip_card(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray) -> int:
     """``docs/rules.md#grab-tick`` step 1 (the first half of ``batched._flip``): flip the next card and count
     its objects' sightings; returns its objects."""
-    card = order[c, d[POS, c]]
+    card = order[c, s[POS]]
     bits = card_bits[g, card]
-    d[NEWEST, c] = card
-    d[POS, c] += 1
-    d[NEW_CARD, c] = 1
-    d[FLIPPED, c] = bits
-    d[SEEN2, c] |= d[SEEN1, c] & bits
-    d[SEEN1, c] |= bits
+    s[NEWEST] = card
+    s[POS] += 1
+    s[NEW_CARD] = 1
+    s[FLIPPED] = bits
+    s[SEEN2] |= s[SEEN1] & bits
+    s[SEEN1] |= bits
     return bits
 
 
 @jit
-def _eliminate(d: np.ndarray, c: int, objects: int) -> None:
+def _eliminate(s: np.ndarray, objects: int) -> None:
     """``batched._eliminate`` (``docs/rules.md#grab-elimination``): players holding any of ``objects`` leave
     the round."""
     out = 0
-    for p in range(d.shape[0] - HOLD):
-        if d[HOLD + p, c] & objects != 0:
+    for p in range(len(s) - HOLD):
+        if s[HOLD + p] & objects != 0:
             out |= 1 << p
-    d[IN_ROUND, c] &= ~out
+    s[IN_ROUND] &= ~out
 
 
 @jit
-def _end_round(d: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
+def _end_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
                scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
     """``batched._end_rounds`` (``docs/rules.md#grab-end-of-round``): the aside check (``#grab-aside-cards``),
     scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
     a0, a1, a2 = np.int64(order[c, 0]), np.int64(order[c, 1]), np.int64(order[c, 2])
-    _eliminate(d, c, card_bits[g, a0] | card_bits[g, a1] | card_bits[g, a2])
-    n_players = d.shape[0] - HOLD
-    r = d[ROUND, c]
+    _eliminate(s, card_bits[g, a0] | card_bits[g, a1] | card_bits[g, a2])
+    n_players = len(s) - HOLD
+    r = s[ROUND]
     round_points = 0
     for p in range(n_players):
-        if (d[IN_ROUND, c] >> p) & 1 == 1:
-            score = _popcount(d[HOLD + p, c])
+        if (s[IN_ROUND] >> p) & 1 == 1:
+            score = _popcount(s[HOLD + p])
             round_points += score << (ROUND_POINT_BITS * p)
-            d[POINTS, c] += score << (POINT_BITS * p)
-    d[ROUND_POINTS + r, c] = round_points
+            s[POINTS] += score << (POINT_BITS * p)
+    s[ROUND_POINTS + r] = round_points
     everyone = (1 << n_players) - 1
-    d[ELIM, c] |= (everyone & ~d[IN_ROUND, c]) << (ELIM_BITS * r)
-    d[ASIDE, c] |= (a0 | a1 << CARD_BITS | a2 << (2 * CARD_BITS)) << (_ASIDE_ROUND_BITS * r)
+    s[ELIM] |= (everyone & ~s[IN_ROUND]) << (ELIM_BITS * r)
+    s[ASIDE] |= (a0 | a1 << CARD_BITS | a2 << (2 * CARD_BITS)) << (_ASIDE_ROUND_BITS * r)
     if r == N_ROUNDS - 1:
-        d[OVER, c] = 1
-        d[NEW_CARD, c] = 0
-        d[FLIPPED, c] = 0
+        s[OVER] = 1
+        s[NEW_CARD] = 0
+        s[FLIPPED] = 0
     else:
-        d[ROUND, c] += 1
-        _start_round(d, order, c, g, card_bits, presets, scripted, keys, counters)
+        s[ROUND] += 1
+        _start_round(s, order, c, g, card_bits, presets, scripted, keys, counters)
 
 
 # ---------------------------------------------------------------------- the tick's races
@@ -389,9 +412,11 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
     won = np.zeros(MAX_PLAYERS, dtype=np.int64)
     times = np.zeros(MAX_PLAYERS, dtype=np.float64)
     n_players = d.shape[0] - HOLD
+    s = np.empty(d.shape[0], dtype=np.int64)  # the game's column, copied in and out: its rows lie far apart
     for i in todo:
         c = cols[i]
         g = games[c]
+        s[:] = d[:, c]
         while True:
             if phase[i] != APPLY:
                 # DejaVuGrabVectorEnv._ask: each other seat in the round chooses, in seat order (so the draws come
@@ -401,21 +426,21 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                 total = union
                 for seat in range(1, n_players):
                     action = 0
-                    if (d[IN_ROUND, c] >> seat) & 1 == 1:
+                    if (s[IN_ROUND] >> seat) & 1 == 1:
                         player = opponent_ids[g, seat - 1]
                         kind = kinds[player]
                         if kind == RANDOM:
-                            action = _random_choice(d[MIDDLE, c], uniform_draw(keys, counters, g))
+                            action = _random_choice(s[MIDDLE], uniform_draw(keys, counters, g))
                         elif kind == PERFECT:
-                            newest = d[NEWEST, c]
+                            newest = s[NEWEST]
                             newest_objects = card_bits[g, newest if newest >= 0 else newest + N_CARDS]
                             u = uniform_draw(keys, counters, g)
-                            action = _perfect_choice(d[SEEN2, c], d[MIDDLE, c], newest_objects, u)
+                            action = _perfect_choice(s[SEEN2], s[MIDDLE], newest_objects, u)
                         else:
                             m = slots[player]
-                            round_index = d[ROUND, c]
+                            round_index = s[ROUND]
                             looked, ready, action = _memory_choice(
-                                round_index, d[FLIPPED, c], d[MIDDLE, c], memories[m, _MEMORY_ROUND, seat, g],
+                                round_index, s[FLIPPED], s[MIDDLE], memories[m, _MEMORY_ROUND, seat, g],
                                 memories[m, _MEMORY_LOOKED, seat, g], memories[m, _MEMORY_READY, seat, g],
                                 memories[m, round_index, seat, g],
                             )
@@ -474,30 +499,31 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                                 if pick == 0:
                                     won[p] = bit
                                 pick -= 1
-                d[MIDDLE, c] &= ~union  # every grabbed object leaves the middle: each has exactly one winner
+                s[MIDDLE] &= ~union  # every grabbed object leaves the middle: each has exactly one winner
                 for p in range(n_players):
-                    d[HOLD + p, c] |= won[p]
-            if d[POS, c] < N_CARDS:  # batched._flip
-                bits = _flip_card(d, order, c, g, card_bits)
-                if (d[MIDDLE, c] ^ ALL_OBJECTS) & bits != 0:  # someone holds an object of this card: out
-                    _eliminate(d, c, bits)
-                    if d[IN_ROUND, c] == 0:  # nobody is left in the round: it ends at once
-                        _end_round(d, order, c, g, card_bits, presets, scripted, keys, counters)
-            elif not grabbed or d[GRAB_ONLY, c] == MAX_GRAB_ONLY_TICKS:
-                _end_round(d, order, c, g, card_bits, presets, scripted, keys, counters)
+                    s[HOLD + p] |= won[p]
+            if s[POS] < N_CARDS:  # batched._flip
+                bits = _flip_card(s, order, c, g, card_bits)
+                if (s[MIDDLE] ^ ALL_OBJECTS) & bits != 0:  # someone holds an object of this card: out
+                    _eliminate(s, bits)
+                    if s[IN_ROUND] == 0:  # nobody is left in the round: it ends at once
+                        _end_round(s, order, c, g, card_bits, presets, scripted, keys, counters)
+            elif not grabbed or s[GRAB_ONLY] == MAX_GRAB_ONLY_TICKS:
+                _end_round(s, order, c, g, card_bits, presets, scripted, keys, counters)
             else:
-                d[GRAB_ONLY, c] += 1
-                d[NEW_CARD, c] = 0
-                d[FLIPPED, c] = 0
+                s[GRAB_ONLY] += 1
+                s[NEW_CARD] = 0
+                s[FLIPPED] = 0
             z_at[i] = -1
             phase[i] = ASK
-            if ((d[IN_ROUND, c] & 1) | d[OVER, c]) != 0:  # the agent decides again, or the game is over
+            if ((s[IN_ROUND] & 1) | s[OVER]) != 0:  # the agent decides again, or the game is over
                 status[i] = DONE
                 break
             if not loop:
                 status[i] = AGAIN
                 break
             ticks[i, 0] = 0  # the agent is out of the round: it passes
+        d[:, c] = s
 
 
 @jit

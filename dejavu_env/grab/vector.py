@@ -329,8 +329,10 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GrabRequest:
         if state is None:
-            compiled = self.backend == "numba"
-            return GrabRequest(self.state, games, games, np.asarray(seat), self.streams, self.obs_mode, compiled=compiled)
+            compiled = self.backend == "numba"  # the players may use the kernels (the memory bots' reset does)
+            return GrabRequest(
+                self.state, games, games, np.asarray(seat), self.streams, self.obs_mode, compiled=compiled
+            )
         return GrabRequest(state, np.arange(len(games)), games, np.asarray(seat), self.streams, self.obs_mode)
 
     def _agent_legal(self) -> np.ndarray:
