@@ -30,7 +30,7 @@ try:
 except ImportError:  # the core install: numpy engines only
     numba = None
 
-__all__ = ["AVAILABLE", "BACKENDS", "jit", "resolve_backend", "uniform_draw"]
+__all__ = ["AVAILABLE", "BACKENDS", "jit", "permutation_draw", "raw_draw", "resolve_backend", "uniform_draw"]
 
 AVAILABLE = numba is not None
 """Whether the compiled backend can run here."""
@@ -71,9 +71,9 @@ _TO_UNIT = 2.0**-53
 
 
 @jit
-def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
-    """Game ``game``'s next uniform in ``[0, 1)``, advancing its counter: exactly
-    :meth:`dejavu_env.core.streams.Streams.uniform1` for one game (SplitMix64, 53 bits)."""
+def raw_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> np.uint64:
+    """Game ``game``'s next raw 64-bit draw, advancing its counter: one column of
+    :meth:`dejavu_env.core.streams.Streams.bits` (SplitMix64)."""
     step = counters[game] + _ONE
     counters[game] = step
     z = keys[game] + step * _GAMMA
@@ -81,5 +81,29 @@ def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
     z = z * _M1
     z = z ^ (z >> _S27)
     z = z * _M2
-    z = z ^ (z >> _S31)
-    return float(z >> _S11) * _TO_UNIT
+    return z ^ (z >> _S31)
+
+
+@jit
+def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
+    """Game ``game``'s next uniform in ``[0, 1)``, advancing its counter: exactly
+    :meth:`dejavu_env.core.streams.Streams.uniform1` for one game (53 random bits)."""
+    return float(raw_draw(keys, counters, game) >> _S11) * _TO_UNIT
+
+
+@jit
+def permutation_draw(keys: np.ndarray, counters: np.ndarray, game: int, out: np.ndarray, draws: np.ndarray) -> None:
+    """Write into ``out`` a random permutation of ``range(len(out))`` from game ``game``'s next
+    ``len(out)`` draws: exactly its row of :meth:`dejavu_env.core.streams.Streams.permutations`
+    (the stable argsort of the draws). ``draws`` is scratch, as long as ``out``. Each draw's
+    place is its rank (ties broken by index, as a stable sort does): for a deck of a few dozen
+    cards these branch-free counts beat a sort and allocate nothing."""
+    n = len(out)
+    for i in range(n):
+        draws[i] = raw_draw(keys, counters, game)
+    for i in range(n):
+        value = draws[i]
+        rank = 0
+        for j in range(n):
+            rank += (draws[j] < value) | ((draws[j] == value) & (j < i))
+        out[rank] = i

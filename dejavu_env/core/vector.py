@@ -429,6 +429,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         for seat in range(1, self.n_players):
             ids = self.opponent_ids[games, seat - 1]
             for k in np.unique(ids).tolist():
+                if not getattr(self.players[k], "memory", True):
+                    continue
                 here = games[ids == k]
                 self.players[k].reset(self._request(here, np.full(len(here), seat), None))
         self._done[games] = False

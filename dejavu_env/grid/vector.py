@@ -41,6 +41,7 @@ from dejavu_env.grid.batched_observation import BatchObserver
 from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GridRequest, RandomBatchPlayer
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.env import MAX_DEALS, SEATS, DejaVuGridEnv
+from dejavu_env.grid.kernels import agent_masks, apply_games, deal_games, play_random, results_into
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
@@ -111,11 +112,11 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
             seat_players=seated, backend=backend,
         )
-        self.state: GridBatch = new_batch(self.num_envs)
+        self.state: GridBatch = new_batch(self.num_envs, game_major=self.backend == "numba")
         self.seat = np.zeros(self.num_envs, dtype=np.int64)
         self.redeals = np.zeros(self.num_envs, dtype=np.int64)
         self._truncated = np.zeros(self.num_envs, dtype=bool)
-        self._observer = BatchObserver(self.num_envs, self.obs_mode)
+        self._observer = BatchObserver(self.num_envs, self.obs_mode, self.backend)
 
     @property
     def n_opponent_actions(self) -> int:
@@ -170,6 +171,9 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             )
 
     def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None] | None) -> None:
+        if self.backend == "numba" and decks is None:
+            deal_games(self.state.data, self.state.order, games, self.streams.keys, self.streams.counters)
+            return
         orders = self.streams.permutations(games, N_CARDS)
         if decks is not None:
             for i, deck in enumerate(decks):
@@ -179,7 +183,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         state = self.state
-        step(state, games, actions)
+        if self.backend == "numba":
+            apply_games(state.data, state.order, games, actions)
+        else:
+            step(state, games, actions)
         self._play_others(games)
         terminated = state.terminal[games] != 0
         truncated = ~terminated & (state.turns[games] >= self.max_turns)
@@ -189,7 +196,17 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         return reward, terminated, truncated
 
     def _play_others(self, games: np.ndarray) -> None:
-        """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit."""
+        """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit.
+
+        With the numba backend and only ``random`` seated, one kernel plays every opponent turn;
+        otherwise the players decide in rounds over the games still waiting on them."""
+        if self.backend == "numba" and all(type(p) is RandomBatchPlayer for p in self.players):
+            state = self.state
+            play_random(
+                state.data, state.order, games, self.seat, self.max_turns, self.streams.keys, self.streams.counters,
+                self._opponent_actions,
+            )
+            return
         d = self.state.data
         live = (d[TERMINAL, games] == 0) & (d[TURNS, games] < self.max_turns)
         where = games[live & (d[PLAYER, games] != self.seat[games])]
@@ -200,7 +217,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         column = 0
         while True:
             actions = self._ask(work, where)
-            apply(work, actions)
+            if self.backend == "numba":
+                apply_games(work.data, work.order, np.arange(len(where)), actions)
+            else:
+                apply(work, actions)
             self._opponent_actions[where, column] = actions
             column += 1
             w = work.data
@@ -237,6 +257,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         )
 
     def _agent_legal(self) -> np.ndarray:
+        if self.backend == "numba":
+            masks = np.empty((self.num_envs, self.game.n_actions), dtype=np.uint8)
+            agent_masks(self.state.data, self.seat, masks)
+            return masks
         d = self.state.data
         bits = np.where((d[PLAYER] == self.seat) & (d[TERMINAL] == 0), d[LEGAL], 0)
         return unpack_bits(bits, 24)[:, : self.game.n_actions]
@@ -248,6 +272,12 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         return self._observer.observe(self.state, self.seat)
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.backend == "numba":
+            winners = np.empty((self.num_envs, 2), dtype=np.int8)
+            egocentric = np.empty((self.num_envs, 2), dtype=np.float32)
+            codes = np.empty(self.num_envs, dtype=np.int64)
+            results_into(self.state.data, self.seat, self._truncated, _TRUNCATED, winners, egocentric, codes)
+            return winners, egocentric, _REASON_NAMES.take(codes)
         state = self.state
         seat = self.seat
         over = (state.terminal != 0) | self._truncated
