@@ -41,7 +41,9 @@ from dejavu_env.grid.rules import (
     TOTAL_TOKENS,
 )
 
-__all__ = ["agent_masks", "apply_games", "deal_games", "observe_into", "play_random", "results_into"]
+__all__ = [
+    "agent_masks", "apply_games", "deal_games", "observe_into", "outcomes_into", "play_random", "results_into",
+]
 
 PLAYER, PHASE, COUNT, CANDS, TOKENS, PILE_SIZES = b.PLAYER, b.PHASE, b.COUNT, b.CANDS, b.TOKENS, b.PILE_SIZES
 DECK_POS, END_TAKER, LAST, TERMINAL, WINNER, REASON = b.DECK_POS, b.END_TAKER, b.LAST, b.TERMINAL, b.WINNER, b.REASON
@@ -409,3 +411,32 @@ def results_into(
             scores[g, 0] = 0.0
             scores[g, 1] = 0.0
         codes[g] = truncated_code if truncated[g] else (d[REASON, g] if over else 0)
+
+
+@jit
+def outcomes_into(
+    d: np.ndarray, games: np.ndarray, seats: np.ndarray, max_turns: int, score: bool, reward: np.ndarray,
+    terminated: np.ndarray, truncated: np.ndarray,
+) -> None:
+    """For game ``games[i]`` after its step: whether it ended, was cut by ``max_turns``, and its agent's
+    reward (``batched.rewards``: the win +1 / -1 / 0, or with ``score`` the tally lead; 0 before the
+    end), into ``terminated[i]``, ``truncated[i]``, ``reward[i]``."""
+    for i in range(len(games)):
+        g = games[i]
+        me = seats[g]
+        over = d[TERMINAL, g] != 0
+        terminated[i] = over
+        truncated[i] = not over and d[TURNS, g] >= max_turns
+        if not over:
+            reward[i] = 0.0
+        elif score:
+            sizes, tokens, taker = d[PILE_SIZES, g], d[TOKENS, g], d[END_TAKER, g]
+            lead = 0.0
+            for s in range(2):
+                doubled = 2 * ((sizes >> (SIZE_BITS * s)) & 0xFF) + 2 * (taker == s)
+                tally = (doubled + ((tokens >> (TOKEN_BITS * s)) & 15)) / 2.0
+                lead += tally if s == 0 else -tally
+            reward[i] = lead if me == 0 else -lead
+        else:
+            winner = d[WINNER, g]
+            reward[i] = 0.0 if winner < 0 else (1.0 if winner == me else -1.0)

@@ -41,7 +41,14 @@ from dejavu_env.grid.batched_observation import BatchObserver
 from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GridRequest, RandomBatchPlayer
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.env import MAX_DEALS, SEATS, DejaVuGridEnv
-from dejavu_env.grid.kernels import agent_masks, apply_games, deal_games, play_random, results_into
+from dejavu_env.grid.kernels import (
+    agent_masks,
+    apply_games,
+    deal_games,
+    outcomes_into,
+    play_random,
+    results_into,
+)
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
@@ -188,6 +195,15 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         else:
             step(state, games, actions)
         self._play_others(games)
+        if self.backend == "numba":
+            reward = np.empty(len(games), dtype=np.float64)
+            terminated = np.empty(len(games), dtype=bool)
+            truncated = np.empty(len(games), dtype=bool)
+            outcomes_into(
+                state.data, games, self.seat, self.max_turns, self.reward_mode == "score", reward, terminated, truncated
+            )
+            self._truncated[games] = truncated
+            return reward, terminated, truncated
         terminated = state.terminal[games] != 0
         truncated = ~terminated & (state.turns[games] >= self.max_turns)
         self._truncated[games] = truncated
