@@ -43,6 +43,7 @@ from dejavu_env.grid.rules import (
 
 __all__ = [
     "agent_masks", "apply_games", "deal_games", "observe_into", "outcomes_into", "play_random", "results_into",
+    "warm_up",
 ]
 
 PLAYER, PHASE, COUNT, CANDS, TOKENS, PILE_SIZES = b.PLAYER, b.PHASE, b.COUNT, b.CANDS, b.TOKENS, b.PILE_SIZES
@@ -440,3 +441,37 @@ def outcomes_into(
         else:
             winner = d[WINNER, g]
             reward[i] = 0.0 if winner < 0 else (1.0 if winner == me else -1.0)
+
+
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile every kernel (or load it from numba's disk cache) for the argument types the vector
+    env passes, once per process: numba compiles at a kernel's first call for each new set of
+    types, and a compile in the middle of stepping (the first deal after an episode ends, say)
+    would stall that step for a second. The vector env calls this when it is built."""
+    global _warm
+    if _warm:
+        return
+    from dejavu_env.grid.batched_observation import BatchObserver  # it imports this module
+
+    n = 2
+    games = np.arange(n, dtype=np.int64)
+    seats = np.zeros(n, dtype=np.int64)
+    keys, counters = np.arange(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
+    for game_major in (False, True):  # the copies the numpy opponents' rounds play on, then the env's own block
+        state = b.new_batch(n, game_major=game_major)
+        d, order = state.data, state.order
+        deal_games(d, order, games, keys, counters)
+        apply_games(d, order, games[:1], np.full(1, END_TURN, dtype=np.int64))
+        play_random(d, order, games, seats, 2, keys, counters, np.zeros((n, 4), dtype=np.int16))
+    outcomes_into(d, games, seats, 2, False, np.empty(n), np.empty(n, dtype=bool), np.empty(n, dtype=bool))
+    agent_masks(d, seats, np.empty((n, N_ACTIONS), dtype=np.uint8))
+    results_into(
+        d, seats, np.zeros(n, dtype=bool), 0, np.empty((n, 2), dtype=np.int8), np.empty((n, 2), dtype=np.float32),
+        np.empty(n, dtype=np.int64),
+    )
+    for obs_mode in LAYOUTS:
+        BatchObserver(n, obs_mode, "numba").observe(state, seats)
+    _warm = True

@@ -48,6 +48,7 @@ from dejavu_env.grid.kernels import (
     outcomes_into,
     play_random,
     results_into,
+    warm_up,
 )
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
@@ -124,6 +125,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         self.redeals = np.zeros(self.num_envs, dtype=np.int64)
         self._truncated = np.zeros(self.num_envs, dtype=bool)
         self._observer = BatchObserver(self.num_envs, self.obs_mode, self.backend)
+        if self.backend == "numba":
+            warm_up()
 
     @property
     def n_opponent_actions(self) -> int:
