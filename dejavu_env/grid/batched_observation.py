@@ -60,13 +60,7 @@ _BLUE_ROWS = np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1,
 """One-hot blue number per card id; index -1 (no card) is the zero row."""
 _BLUE_TABLE = np.ascontiguousarray(_BLUE_ROWS).view(np.dtype((np.void, N_BLUES)))[:, 0]
 """The same rows as single 11-byte items, so one ``take`` copies a slot's whole row."""
-_FACES = np.array(SHOWS, dtype=np.uint8)
-"""Each card's faces row: how often each number shows on it."""
-_FACE_TABLE = _FACES.view("<i8")[:, 0]
-_BLUE_FLOATS = _BLUE_ROWS.astype(np.float32)
-_FACE_FLOATS = np.vstack([_FACES, np.zeros((1, N_NUMBERS), dtype=np.uint8)]).astype(np.float32)
-"""The blue rows and the faces rows (plus a zero row) as float32, for the compiled observer, which writes
-the float vectors directly."""
+_FACE_TABLE = np.array(SHOWS, dtype=np.uint8).view("<i8")[:, 0]
 """Each card's faces row (8 bytes) as one int64."""
 _PAIR_SLOTS = np.arange(0, N_SLOTS, 2, dtype=np.int64)[:, None]
 """The first slot of each pair of slots."""
@@ -166,12 +160,14 @@ class BatchObserver:
             d = state.data
             out = np.empty((d.shape[1], self.layout.size), dtype=np.float32)
             me = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (d.shape[1],)))
-            observe_into(
-                out, d, me, self._perfect_recall, _BLUE_FLOATS, _FACE_FLOATS, _TOP_WORDS, _STATE_WORDS,
-                _CANDIDATE_WORDS,
-            )
+            observe_into(out, d, me, *self.compiled_tables())
             return out
         return self.update(state, seats).astype(np.float32)
+
+    def compiled_tables(self) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+        """What the compiled observer (:func:`~dejavu_env.grid.kernels.observe_into`) reads besides the
+        state: whether the view has perfect recall, and the public block's tables."""
+        return self._perfect_recall, _TOP_WORDS, _STATE_WORDS, _CANDIDATE_WORDS
 
     def update(self, state: GridBatch, seats: np.ndarray | int) -> np.ndarray:
         """Bring ``vector`` (uint8) up to date with ``state``, game ``i`` seen by seat ``seats[i]``; return it."""

@@ -24,7 +24,7 @@ import numpy as np
 
 import dejavu_env.grid.batched as b
 from dejavu_env.core.compiled import jit, permutation_draw, uniform_draw
-from dejavu_env.grid.cards import N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
+from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
@@ -43,7 +43,7 @@ from dejavu_env.grid.rules import (
 
 __all__ = [
     "agent_masks", "apply_games", "deal_games", "observe_into", "outcomes_into", "play_random", "results_into",
-    "warm_up",
+    "step_random", "warm_up",
 ]
 
 PLAYER, PHASE, COUNT, CANDS, TOKENS, PILE_SIZES = b.PLAYER, b.PHASE, b.COUNT, b.CANDS, b.TOKENS, b.PILE_SIZES
@@ -237,26 +237,31 @@ def apply_games(d: np.ndarray, order: np.ndarray, games: np.ndarray, actions: np
 
 
 @jit
+def _deal(d: np.ndarray, order: np.ndarray, g: int, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
+    """Deal game ``g`` a deck shuffled from its stream (``Streams.permutations``, then ``batched.deal``,
+    ``docs/rules.md#grid-table``): every field of the game is set. ``draws``: scratch of 32."""
+    permutation_draw(keys, counters, g, order[g], draws)
+    cards = np.int64(0)
+    for k in range(N_SLOTS):
+        cards |= np.int64(order[g, k]) << (CARD_BITS * k)
+    for row in range(d.shape[0]):
+        d[row, g] = 0
+    d[SLOT_CARDS, g] = cards
+    d[DECK_POS, g] = N_SLOTS
+    d[OCC, g] = _ALL_SLOTS
+    d[TOKENS, g] = _START_TOKENS
+    d[END_TAKER, g] = -1
+    d[WINNER, g] = -1
+    d[TOP, g] = order[g, N_SLOTS]
+    d[LEGAL, g] = _legal(d, g)
+
+
+@jit
 def deal_games(d: np.ndarray, order: np.ndarray, games: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
-    """Deal each game of ``games`` a shuffled deck drawn from its stream (``Streams.permutations``, then
-    ``batched.deal``, ``docs/rules.md#grid-table``): every field of the game is set."""
+    """Deal each game of ``games`` a deck shuffled from its stream (:func:`_deal`)."""
     draws = np.empty(N_CARDS, dtype=np.uint64)
     for i in range(len(games)):
-        g = games[i]
-        permutation_draw(keys, counters, g, order[g], draws)
-        cards = np.int64(0)
-        for k in range(N_SLOTS):
-            cards |= np.int64(order[g, k]) << (CARD_BITS * k)
-        for row in range(d.shape[0]):
-            d[row, g] = 0
-        d[SLOT_CARDS, g] = cards
-        d[DECK_POS, g] = N_SLOTS
-        d[OCC, g] = _ALL_SLOTS
-        d[TOKENS, g] = _START_TOKENS
-        d[END_TAKER, g] = -1
-        d[WINNER, g] = -1
-        d[TOP, g] = order[g, N_SLOTS]
-        d[LEGAL, g] = _legal(d, g)
+        _deal(d, order, games[i], keys, counters, draws)
 
 
 @jit
@@ -275,22 +280,31 @@ def _nth_legal(bits: int, u: float) -> int:
 
 
 @jit
+def _play_random(
+    d: np.ndarray, order: np.ndarray, g: int, me: int, max_turns: int, keys: np.ndarray, counters: np.ndarray,
+    moves: np.ndarray,
+) -> None:
+    """The ``random`` opponent plays game ``g`` until its agent (seat ``me``) decides, the game ends or
+    it reaches ``max_turns``; its actions go to ``moves[g]``, from the first column."""
+    column = 0
+    while d[TERMINAL, g] == 0 and d[TURNS, g] < max_turns and d[PLAYER, g] != me:
+        a = _nth_legal(d[LEGAL, g], uniform_draw(keys, counters, g))
+        _apply(d, order, g, a)
+        if column < moves.shape[1]:
+            moves[g, column] = a
+        column += 1
+
+
+@jit
 def play_random(
     d: np.ndarray, order: np.ndarray, games: np.ndarray, agent_seats: np.ndarray, max_turns: int,
     keys: np.ndarray, counters: np.ndarray, moves: np.ndarray,
 ) -> None:
-    """The ``random`` opponent plays each game of ``games`` until its agent (seat ``agent_seats[g]``)
-    decides, the game ends or it reaches ``max_turns`` (``DejaVuGridVectorEnv._play_others`` with
-    :class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer`); its actions go to ``moves[g]``."""
+    """:func:`_play_random` in each game of ``games`` (``DejaVuGridVectorEnv._play_others`` with
+    :class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer`, whose draws it makes)."""
     for i in range(len(games)):
         g = games[i]
-        column = 0
-        while d[TERMINAL, g] == 0 and d[TURNS, g] < max_turns and d[PLAYER, g] != agent_seats[g]:
-            a = _nth_legal(d[LEGAL, g], uniform_draw(keys, counters, g))
-            _apply(d, order, g, a)
-            if column < moves.shape[1]:
-                moves[g, column] = a
-            column += 1
+        _play_random(d, order, g, agent_seats[g], max_turns, keys, counters, moves)
 
 
 _LAYOUT, _OTHER = LAYOUTS["info_state"], LAYOUTS["observation"]
@@ -310,80 +324,137 @@ assert BLUE_AT + N_SLOTS * N_BLUES == FLAGS_AT and FLAGS_AT + 4 * N_SLOTS == FAC
 assert FACES_AT + N_SLOTS * N_NUMBERS == PUBLIC_AT
 
 
+_BIT_FLOATS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
+"""Each byte's eight bits as floats."""
+_BYTE_FLOATS = np.arange(256, dtype=np.float32)
+_BLUE_INDEX = np.array(BLUE, dtype=np.int64) - MIN_BLUE
+"""Each card's blue number as its index in a ``slot_blue`` one-hot."""
+_PAIRS = np.array(CARDS, dtype=np.int64)
+"""Each card's two numbers (``faces`` counts them: a double shows its number twice)."""
+
+
+@jit
+def _write_bits(out: np.ndarray, g: int, at: int, value: int, n_bytes: int) -> None:
+    """The low ``8 * n_bytes`` bits of ``value`` as 0.0 / 1.0 at ``out[g, at:]``."""
+    for k in range(n_bytes):
+        byte = (value >> (8 * k)) & _BYTE
+        for j in range(8):
+            out[g, at + 8 * k + j] = _BIT_FLOATS[byte, j]
+
+
+@jit
+def _observe(
+    out: np.ndarray, g: int, d: np.ndarray, me: int, perfect_recall: bool, top_words: np.ndarray,
+    state_words: np.ndarray, candidate_words: np.ndarray,
+) -> None:
+    """Write game ``g``'s view from seat ``me`` into ``out[g]``: ``BatchObserver.update``'s pieces, in
+    the ``info_state`` view (``perfect_recall``) or the ``observation`` view. The pieces cover the
+    layout (the asserts above), so every entry is written. The ``*_words`` tables are the public
+    block's (``BatchObserver._write_public``).
+
+    Written for the compiler (each measured): plain element loops, since a slice assignment costs
+    several nanoseconds of view setup; bit fields through a table of eight floats per byte rather
+    than an int-to-float conversion per bit; the one-hot blue sides and the faces (each card
+    shows its two numbers) as zeros and then their few ones, rather than table rows copied."""
+    no_top = top_words.shape[1] - 1
+    cards, occ = d[SLOT_CARDS, g], d[OCC, g]
+    seen = d[SEEN, g]
+    reveal = seen & _BYTE
+    if perfect_recall:
+        shown = (seen >> (b.KNOWN_AT + b.SLOT_BITS * me)) & _BYTE
+        opp_known = (seen >> (b.KNOWN_AT + b.SLOT_BITS - b.SLOT_BITS * me)) & _BYTE
+    else:
+        shown = reveal | ((seen >> (b.FRESH_AT + b.SLOT_BITS * me)) & _BYTE)
+        opp_known = reveal | ((seen >> (b.WITNESSED_AT + b.SLOT_BITS * me)) & _BYTE)
+    for j in range(N_SLOTS * N_BLUES):
+        out[g, BLUE_AT + j] = 0.0
+    for j in range(N_SLOTS * N_NUMBERS):
+        out[g, FACES_AT + j] = 0.0
+    for k in range(N_SLOTS):
+        card = (cards >> (CARD_BITS * k)) & 31
+        if (occ >> k) & 1:
+            out[g, BLUE_AT + N_BLUES * k + _BLUE_INDEX[card]] = 1.0
+        if (shown >> k) & 1:
+            out[g, FACES_AT + N_NUMBERS * k + _PAIRS[card, 0]] += 1.0
+            out[g, FACES_AT + N_NUMBERS * k + _PAIRS[card, 1]] += 1.0
+    _write_bits(out, g, FLAGS_AT, (~occ & _ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24, 4)
+    deck_pos, taker = d[DECK_POS, g], d[END_TAKER, g]
+    key = (((taker + 1) * 2 + me) * 2 + (deck_pos >= N_CARDS)) * 3 + d[PHASE, g]
+    top = d[TOP, g]
+    top = top if top >= 0 else no_top
+    candidates = d[CANDS, g]
+    for w in range(PUBLIC_WORDS):
+        value = top_words[w, top] | state_words[w, key] | candidate_words[w, candidates]
+        for j in range(8):
+            out[g, PUBLIC_AT + 8 * w + j] = _BYTE_FLOATS[(value >> (8 * j)) & _BYTE]
+    tokens = d[TOKENS, g]
+    out[g, TOKENS_AT] = (tokens >> (TOKEN_BITS * me)) & 15
+    out[g, TOKENS_AT + 1] = (tokens >> (TOKEN_BITS - TOKEN_BITS * me)) & 15
+    out[g, DECK_AT] = N_CARDS - deck_pos
+    out[g, LAST_AT] = d[LAST, g]
+    out[g, COUNT_AT] = d[COUNT, g]
+    if perfect_recall:
+        sets = d[PILES, g]
+    else:
+        sets = d[KEPT0, g] if me == 0 else d[KEPT1, g]
+    mine, theirs = (sets >> (PILE_BITS * me)) & 0xFFFFFFFF, (sets >> (PILE_BITS - PILE_BITS * me)) & 0xFFFFFFFF
+    _write_bits(out, g, CARDS_AT, mine | theirs << N_CARDS, 8)
+    if perfect_recall:
+        sizes = d[PILE_SIZES, g]
+        out[g, SIZES_AT] = (sizes >> (SIZE_BITS * me)) & 0xFF
+        out[g, SIZES_AT + 1] = (sizes >> (SIZE_BITS - SIZE_BITS * me)) & 0xFF
+
+
 @jit
 def observe_into(
-    out: np.ndarray, d: np.ndarray, seats: np.ndarray, perfect_recall: bool, blue_rows: np.ndarray,
-    faces: np.ndarray, top_words: np.ndarray, state_words: np.ndarray, candidate_words: np.ndarray,
+    out: np.ndarray, d: np.ndarray, seats: np.ndarray, perfect_recall: bool, top_words: np.ndarray,
+    state_words: np.ndarray, candidate_words: np.ndarray,
 ) -> None:
-    """Write every game's view (``BatchObserver.update``'s pieces, from its tables) into ``out``:
-    ``(n, size)`` float32, game ``g`` seen by seat ``seats[g]``, in the ``info_state`` view
-    (``perfect_recall``) or the ``observation`` view. The pieces cover the layout (the asserts
-    above), so every entry is written. ``blue_rows`` and ``faces`` are float32 tables by card id
-    with a last row of zeros (no card, or a face not shown); the ``*_words`` tables are the
-    public block's (``BatchObserver._write_public``).
-
-    Plain element loops throughout: numba compiles them tight, while each slice assignment
-    costs several nanoseconds of view setup."""
-    no_card, no_top = blue_rows.shape[0] - 1, top_words.shape[1] - 1
+    """Every game's view into ``out`` (``(n, size)`` float32), game ``g`` seen by seat ``seats[g]``."""
     for g in range(d.shape[1]):
-        me = seats[g]
-        cards, occ = d[SLOT_CARDS, g], d[OCC, g]
-        seen = d[SEEN, g]
-        reveal = seen & _BYTE
-        if perfect_recall:
-            shown = (seen >> (b.KNOWN_AT + b.SLOT_BITS * me)) & _BYTE
-            opp_known = (seen >> (b.KNOWN_AT + b.SLOT_BITS - b.SLOT_BITS * me)) & _BYTE
-        else:
-            shown = reveal | ((seen >> (b.FRESH_AT + b.SLOT_BITS * me)) & _BYTE)
-            opp_known = reveal | ((seen >> (b.WITNESSED_AT + b.SLOT_BITS * me)) & _BYTE)
-        for k in range(N_SLOTS):
-            card = (cards >> (CARD_BITS * k)) & 31
-            blue = card if (occ >> k) & 1 else no_card
-            for j in range(N_BLUES):
-                out[g, BLUE_AT + N_BLUES * k + j] = blue_rows[blue, j]
-            face = card if (shown >> k) & 1 else no_card
-            for j in range(N_NUMBERS):
-                out[g, FACES_AT + N_NUMBERS * k + j] = faces[face, j]
-        flags = (~occ & _ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24
-        for j in range(4 * N_SLOTS):
-            out[g, FLAGS_AT + j] = (flags >> j) & 1
-        deck_pos, taker = d[DECK_POS, g], d[END_TAKER, g]
-        key = (((taker + 1) * 2 + me) * 2 + (deck_pos >= N_CARDS)) * 3 + d[PHASE, g]
-        top = d[TOP, g]
-        top = top if top >= 0 else no_top
-        candidates = d[CANDS, g]
-        for w in range(PUBLIC_WORDS):
-            value = top_words[w, top] | state_words[w, key] | candidate_words[w, candidates]
-            for j in range(8):
-                out[g, PUBLIC_AT + 8 * w + j] = (value >> (8 * j)) & _BYTE
-        tokens = d[TOKENS, g]
-        out[g, TOKENS_AT] = (tokens >> (TOKEN_BITS * me)) & 15
-        out[g, TOKENS_AT + 1] = (tokens >> (TOKEN_BITS - TOKEN_BITS * me)) & 15
-        out[g, DECK_AT] = N_CARDS - deck_pos
-        out[g, LAST_AT] = d[LAST, g]
-        out[g, COUNT_AT] = d[COUNT, g]
-        if perfect_recall:
-            sets = d[PILES, g]
-        else:
-            sets = d[KEPT0, g] if me == 0 else d[KEPT1, g]
-        mine, theirs = (sets >> (PILE_BITS * me)) & 0xFFFFFFFF, (sets >> (PILE_BITS - PILE_BITS * me)) & 0xFFFFFFFF
-        for j in range(N_CARDS):
-            out[g, CARDS_AT + j] = (mine >> j) & 1
-            out[g, CARDS_AT + N_CARDS + j] = (theirs >> j) & 1
-        if perfect_recall:
-            sizes = d[PILE_SIZES, g]
-            out[g, SIZES_AT] = (sizes >> (SIZE_BITS * me)) & 0xFF
-            out[g, SIZES_AT + 1] = (sizes >> (SIZE_BITS - SIZE_BITS * me)) & 0xFF
+        _observe(out, g, d, seats[g], perfect_recall, top_words, state_words, candidate_words)
+
+
+@jit
+def _mask(d: np.ndarray, g: int, me: int, out: np.ndarray) -> None:
+    """``out[g, a]`` 1 where action ``a`` is legal for game ``g``'s agent (seat ``me``), 0 elsewhere:
+    all 0 where the agent is not to move or the game is over (``_agent_legal``)."""
+    bits = d[LEGAL, g] if d[PLAYER, g] == me and d[TERMINAL, g] == 0 else 0
+    for a in range(N_ACTIONS):
+        out[g, a] = (bits >> a) & 1
 
 
 @jit
 def agent_masks(d: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-    """``out[g, a]`` 1 where action ``a`` is legal for game ``g``'s agent (seat ``seats[g]``), 0
-    elsewhere: all 0 where the agent is not to move or the game is over (``_agent_legal``)."""
+    """:func:`_mask` of every game, into the ``(n, 19)`` ``out``."""
     for g in range(d.shape[1]):
-        bits = d[LEGAL, g] if d[PLAYER, g] == seats[g] and d[TERMINAL, g] == 0 else 0
-        for a in range(N_ACTIONS):
-            out[g, a] = (bits >> a) & 1
+        _mask(d, g, seats[g], out)
+
+
+@jit
+def _tally(d: np.ndarray, g: int, seat: int) -> float:
+    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``; ``batched.scores``)."""
+    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & 0xFF) + 2 * (d[END_TAKER, g] == seat)
+    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & 15)) / 2.0
+
+
+@jit
+def _result(
+    d: np.ndarray, g: int, me: int, truncated: bool, truncated_code: int, winners: np.ndarray, scores: np.ndarray,
+    codes: np.ndarray,
+) -> None:
+    """Game ``g``'s result from its agent's seat ``me`` (``DejaVuGridVectorEnv._results``): ``winners[g]``
+    (agent, opponent), ``scores[g]`` (their tallies) and the reason ``codes[g]`` (``truncated_code`` for the
+    turn limit), zeros where the game goes on."""
+    terminal = d[TERMINAL, g] != 0
+    winner = d[WINNER, g]
+    has = terminal and winner >= 0
+    winners[g, 0] = has and winner == me
+    winners[g, 1] = has and winner != me
+    over = terminal or truncated
+    scores[g, 0] = _tally(d, g, me) if over else 0.0
+    scores[g, 1] = _tally(d, g, 1 - me) if over else 0.0
+    codes[g] = truncated_code if truncated else (d[REASON, g] if over else 0)
 
 
 @jit
@@ -391,27 +462,22 @@ def results_into(
     d: np.ndarray, seats: np.ndarray, truncated: np.ndarray, truncated_code: int, winners: np.ndarray,
     scores: np.ndarray, codes: np.ndarray,
 ) -> None:
-    """Each game's result from its agent's seat, where it is over (``DejaVuGridVectorEnv._results``):
-    ``winners`` ``(n, 2)`` (agent, opponent), ``scores`` ``(n, 2)`` tallies (``#grid-scoring``) and the
-    reason ``codes`` (``truncated_code`` for the turn limit); zeros where a game goes on."""
+    """:func:`_result` of every game."""
     for g in range(d.shape[1]):
-        me = seats[g]
-        terminal = d[TERMINAL, g] != 0
-        winner = d[WINNER, g]
-        has = terminal and winner >= 0
-        winners[g, 0] = has and winner == me
-        winners[g, 1] = has and winner != me
-        over = terminal or truncated[g]
-        if over:
-            sizes, tokens, taker = d[PILE_SIZES, g], d[TOKENS, g], d[END_TAKER, g]
-            for k in range(2):
-                s = me if k == 0 else 1 - me
-                doubled = 2 * ((sizes >> (SIZE_BITS * s)) & 0xFF) + 2 * (taker == s)
-                scores[g, k] = (doubled + ((tokens >> (TOKEN_BITS * s)) & 15)) / 2.0
-        else:
-            scores[g, 0] = 0.0
-            scores[g, 1] = 0.0
-        codes[g] = truncated_code if truncated[g] else (d[REASON, g] if over else 0)
+        _result(d, g, seats[g], truncated[g], truncated_code, winners, scores, codes)
+
+
+@jit
+def _outcome(d: np.ndarray, g: int, me: int, max_turns: int, score: bool) -> tuple[float, bool, bool]:
+    """Game ``g``'s ``(reward, terminated, truncated)`` for its agent after a step: the win +1 / -1 / 0 or,
+    with ``score``, its tally lead (``batched.rewards``), 0 before the end; cut by ``max_turns``."""
+    if d[TERMINAL, g] == 0:
+        return 0.0, False, d[TURNS, g] >= max_turns
+    if score:
+        lead = _tally(d, g, 0) - _tally(d, g, 1)
+        return (lead if me == 0 else -lead), True, False
+    winner = d[WINNER, g]
+    return (0.0 if winner < 0 else (1.0 if winner == me else -1.0)), True, False
 
 
 @jit
@@ -419,28 +485,80 @@ def outcomes_into(
     d: np.ndarray, games: np.ndarray, seats: np.ndarray, max_turns: int, score: bool, reward: np.ndarray,
     terminated: np.ndarray, truncated: np.ndarray,
 ) -> None:
-    """For game ``games[i]`` after its step: whether it ended, was cut by ``max_turns``, and its agent's
-    reward (``batched.rewards``: the win +1 / -1 / 0, or with ``score`` the tally lead; 0 before the
-    end), into ``terminated[i]``, ``truncated[i]``, ``reward[i]``."""
+    """:func:`_outcome` of game ``games[i]`` into ``reward[i]``, ``terminated[i]``, ``truncated[i]``."""
     for i in range(len(games)):
         g = games[i]
-        me = seats[g]
-        over = d[TERMINAL, g] != 0
-        terminated[i] = over
-        truncated[i] = not over and d[TURNS, g] >= max_turns
-        if not over:
-            reward[i] = 0.0
-        elif score:
-            sizes, tokens, taker = d[PILE_SIZES, g], d[TOKENS, g], d[END_TAKER, g]
-            lead = 0.0
-            for s in range(2):
-                doubled = 2 * ((sizes >> (SIZE_BITS * s)) & 0xFF) + 2 * (taker == s)
-                tally = (doubled + ((tokens >> (TOKEN_BITS * s)) & 15)) / 2.0
-                lead += tally if s == 0 else -tally
-            reward[i] = lead if me == 0 else -lead
+        reward[i], terminated[i], truncated[i] = _outcome(d, g, seats[g], max_turns, score)
+
+
+@jit
+def step_random(
+    d: np.ndarray, order: np.ndarray, actions: np.ndarray, seats: np.ndarray, fixed_seat: int, max_turns: int,
+    score: bool, max_deals: int, placeholder: int, truncated_code: int, keys: np.ndarray, counters: np.ndarray,
+    done: np.ndarray, cut: np.ndarray, redeals: np.ndarray, reward: np.ndarray, terminated: np.ndarray,
+    truncated: np.ndarray, moves: np.ndarray, masks: np.ndarray, winners: np.ndarray, winner: np.ndarray,
+    scores: np.ndarray, codes: np.ndarray, tokens: np.ndarray, out: np.ndarray, perfect_recall: bool,
+    top_words: np.ndarray, state_words: np.ndarray, candidate_words: np.ndarray,
+) -> int:
+    """One whole vector-env step against the ``random`` opponent with ``NextStep`` autoreset, game by
+    game: the general path of ``DejaVuVectorEnv.step`` (``_play``, ``_begin`` / ``_start``, ``_reply``)
+    fused, for the default configuration. Games in ``done`` start anew (their action ignored: a seat
+    drawn unless ``fixed_seat`` >= 0, a deal, the opponent's opening turn, a redeal while that ended
+    the game); the others play their agent's action, then the opponent. Then every game's reply row
+    is written: ``masks`` (``placeholder`` alone where the episode just ended), ``winners``,
+    ``winner`` (the sole winning seat or -1), ``scores``, ``codes``, ``tokens`` and the view ``out``.
+    ``done``, ``cut`` (truncated episodes), ``redeals`` and ``seats`` are updated in place.
+
+    Returns -1, or -2 (and changes nothing) when an action is illegal, for the general path to
+    handle, or the first game whose ``max_deals`` deals all ended in the opponent's opening turn."""
+    n = d.shape[1]
+    for g in range(n):
+        if not done[g] and (d[LEGAL, g] >> actions[g]) & 1 == 0:
+            return -2
+    draws = np.empty(N_CARDS, dtype=np.uint64)
+    failed = -1
+    for g in range(n):
+        for c in range(moves.shape[1]):
+            moves[g, c] = -1
+        if done[g]:
+            reward[g], terminated[g], truncated[g] = 0.0, False, False
+            drawn = int(uniform_draw(keys, counters, g) * 2)
+            seats[g] = drawn if fixed_seat < 0 else fixed_seat
+            cut[g] = False
+            redeals[g] = 0
+            _deal(d, order, g, keys, counters, draws)
+            if seats[g] == 1:
+                opened = False
+                for attempt in range(max_deals):
+                    for c in range(moves.shape[1]):
+                        moves[g, c] = -1
+                    _play_random(d, order, g, 1, max_turns, keys, counters, moves)
+                    redeals[g] = attempt
+                    if d[TERMINAL, g] == 0:
+                        opened = True
+                        break
+                    _deal(d, order, g, keys, counters, draws)
+                if not opened and failed < 0:
+                    failed = g
         else:
-            winner = d[WINNER, g]
-            reward[i] = 0.0 if winner < 0 else (1.0 if winner == me else -1.0)
+            me = seats[g]
+            _apply(d, order, g, actions[g])
+            _play_random(d, order, g, me, max_turns, keys, counters, moves)
+            reward[g], terminated[g], truncated[g] = _outcome(d, g, me, max_turns, score)
+            cut[g] = truncated[g]
+        me = seats[g]
+        done[g] = terminated[g] or truncated[g]
+        if done[g]:
+            for a in range(N_ACTIONS):
+                masks[g, a] = a == placeholder
+        else:
+            _mask(d, g, me, masks)
+        _result(d, g, me, cut[g], truncated_code, winners, scores, codes)
+        winner[g] = (1 if winners[g, 1] else 0) if winners[g, 0] + winners[g, 1] == 1 else -1
+        tokens[g, 0] = (d[TOKENS, g] >> (TOKEN_BITS * me)) & 15
+        tokens[g, 1] = (d[TOKENS, g] >> (TOKEN_BITS - TOKEN_BITS * me)) & 15
+        _observe(out, g, d, me, perfect_recall, top_words, state_words, candidate_words)
+    return failed
 
 
 _warm = False
@@ -472,6 +590,15 @@ def warm_up() -> None:
         d, seats, np.zeros(n, dtype=bool), 0, np.empty((n, 2), dtype=np.int8), np.empty((n, 2), dtype=np.float32),
         np.empty(n, dtype=np.int64),
     )
-    for obs_mode in LAYOUTS:
-        BatchObserver(n, obs_mode, "numba").observe(state, seats)
+    flags = np.ones(n, dtype=bool)
+    for obs_mode, layout in LAYOUTS.items():
+        observer = BatchObserver(n, obs_mode, "numba")
+        observer.observe(state, seats)
+        step_random(
+            d, order, np.zeros(n, dtype=np.int64), seats, -1, 2, False, 1, END_TURN, 0, keys, counters, flags.copy(),
+            flags.copy(), np.zeros(n, dtype=np.int64), np.empty(n), flags.copy(), flags.copy(),
+            np.empty((n, 4), dtype=np.int16), np.empty((n, N_ACTIONS), dtype=np.int8), np.empty((n, 2), dtype=np.int8),
+            np.empty(n, dtype=np.int64), np.empty((n, 2), dtype=np.float32), np.empty(n, dtype=np.int64),
+            np.empty((n, 2), dtype=np.int8), np.empty((n, layout.size), dtype=np.float32), *observer.compiled_tables(),
+        )
     _warm = True

@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.validation import check_choice, check_int
-from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
+from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grid.batched import (
     LEGAL,
     PLAYER,
@@ -48,6 +48,7 @@ from dejavu_env.grid.kernels import (
     outcomes_into,
     play_random,
     results_into,
+    step_random,
     warm_up,
 )
 from dejavu_env.grid.observation import Observer, decode
@@ -127,6 +128,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         self._observer = BatchObserver(self.num_envs, self.obs_mode, self.backend)
         if self.backend == "numba":
             warm_up()
+        self._fusable = (
+            self.backend == "numba" and self.autoreset_mode == AutoresetMode.NEXT_STEP
+            and self._league_probs is None and all(type(p) is RandomBatchPlayer for p in self.players)
+        )
 
     @property
     def n_opponent_actions(self) -> int:
@@ -213,6 +218,50 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         seat = self.seat[games]
         reward = np.where(terminated, rewards(state, self.reward_mode)[games, seat], 0.0)
         return reward, terminated, truncated
+
+    def _fused_step(self, actions: np.ndarray) -> tuple | None:
+        """With the numba backend, ``random`` opponents and ``NextStep`` autoreset (the defaults, and
+        the configuration of the benchmarks), one kernel plays the whole step game by game
+        (:func:`~dejavu_env.grid.kernels.step_random`), with no numpy call per rule or per reply
+        piece; the tests check that it returns exactly what the general path does."""
+        if not self._fusable:
+            return None
+        n = self.num_envs
+        waiting = self._done.copy()
+        reward = np.empty(n, dtype=np.float64)
+        terminated = np.empty(n, dtype=bool)
+        truncated = np.empty(n, dtype=bool)
+        moves = np.empty((n, MAX_TURN_ACTIONS), dtype=np.int16)
+        masks = np.empty((n, self.game.n_actions), dtype=np.int8)
+        winners = np.empty((n, 2), dtype=np.int8)
+        winner = np.empty(n, dtype=np.int64)
+        scores = np.empty((n, 2), dtype=np.float32)
+        codes = np.empty(n, dtype=np.int64)
+        tokens = np.empty((n, 2), dtype=np.int8)
+        observations = np.empty((n, self._observer.layout.size), dtype=np.float32)
+        state = self.state
+        failed = step_random(
+            state.data, state.order, actions, self.seat, -1 if self.agent_seat is None else self.agent_seat,
+            self.max_turns, self.reward_mode == "score", MAX_DEALS, self._placeholder_action(), _TRUNCATED,
+            self.streams.keys, self.streams.counters, self._done, self._truncated, self.redeals, reward, terminated,
+            truncated, moves, masks, winners, winner, scores, codes, tokens, observations,
+            *self._observer.compiled_tables(),
+        )
+        if failed == -2:
+            return None
+        if failed >= 0:
+            raise RuntimeError(
+                f"env(s) [{failed}]: the opponent's opening turn ended the game in each of {MAX_DEALS} deals; "
+                "the agent never got a decision"
+            )
+        self._illegal[:] = False
+        self._forfeited[waiting] = False
+        self._opponent_actions = moves
+        info = self._common_info(masks, winners, scores, _REASON_NAMES.take(codes), winner)
+        info["tokens"], info["redeals"] = tokens, self.redeals.copy()
+        return {"observation": observations, "action_mask": masks}, reward, terminated, truncated, (
+            self._with_key_masks(info)
+        )
 
     def _play_others(self, games: np.ndarray) -> None:
         """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit.
@@ -335,8 +384,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         seat = int(self.seat[env])
         view = decode(Observer(seat, "info_state").observe(game), "info_state")
         result = outcome(game)
-        if self._ended_reason[env]:
-            result = Outcome(scores=result.scores, winners=(1 - seat,), reason=str(self._ended_reason[env]))
+        if self._forfeited[env]:
+            result = Outcome(scores=result.scores, winners=(1 - seat,), reason=FORFEIT)
         elif self._truncated[env]:
             result = Outcome(scores=result.scores, winners=(), reason="truncated")
         draw = render_ansi if mode == "ansi" else render_rgb
