@@ -1,15 +1,15 @@
 """Steps per CPU-second of random legal play: single, sync-vector and batched envs, next to CartPole-v1.
 
-Run ``python -m experiments.benchmark`` (or ``--quick`` for a short smoke run, as CI does;
-``--only grab`` for the cases of one game; ``--backend both`` for a row per engine of the
-batched envs, numpy and the compiled numba kernels, which ``auto`` picks where installed).
+Run ``python -m experiments.benchmark`` (or ``--quick`` for a short smoke run, as CI does).
 A step is one agent decision of one env: the opponents' moves happen inside it, so they are
 included, and a batched step of ``N`` envs counts ``N`` steps. Each case is timed with
 ``time.process_time`` (CPU time of this process: steadier than the wall clock on a shared
 machine) and reported as a ratio to ``CartPole-v1`` through ``gym.make``, timed in the same
 run as a yardstick for the machine. Choosing the random legal actions is part of each
-timed loop, as it is part of any loop that drives an env. The last line measures the
-memory of 4096 batched grid envs (``tracemalloc``'s peak over construction and a few steps).
+timed loop, as it is part of any loop that drives an env. The batched envs are timed on
+each backend: ``numba`` (the compiled kernels, where numba is installed: the ``fast`` extra)
+and ``numpy``; their first step, which loads or compiles the kernels, is not timed. The
+last line measures the memory of 4096 batched grid envs (``tracemalloc``'s peak over construction and a few steps).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from agents.cli import Parser, interrupted, positive_int, seed_type
+from dejavu_env.core import compiled
 from dejavu_env.core.batch import nth_set
-from dejavu_env.core.compiled import AVAILABLE as NUMBA_AVAILABLE
 from dejavu_env.grab.rules import GAME_INFO as GRAB
 from dejavu_env.grid.rules import GAME_INFO as GRID
 
@@ -44,19 +44,14 @@ otherwise take as many calls as the single env's steps, at a higher cost per cal
 
 @dataclass(frozen=True)
 class Case:
-    """One benchmark row: an env id, how it is made (``"single"``, ``"sync"``, ``"batched"``), its size and keywords."""
+    """One benchmark row: an env id, how it is made (``"single"``, ``"sync"``, or the batched env's
+    backend, ``"numba"`` or ``"numpy"``), its size and keywords."""
 
     label: str
     env_id: str
     kind: str = "single"
     num_envs: int = 1
     kwargs: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def how(self) -> str:
-        """The kind, with the engine of a batched case (``batched/numba``)."""
-        backend = self.kwargs.get("backend")
-        return f"{self.kind}/{backend}" if backend else self.kind
 
 
 GAMES = (
@@ -68,20 +63,21 @@ GAMES = (
 """The env ids come from each game's ``GAME_INFO``, so a version bump changes them here too."""
 
 
-BACKENDS = {"auto": ("auto",), "numpy": ("numpy",), "numba": ("numba",), "both": ("numpy", "numba")}
-"""``--backend``: the engines of the batched cases, a row each (``auto``: numba where installed, else numpy)."""
+def backends() -> tuple[str, ...]:
+    """The batched env's backends to time: the compiled one where numba is installed, and numpy."""
+    return ("numba", "numpy") if compiled.AVAILABLE else ("numpy",)
 
 
-def cases(batch_sizes: tuple[int, ...], backends: tuple[str, ...] = ("auto",), only: str | None = None) -> list[Case]:
-    """CartPole first, then per game (those whose label holds ``only``): the single env, ``SYNC_ENVS`` of them in a
-    sync vector env, the batched sizes with each of ``backends``."""
+def cases(batch_sizes: tuple[int, ...], only: str | None = None) -> list[Case]:
+    """CartPole first, then per game (those whose label holds ``only``): the single env, ``SYNC_ENVS`` of them in
+    a sync vector env, the batched sizes on each backend."""
     rows = [Case("CartPole-v1 (yardstick)", "CartPole-v1")]
     for label, env_id, kwargs in GAMES:
         if only and only.lower() not in label.lower():
             continue
         rows.append(Case(label, env_id, "single", 1, kwargs))
         rows.append(Case(label, env_id, "sync", SYNC_ENVS, kwargs))
-        rows += [Case(label, env_id, "batched", n, {**kwargs, "backend": b}) for n in batch_sizes for b in backends]
+        rows += [Case(label, env_id, backend, n, kwargs) for backend in backends() for n in batch_sizes]
     return rows
 
 
@@ -89,12 +85,16 @@ def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
     """Play about ``steps`` uniformly random legal agent steps; return (steps per CPU-second, episodes ended)."""
     if case.kind == "single":
         return _single(case, steps, seed)
-    mode = "sync" if case.kind == "sync" else "vector_entry_point"
-    env = gym.make_vec(case.env_id, num_envs=case.num_envs, vectorization_mode=mode, **case.kwargs)
+    if case.kind == "sync":
+        env = gym.make_vec(case.env_id, num_envs=case.num_envs, vectorization_mode="sync", **case.kwargs)
+    else:
+        env = gym.make_vec(
+            case.env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point", backend=case.kind,
+            **case.kwargs,
+        )
     rng = np.random.default_rng(seed)
     observation, _ = env.reset(seed=seed)
-    # One step first, untimed: a compiled engine's kernels load (or, the first time, compile) when first used.
-    observation, *_ = env.step(nth_set(observation["action_mask"], rng.random(case.num_envs)))
+    observation, *_ = env.step(nth_set(observation["action_mask"], rng.random(case.num_envs)))  # compiles kernels
     batches = min(MAX_BATCHES, max(MIN_BATCHES, -(-steps // case.num_envs)))
     episodes = 0
     start = time.process_time()
@@ -151,10 +151,6 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--quick", action="store_true", help="5,000 steps per case, batches up to 1024: a smoke run")
     parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals and the random actions")
-    parser.add_argument(
-        "--backend", choices=tuple(BACKENDS), default="auto",
-        help="engine of the batched envs: auto (numba where installed), numpy, numba, or a row for each (both)",
-    )
     parser.add_argument("--only", help="run the yardstick and the cases whose label contains this word (e.g. grab)")
     return parser
 
@@ -164,23 +160,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     steps = 5_000 if args.quick else args.steps
     sizes = QUICK_BATCH_SIZES if args.quick else BATCH_SIZES
-    if args.backend in ("numba", "both") and not NUMBA_AVAILABLE:
-        parser.error(f'--backend {args.backend} needs numba: pip install "dejavu-env[fast]"')
-    rows = cases(sizes, BACKENDS[args.backend], args.only)
+    rows = cases(sizes, args.only)
     if len(rows) == 1:
         parser.error(f"--only {args.only!r} matches no case; the games: {', '.join(label for label, _, _ in GAMES)}")
     print(f"random legal play, about {steps:,} agent steps per case ({MIN_BATCHES}-{MAX_BATCHES} vector steps)")
     print("steps per CPU-second (time.process_time); x CartPole: the ratio to CartPole-v1 through gym.make, same run")
     machine = platform.processor() or platform.machine()
     print(f"machine: {machine}, python {platform.python_version()}, numpy {np.__version__}")
-    print(f"{'case':30s} {'how':>13s} {'envs':>5s} {'steps/CPU-s':>12s} {'x CartPole':>10s} {'episodes':>9s}")
+    print(f"{'case':30s} {'how':>8s} {'envs':>5s} {'steps/CPU-s':>12s} {'x CartPole':>10s} {'episodes':>9s}")
     yardstick = None
     try:
         for case in rows:
             rate, episodes = random_play(case, steps, args.seed)
             yardstick = yardstick or rate
             ratio = rate / yardstick
-            print(f"{case.label:30s} {case.how:>13s} {case.num_envs:5d} {rate:12,.0f} {ratio:10.2f} {episodes:9d}")
+            print(f"{case.label:30s} {case.kind:>8s} {case.num_envs:5d} {rate:12,.0f} {ratio:10.2f} {episodes:9d}")
         print(f"memory of 4096 batched {GRID.env_id} envs: {grid_memory_mb():.1f} MB (tracemalloc peak)")
     except KeyboardInterrupt:
         return interrupted(PROG, "stopped; the rows above are the cases finished")

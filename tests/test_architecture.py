@@ -23,10 +23,12 @@ SHAPE = ("cards", "rules", "observation", "opponents", "render", "match", "env",
 FRONT_ENDS = {"env", "pettingzoo", "vector"}
 """The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
 PURE_CORE = {
-    "actions", "batch", "batch_players", "game", "layout", "players", "raster", "seeding", "streams", "text",
-    "validation",
+    "actions", "batch", "batch_players", "compiled", "game", "layout", "players", "raster", "seeding", "streams",
+    "text", "validation",
 }
-"""The core modules an engine may use: they import numpy and the standard library only."""
+"""The core modules an engine may use: they import numpy and the standard library only (but for ACCELERATORS)."""
+ACCELERATORS = {"compiled": {"numba"}}
+"""The one module that may import an optional compiler: the numba kernels stay plain Python without it."""
 LIBRARY_FRONT_ENDS = {"sb3": {"stable_baselines3"}}
 """Top-level modules of ``dejavu_env`` that import a learning library (imported explicitly, never by the package)."""
 HEAVY = {"torch", "stable_baselines3", "sb3_contrib", "ray", "pettingzoo"}
@@ -61,6 +63,8 @@ def test_engine_modules_need_only_numpy_and_the_standard_library(path):
     names = imports(path)
     roots = {name.split(".")[0] for name in names}
     foreign = roots - {"numpy", "dejavu_env", "__future__"} - set(sys.stdlib_module_names)
+    if path.parent.name == "core":
+        foreign -= ACCELERATORS.get(path.stem, set())
     assert not foreign, f"{path} imports {sorted(foreign)}"
     own = {name for name in names if name.startswith("dejavu_env.")}
     allowed = {f"dejavu_env.core.{m}" for m in PURE_CORE}
@@ -87,6 +91,7 @@ def test_importing_the_package_pulls_in_no_heavy_dependency():
     code = (
         "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grab; import gymnasium as gym;"
         "gym.make('DejaVuGrid-v1'); gym.make('DejaVuGrab-v1');"
+        "assert 'numba' not in sys.modules, 'the single envs load the compiler';"
         "gym.make_vec('DejaVuGrid-v1', num_envs=2); gym.make_vec('DejaVuGrab-v1', num_envs=2);"
         "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo'} & set(sys.modules));"
         "print(heavy); assert not heavy, heavy"

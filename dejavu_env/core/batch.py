@@ -73,9 +73,12 @@ class PackedState:
     def put(self, games: np.ndarray, part: PackedState) -> None:
         """Write ``part`` (from :meth:`take` of the same ``games``) back into this batch."""
         n_rows, n = self.data.shape
-        # One scatter into the flat block: several times faster than ``data[:, games] = ...``.
-        offsets = (np.arange(n_rows, dtype=np.int64) * n)[:, None] + games
-        self.data.reshape(-1)[offsets.reshape(-1)] = part.data.reshape(-1)
+        if not self.data.flags.c_contiguous:  # a game-major block (see new_batch): no flat row view to scatter into
+            self.data[:, games] = part.data
+        else:
+            # One scatter into the flat block: several times faster than ``data[:, games] = ...``.
+            offsets = (np.arange(n_rows, dtype=np.int64) * n)[:, None] + games
+            self.data.reshape(-1)[offsets.reshape(-1)] = part.data.reshape(-1)
         for name in self.ARRAYS:
             if name not in self.CONSTANT:
                 getattr(self, name)[games] = getattr(part, name)
@@ -83,7 +86,7 @@ class PackedState:
     def copy(self: S) -> S:
         """An independent copy of the whole batch."""
         new = object.__new__(type(self))
-        new.data = self.data.copy()
+        new.data = self.data.copy(order="K")  # the same memory order (see dejavu_env.grid.batched.new_batch)
         for name in self.ARRAYS:
             setattr(new, name, getattr(self, name).copy())
         for name in self.SHARED:

@@ -15,6 +15,9 @@ other games do). It answers one action id per game. A batch player declares:
   untrusted player seated keeps a rollback point;
 - ``reset(request)``: a new game starts in ``request.games`` at ``request.seats`` (players
   with memory clear it there);
+- ``memory`` (optional, ``True`` when absent): ``False`` declares that it keeps nothing
+  between calls, so the env skips ``reset`` and the request it would build (autoresets
+  start hundreds of games a step);
 - ``act(request) -> actions``.
 
 :class:`PolicyPlayer` is the hook for learned players: any callable ``policy(observations:
@@ -82,6 +85,8 @@ class PolicyPlayer:
         self.policy = policy
         self.obs_mode = obs_mode
         self.name: str = name or str(getattr(policy, "__name__", type(policy).__name__))
+
+    memory = False
 
     def reset(self, request: Any) -> None:
         """A policy keeps no memory between calls."""

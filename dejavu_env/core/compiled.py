@@ -19,7 +19,7 @@ process after an install pays the compile time (seconds).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -31,7 +31,7 @@ except ImportError:  # the core install: numpy engines only
     numba = None
 
 __all__ = [
-    "AVAILABLE", "BACKENDS", "bits_draw", "inline_jit", "jit", "permutation_draw", "resolve_backend", "uniform_draw",
+    "AVAILABLE", "BACKENDS", "inline_jit", "jit", "permutation_draw", "raw_draw", "resolve_backend", "uniform_draw",
 ]
 
 AVAILABLE = numba is not None
@@ -57,13 +57,12 @@ def jit(function: F) -> F:
 def inline_jit(function: F) -> F:
     """:func:`jit`, inlined into the kernels that call it (numba's ``inline="always"``, at numba's own IR level).
 
-    Why: a kernel's helpers that take arrays, called per game and per tick, otherwise cost a call each with
-    the arrays' reference counts bumped and dropped (atomic operations); inlined, numba prunes those.
+    Why: a small helper that takes arrays, called per game or per tick, otherwise costs a call each with
+    the arrays' reference counts bumped and dropped (atomic operations).
     """
     if numba is None:
         return function
-    compiled: F = numba.njit(cache=True, nogil=True, inline="always")(function)
-    return compiled
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(function))
 
 
 def resolve_backend(backend: Any) -> str:
@@ -85,24 +84,9 @@ _TO_UNIT = 2.0**-53
 
 
 @jit
-def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
-    """Game ``game``'s next uniform in ``[0, 1)``, advancing its counter: exactly
-    :meth:`dejavu_env.core.streams.Streams.uniform1` for one game (SplitMix64, 53 bits)."""
-    step = counters[game] + _ONE
-    counters[game] = step
-    z = keys[game] + step * _GAMMA
-    z = z ^ (z >> _S30)
-    z = z * _M1
-    z = z ^ (z >> _S27)
-    z = z * _M2
-    z = z ^ (z >> _S31)
-    return float(z >> _S11) * _TO_UNIT
-
-
-@jit
-def bits_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> np.uint64:
+def raw_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> np.uint64:
     """Game ``game``'s next raw 64-bit draw, advancing its counter: one column of
-    :meth:`dejavu_env.core.streams.Streams.bits` for one game."""
+    :meth:`dejavu_env.core.streams.Streams.bits` (SplitMix64)."""
     step = counters[game] + _ONE
     counters[game] = step
     z = keys[game] + step * _GAMMA
@@ -114,18 +98,25 @@ def bits_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> np.uint64:
 
 
 @jit
-def permutation_draw(keys: np.ndarray, counters: np.ndarray, game: int, out: np.ndarray) -> None:
-    """Write into ``out`` (``int8``, length ``n``) game ``game``'s next random permutation of ``range(n)``,
-    from ``n`` draws: exactly :meth:`dejavu_env.core.streams.Streams.permutations` for one game (the
-    stable argsort of the draws, here by insertion, which is stable and quick for a deck's few cards)."""
+def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
+    """Game ``game``'s next uniform in ``[0, 1)``, advancing its counter: exactly
+    :meth:`dejavu_env.core.streams.Streams.uniform1` for one game (53 random bits)."""
+    return float(raw_draw(keys, counters, game) >> _S11) * _TO_UNIT
+
+
+@jit
+def permutation_draw(keys: np.ndarray, counters: np.ndarray, game: int, out: np.ndarray, draws: np.ndarray) -> None:
+    """Write into ``out`` a random permutation of ``range(len(out))`` from game ``game``'s next
+    ``len(out)`` draws: exactly its row of :meth:`dejavu_env.core.streams.Streams.permutations`
+    (the stable argsort of the draws). ``draws`` is scratch, as long as ``out``. Each draw's
+    place is its rank (ties broken by index, as a stable sort does): for a deck of a few dozen
+    cards these branch-free counts beat a sort and allocate nothing."""
     n = len(out)
-    draws = np.empty(n, dtype=np.uint64)
     for i in range(n):
-        value = bits_draw(keys, counters, game)
-        j = i
-        while j > 0 and draws[j - 1] > value:  # strictly greater: equal draws keep their order
-            draws[j] = draws[j - 1]
-            out[j] = out[j - 1]
-            j -= 1
-        draws[j] = value
-        out[j] = i
+        draws[i] = raw_draw(keys, counters, game)
+    for i in range(n):
+        value = draws[i]
+        rank = 0
+        for j in range(n):
+            rank += (draws[j] < value) | ((draws[j] == value) & (j < i))
+        out[rank] = i

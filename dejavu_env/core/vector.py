@@ -84,6 +84,8 @@ __all__ = ["AUTORESET_MODES", "DejaVuVectorEnv", "scalar_defaults"]
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 VECTOR_OPTIONS = ("reset_mask", "env_options")
+FORFEIT = "illegal_action"
+"""``info["reason"]`` where the front end ended a game: its agent's illegal action, under ``illegal_action="lose"``."""
 """Reset options every vector env adds to its single env's."""
 
 
@@ -94,10 +96,6 @@ def scalar_defaults(env_class: type) -> dict[str, Any]:
         for name, p in inspect.signature(env_class).parameters.items()
         if p.default is not inspect.Parameter.empty
     }
-
-
-def _reason_array(n: int) -> np.ndarray:
-    return np.full(n, "", dtype=object)
 
 
 class DejaVuVectorEnv(gym.vector.VectorEnv):
@@ -154,7 +152,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         self._started = np.zeros(self.num_envs, dtype=bool)
         self._done = np.zeros(self.num_envs, dtype=bool)
         self._illegal = np.zeros(self.num_envs, dtype=bool)
-        self._ended_reason = _reason_array(self.num_envs)  # set where the front end ended a game ("illegal_action")
+        self._forfeited = np.zeros(self.num_envs, dtype=bool)  # where the front end ended a game: an illegal action
         self._opponent_actions = np.full((self.num_envs, self.n_opponent_actions), -1, dtype=np.int16)
 
     # ------------------------------------------------------------------ facts read from the single env
@@ -212,6 +210,12 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         """Add the game's own stacked ``info`` keys (game hook)."""
         raise NotImplementedError
 
+    def _fused_step(self, actions: np.ndarray) -> tuple | None:
+        """The whole step in one compiled pass where the configuration allows it, else ``None`` (game
+        hook: ``None`` by default). It must return exactly what the general path would, and ``None``
+        without changing anything when it cannot (an illegal action, say)."""
+        return None
+
     def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> Any:
         """The request that asks a batch player for ``games`` (held in ``state``) at ``seat`` (game hook)."""
         raise NotImplementedError
@@ -257,6 +261,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if not all_set(self._started):
             raise RuntimeError("call reset() before step()")
         actions = self._check_actions(actions)
+        fused = self._fused_step(actions)
+        if fused is not None:
+            return fused
         waiting = self._done
         if self.autoreset_mode == AutoresetMode.DISABLED and any_set(waiting):
             envs = np.flatnonzero(waiting)[:8].tolist()
@@ -278,7 +285,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             playing = playing[ok]
             rewards[illegal] = LOSS_REWARD
             terminated[illegal] = True
-            self._ended_reason[illegal] = "illegal_action"
+            self._forfeited[illegal] = True
         elif len(illegal):
             assert self.pass_action is not None
             actions = actions.copy()
@@ -429,11 +436,13 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         for seat in range(1, self.n_players):
             ids = self.opponent_ids[games, seat - 1]
             for k in np.unique(ids).tolist():
+                if not getattr(self.players[k], "memory", True):
+                    continue
                 here = games[ids == k]
                 self.players[k].reset(self._request(here, np.full(len(here), seat), None))
         self._done[games] = False
         self._illegal[games] = False
-        self._ended_reason[games] = ""
+        self._forfeited[games] = False
         self._opponent_actions[games] = -1
         self._start(games, parsed)
         self._started[games] = True
@@ -477,19 +486,19 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         players = [p.snapshot() if hasattr(p, "snapshot") else None for p in self.players]
         return (
             self._snapshot(), self.streams.snapshot(), players, self._done.copy(), self._illegal.copy(),
-            self._ended_reason.copy(), self._opponent_actions, self.opponent_ids.copy(), self._started.copy(),
+            self._forfeited.copy(), self._opponent_actions, self.opponent_ids.copy(), self._started.copy(),
         )
 
     def _roll_back(self, checkpoint: Any) -> None:
         if checkpoint is None:
             return
-        snapshot, streams, players, done, illegal, reasons, opponent_actions, ids, started = checkpoint
+        snapshot, streams, players, done, illegal, forfeited, opponent_actions, ids, started = checkpoint
         self._restore(snapshot)
         self.streams.restore(streams)
         for player, saved in zip(self.players, players, strict=True):
             if saved is not None:
                 player.restore(saved)
-        self._done, self._illegal, self._ended_reason = done, illegal, reasons
+        self._done, self._illegal, self._forfeited = done, illegal, forfeited
         self._opponent_actions, self.opponent_ids, self._started = opponent_actions, ids, started
 
     def _masks(self) -> np.ndarray:
@@ -511,31 +520,45 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     def _info(self, masks: np.ndarray) -> dict[str, Any]:
         """The stacked ``info`` of every env (the single env's keys, each with its ``_key`` mask)."""
-        n = self.num_envs
         winners, scores, reasons = self._results()
-        forced = self._ended_reason != ""
+        info = self._common_info(masks, winners, scores, reasons)
+        self._game_info(info)
+        return self._with_key_masks(info)
+
+    def _common_info(
+        self, masks: np.ndarray, winners: np.ndarray, scores: np.ndarray, reasons: np.ndarray,
+        winner: np.ndarray | None = None,
+    ) -> dict[str, Any]:
+        """The ``info`` keys every game has, from the results (``winner``: the sole winning seat or -1,
+        computed here when not given)."""
+        n = self.num_envs
+        forced = self._forfeited
         if any_set(forced):  # the front end ended these games (an illegal action under "lose"): every other seat wins
             winners[forced] = 1
             winners[forced, 0] = 0
-            reasons[forced] = self._ended_reason[forced]
-        # Column by column over the few seats: several times cheaper than sum / argmax along axis 1.
-        count = np.zeros(n, dtype=np.int64)
-        sole_seat = np.zeros(n, dtype=np.int64)  # the winning seat where there is exactly one
-        for seat in range(winners.shape[1]):
-            count += winners[:, seat]
-            sole_seat += seat * winners[:, seat]
-        info: dict[str, Any] = {
+            reasons[forced] = FORFEIT
+        if winner is None or any_set(forced):
+            # Column by column over the few seats: several times cheaper than sum / argmax along axis 1.
+            count = np.zeros(n, dtype=np.int64)
+            sole_seat = np.zeros(n, dtype=np.int64)  # the winning seat where there is exactly one
+            for seat in range(winners.shape[1]):
+                count += winners[:, seat]
+                sole_seat += seat * winners[:, seat]
+            winner = np.where(count == 1, sole_seat, -1)
+        return {
             "action_mask": masks,
             "illegal_action": self._illegal.copy(),
             "opponent_actions": self._opponent_actions,
-            "winner": np.where(count == 1, sole_seat, -1),
+            "winner": winner,
             "winners": winners,
             "scores": scores,
             "reason": reasons,
         }
-        self._game_info(info)
+
+    def _with_key_masks(self, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` with each key's ``_key`` mask, one array per key, as ``SyncVectorEnv`` hands them out."""
         for key in list(info):
-            info[f"_{key}"] = np.ones(n, dtype=bool)  # one array per key, as SyncVectorEnv hands out
+            info[f"_{key}"] = np.ones(self.num_envs, dtype=bool)
         return info
 
     def _same_step_reply(

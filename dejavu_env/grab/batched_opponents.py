@@ -100,6 +100,7 @@ class RandomBatchPlayer:
 
     obs_mode = None
     trusted = True
+    memory = False
     reaction_time = None
     name = "random"
 
@@ -119,6 +120,7 @@ class PerfectBatchPlayer:
 
     obs_mode = "info_state"
     trusted = True
+    memory = False
     name = "perfect"
 
     def __init__(self, reaction_time: float = 0.5) -> None:

@@ -193,25 +193,27 @@ def start(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.nda
           keys: np.ndarray, counters: np.ndarray, cols: np.ndarray) -> None:
     """``batched.start``: new games in ``cols``, round 0 set up and its first card flipped."""
     s = np.empty(d.shape[0], dtype=np.int64)
+    draws = np.empty(N_CARDS, dtype=np.uint64)
     for c in cols:
         s[:] = 0
         s[NEWEST] = -1
-        _start_round(s, order, c, games[c], card_bits, presets, scripted, keys, counters)
+        _start_round(s, order, c, games[c], card_bits, presets, scripted, keys, counters, draws)
         d[:, c] = s
 
 
 @jit
 def _start_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
-                 scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
+                 scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
     """``batched._start_round`` (``docs/rules.md#grab-round-set-up``): shuffle (or the scripted order), 3 cards
     aside, every object in the middle, everyone in, then the first flip. Nobody holds anything yet, so that
-    flip eliminates nobody: :func:`_flip_card` is all of ``batched._flip`` it needs."""
+    flip eliminates nobody: :func:`_flip_card` is all of ``batched._flip`` it needs. ``draws``: scratch for the
+    shuffle, one entry per card."""
     if scripted[g]:
         r = s[ROUND]
         for j in range(N_CARDS):
             order[c, j] = presets[g, r, j]
     else:
-        permutation_draw(keys, counters, g, order[c])
+        permutation_draw(keys, counters, g, order[c], draws)
     n_players = len(s) - HOLD
     s[POS] = N_ASIDE
     s[MIDDLE] = ALL_OBJECTS
@@ -252,7 +254,7 @@ def _eliminate(s: np.ndarray, objects: int) -> None:
 
 @jit
 def _end_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
-               scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray) -> None:
+               scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
     """``batched._end_rounds`` (``docs/rules.md#grab-end-of-round``): the aside check (``#grab-aside-cards``),
     scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
     a0, a1, a2 = np.int64(order[c, 0]), np.int64(order[c, 1]), np.int64(order[c, 2])
@@ -275,7 +277,7 @@ def _end_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.n
         s[FLIPPED] = 0
     else:
         s[ROUND] += 1
-        _start_round(s, order, c, g, card_bits, presets, scripted, keys, counters)
+        _start_round(s, order, c, g, card_bits, presets, scripted, keys, counters, draws)
 
 
 # ---------------------------------------------------------------------- the tick's races
@@ -413,6 +415,7 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
     times = np.zeros(MAX_PLAYERS, dtype=np.float64)
     n_players = d.shape[0] - HOLD
     s = np.empty(d.shape[0], dtype=np.int64)  # the game's column, copied in and out: its rows lie far apart
+    draws = np.empty(N_CARDS, dtype=np.uint64)
     for i in todo:
         c = cols[i]
         g = games[c]
@@ -507,9 +510,9 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                 if (s[MIDDLE] ^ ALL_OBJECTS) & bits != 0:  # someone holds an object of this card: out
                     _eliminate(s, bits)
                     if s[IN_ROUND] == 0:  # nobody is left in the round: it ends at once
-                        _end_round(s, order, c, g, card_bits, presets, scripted, keys, counters)
+                        _end_round(s, order, c, g, card_bits, presets, scripted, keys, counters, draws)
             elif not grabbed or s[GRAB_ONLY] == MAX_GRAB_ONLY_TICKS:
-                _end_round(s, order, c, g, card_bits, presets, scripted, keys, counters)
+                _end_round(s, order, c, g, card_bits, presets, scripted, keys, counters, draws)
             else:
                 s[GRAB_ONLY] += 1
                 s[NEW_CARD] = 0

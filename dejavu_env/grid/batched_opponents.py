@@ -75,6 +75,7 @@ class RandomBatchPlayer:
 
     obs_mode = None
     trusted = True
+    memory = False
     reaction_time = None
     name = "random"
 
@@ -106,6 +107,7 @@ class GreedyBatchPlayer:
 
     obs_mode = "info_state"
     trusted = True
+    memory = False
     reaction_time = None
     name = "greedy"
 

@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.validation import check_choice, check_int
-from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
+from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grid.batched import (
     LEGAL,
     PLAYER,
@@ -41,6 +41,16 @@ from dejavu_env.grid.batched_observation import BatchObserver
 from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GridRequest, RandomBatchPlayer
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.env import MAX_DEALS, SEATS, DejaVuGridEnv
+from dejavu_env.grid.kernels import (
+    agent_masks,
+    apply_games,
+    deal_games,
+    outcomes_into,
+    play_random,
+    results_into,
+    step_random,
+    warm_up,
+)
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
@@ -111,11 +121,17 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
             seat_players=seated, backend=backend,
         )
-        self.state: GridBatch = new_batch(self.num_envs)
+        self.state: GridBatch = new_batch(self.num_envs, game_major=self.backend == "numba")
         self.seat = np.zeros(self.num_envs, dtype=np.int64)
         self.redeals = np.zeros(self.num_envs, dtype=np.int64)
         self._truncated = np.zeros(self.num_envs, dtype=bool)
-        self._observer = BatchObserver(self.num_envs, self.obs_mode)
+        self._observer = BatchObserver(self.num_envs, self.obs_mode, self.backend)
+        if self.backend == "numba":
+            warm_up()
+        self._fusable = (
+            self.backend == "numba" and self.autoreset_mode == AutoresetMode.NEXT_STEP
+            and self._league_probs is None and all(type(p) is RandomBatchPlayer for p in self.players)
+        )
 
     @property
     def n_opponent_actions(self) -> int:
@@ -170,6 +186,9 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             )
 
     def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None] | None) -> None:
+        if self.backend == "numba" and decks is None:
+            deal_games(self.state.data, self.state.order, games, self.streams.keys, self.streams.counters)
+            return
         orders = self.streams.permutations(games, N_CARDS)
         if decks is not None:
             for i, deck in enumerate(decks):
@@ -179,8 +198,20 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         state = self.state
-        step(state, games, actions)
+        if self.backend == "numba":
+            apply_games(state.data, state.order, games, actions)
+        else:
+            step(state, games, actions)
         self._play_others(games)
+        if self.backend == "numba":
+            reward = np.empty(len(games), dtype=np.float64)
+            terminated = np.empty(len(games), dtype=bool)
+            truncated = np.empty(len(games), dtype=bool)
+            outcomes_into(
+                state.data, games, self.seat, self.max_turns, self.reward_mode == "score", reward, terminated, truncated
+            )
+            self._truncated[games] = truncated
+            return reward, terminated, truncated
         terminated = state.terminal[games] != 0
         truncated = ~terminated & (state.turns[games] >= self.max_turns)
         self._truncated[games] = truncated
@@ -188,8 +219,62 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         reward = np.where(terminated, rewards(state, self.reward_mode)[games, seat], 0.0)
         return reward, terminated, truncated
 
+    def _fused_step(self, actions: np.ndarray) -> tuple | None:
+        """With the numba backend, ``random`` opponents and ``NextStep`` autoreset (the defaults, and
+        the configuration of the benchmarks), one kernel plays the whole step game by game
+        (:func:`~dejavu_env.grid.kernels.step_random`), with no numpy call per rule or per reply
+        piece; the tests check that it returns exactly what the general path does."""
+        if not self._fusable:
+            return None
+        n = self.num_envs
+        waiting = self._done.copy()
+        reward = np.empty(n, dtype=np.float64)
+        terminated = np.empty(n, dtype=bool)
+        truncated = np.empty(n, dtype=bool)
+        moves = np.empty((n, MAX_TURN_ACTIONS), dtype=np.int16)
+        masks = np.empty((n, self.game.n_actions), dtype=np.int8)
+        winners = np.empty((n, 2), dtype=np.int8)
+        winner = np.empty(n, dtype=np.int64)
+        scores = np.empty((n, 2), dtype=np.float32)
+        codes = np.empty(n, dtype=np.int64)
+        tokens = np.empty((n, 2), dtype=np.int8)
+        observations = np.empty((n, self._observer.layout.size), dtype=np.float32)
+        state = self.state
+        failed = step_random(
+            state.data, state.order, actions, self.seat, -1 if self.agent_seat is None else self.agent_seat,
+            self.max_turns, self.reward_mode == "score", MAX_DEALS, self._placeholder_action(), _TRUNCATED,
+            self.streams.keys, self.streams.counters, self._done, self._truncated, self.redeals, reward, terminated,
+            truncated, moves, masks, winners, winner, scores, codes, tokens, observations,
+            *self._observer.compiled_tables(),
+        )
+        if failed == -2:
+            return None
+        if failed >= 0:
+            raise RuntimeError(
+                f"env(s) [{failed}]: the opponent's opening turn ended the game in each of {MAX_DEALS} deals; "
+                "the agent never got a decision"
+            )
+        self._illegal[:] = False
+        self._forfeited[waiting] = False
+        self._opponent_actions = moves
+        info = self._common_info(masks, winners, scores, _REASON_NAMES.take(codes), winner)
+        info["tokens"], info["redeals"] = tokens, self.redeals.copy()
+        return {"observation": observations, "action_mask": masks}, reward, terminated, truncated, (
+            self._with_key_masks(info)
+        )
+
     def _play_others(self, games: np.ndarray) -> None:
-        """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit."""
+        """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit.
+
+        With the numba backend and only ``random`` seated, one kernel plays every opponent turn;
+        otherwise the players decide in rounds over the games still waiting on them."""
+        if self.backend == "numba" and all(type(p) is RandomBatchPlayer for p in self.players):
+            state = self.state
+            play_random(
+                state.data, state.order, games, self.seat, self.max_turns, self.streams.keys, self.streams.counters,
+                self._opponent_actions,
+            )
+            return
         d = self.state.data
         live = (d[TERMINAL, games] == 0) & (d[TURNS, games] < self.max_turns)
         where = games[live & (d[PLAYER, games] != self.seat[games])]
@@ -200,7 +285,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         column = 0
         while True:
             actions = self._ask(work, where)
-            apply(work, actions)
+            if self.backend == "numba":
+                apply_games(work.data, work.order, np.arange(len(where)), actions)
+            else:
+                apply(work, actions)
             self._opponent_actions[where, column] = actions
             column += 1
             w = work.data
@@ -237,6 +325,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         )
 
     def _agent_legal(self) -> np.ndarray:
+        if self.backend == "numba":
+            masks = np.empty((self.num_envs, self.game.n_actions), dtype=np.uint8)
+            agent_masks(self.state.data, self.seat, masks)
+            return masks
         d = self.state.data
         bits = np.where((d[PLAYER] == self.seat) & (d[TERMINAL] == 0), d[LEGAL], 0)
         return unpack_bits(bits, 24)[:, : self.game.n_actions]
@@ -248,6 +340,12 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         return self._observer.observe(self.state, self.seat)
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.backend == "numba":
+            winners = np.empty((self.num_envs, 2), dtype=np.int8)
+            egocentric = np.empty((self.num_envs, 2), dtype=np.float32)
+            codes = np.empty(self.num_envs, dtype=np.int64)
+            results_into(self.state.data, self.seat, self._truncated, _TRUNCATED, winners, egocentric, codes)
+            return winners, egocentric, _REASON_NAMES.take(codes)
         state = self.state
         seat = self.seat
         over = (state.terminal != 0) | self._truncated
@@ -286,8 +384,8 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         seat = int(self.seat[env])
         view = decode(Observer(seat, "info_state").observe(game), "info_state")
         result = outcome(game)
-        if self._ended_reason[env]:
-            result = Outcome(scores=result.scores, winners=(1 - seat,), reason=str(self._ended_reason[env]))
+        if self._forfeited[env]:
+            result = Outcome(scores=result.scores, winners=(1 - seat,), reason=FORFEIT)
         elif self._truncated[env]:
             result = Outcome(scores=result.scores, winners=(), reason="truncated")
         draw = render_ansi if mode == "ansi" else render_rgb
