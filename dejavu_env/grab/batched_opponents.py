@@ -19,10 +19,10 @@ import numpy as np
 
 from dejavu_env.core.batch import any_set, bit_masks, random_legal
 from dejavu_env.core.streams import Streams
-from dejavu_env.grab import kernels
 from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
 from dejavu_env.grab.batched_observation import observe
 from dejavu_env.grab.cards import N_OBJECTS
+from dejavu_env.grab.kernels import memory_reset
 from dejavu_env.grab.opponents import check_memory_settings
 from dejavu_env.grab.rules import N_ACTIONS, N_ROUNDS
 
@@ -177,7 +177,7 @@ class MemoryBatchBot:
         if request.compiled and not request.repeats:
             table = self._table(request)
             streams = request.streams
-            kernels.memory_reset(
+            memory_reset(
                 streams.keys, streams.counters, request.games, self.recall * self.recall, table, request.seat
             )
             return
