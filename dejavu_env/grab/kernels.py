@@ -86,6 +86,7 @@ __all__ = [
     "play",
     "results",
     "start",
+    "step_fused",
     "tables_of",
 ]
 
@@ -589,6 +590,82 @@ def game_info(d: np.ndarray, points: np.ndarray, eliminated: np.ndarray, round_p
             eliminated[c, p] = (d[IN_ROUND, c] >> p) & 1 == 0
             for r in range(N_ROUNDS):
                 round_points[c, r, p] = (d[ROUND_POINTS + r, c] >> (ROUND_POINT_BITS * p)) & _LOW6
+
+
+# ---------------------------------------------------------------------- the whole step
+@jit
+def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
+               scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
+               keys: np.ndarray, counters: np.ndarray, opponent_ids: np.ndarray, kinds: np.ndarray,
+               slots: np.ndarray, memories: np.ndarray, thresholds: np.ndarray, actions: np.ndarray,
+               done: np.ndarray, win: bool, info_state: bool, reward: np.ndarray, terminated: np.ndarray,
+               opponent_actions: np.ndarray, aside: np.ndarray, observations: np.ndarray, masks: np.ndarray,
+               winners: np.ndarray, winner: np.ndarray, scores: np.ndarray, points: np.ndarray,
+               eliminated: np.ndarray, round_points: np.ndarray) -> bool:
+    """A whole ``DejaVuGrabVectorEnv.step`` under ``NextStep`` autoreset, every seat a built-in player (fixed
+    seats: no league), the canonical deck and equal reaction-time means everywhere (no race pauses), in a few
+    passes over the games: the agents' actions (in the envs not ``done``) are played (:func:`play`,
+    :func:`finish`), the ``done`` envs start new games (the memory bots' luck in seat order, then the deal:
+    ``DejaVuVectorEnv._begin``), and every reply row is written (:func:`observe`, the masks with an ended
+    game's placeholder, :func:`results`, :func:`game_info`, the sole winner). Returns False, having changed
+    nothing, where an agent's action is illegal: the env's general step handles those."""
+    n = d.shape[1]
+    n_players = d.shape[0] - HOLD
+    for c in range(n):
+        if not done[c] and (legal_bits(d, c, 0) >> actions[c]) & 1 == 0:
+            return False
+    playing = np.flatnonzero(~done)
+    waiting = np.flatnonzero(done)
+    m = len(playing)
+    before = np.empty(m, dtype=np.int64)
+    ticks = np.zeros((m, n_players), dtype=np.int64)
+    for i in range(m):
+        c = playing[i]
+        before[i] = d[ROUND, c] + d[OVER, c]
+        ticks[i, 0] = actions[c]
+    phase = np.full(m, ASK_FIRST, dtype=np.int8)
+    status = np.zeros(m, dtype=np.int8)
+    need = np.zeros(m, dtype=np.int64)
+    z_at = np.full(m, -1, dtype=np.int64)
+    opponent_actions[:] = -1
+    play(d, order, games, card_bits, presets, scripted, means, log_means, equal, sigma, keys, counters,
+         opponent_ids, kinds, slots, memories, playing, np.arange(m), ticks, phase, np.zeros(0), z_at, True,
+         opponent_actions, status, need)
+    over = np.empty(m, dtype=np.bool_)
+    rewards = np.empty(m, dtype=np.float64)
+    finish(d, playing, before, win, rewards, over, aside)
+    reward[:] = 0.0
+    terminated[:] = False
+    for i in range(m):
+        reward[playing[i]] = rewards[i]
+        terminated[playing[i]] = over[i]
+    if len(waiting):
+        for seat in range(1, n_players):
+            player = opponent_ids[0, seat - 1]
+            if kinds[player] == MEMORY:
+                memory_reset(keys, counters, waiting, thresholds[player], memories[slots[player]], seat)
+        for c in waiting:
+            scripted[games[c]] = False
+            for j in range(N_ASIDE):
+                aside[c, j] = -1
+        start(d, order, games, card_bits, presets, scripted, means, log_means, equal, sigma, keys, counters,
+              waiting)
+    observe(d, games, card_bits, 0, info_state, observations)
+    results(d, winners, scores)
+    game_info(d, points, eliminated, round_points)
+    for c in range(n):
+        bits = 1 if terminated[c] else legal_bits(d, c, 0)  # an ended game offers the placeholder (pass) only
+        for a in range(N_ACTIONS):
+            masks[c, a] = (bits >> a) & 1
+        count = 0
+        for p in range(n_players):
+            if winners[c, p]:
+                count += 1
+                winner[c] = p
+        if count != 1:
+            winner[c] = -1
+        done[c] = terminated[c]
+    return True
 
 
 # ---------------------------------------------------------------------- the view

@@ -247,6 +247,54 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             reward = win_rewards(state)[games, AGENT]
         return reward, over, np.zeros(len(games), dtype=bool)
 
+    def _fused_step(self, actions: np.ndarray) -> tuple | None:
+        """With the numba backend, built-in players in fixed seats (no league), ``NextStep`` autoreset, the
+        canonical deck and equal reaction times (the defaults, and the benchmarks' configuration), one kernel
+        plays the whole step (:func:`~dejavu_env.grab.kernels.step_fused`), resets included, and writes every
+        reply row; ``None`` (nothing changed) otherwise or where an agent's action is illegal. The tests check
+        that it returns exactly what the general path does."""
+        state = self.state
+        if (
+            self.backend != "numba" or self._kinds is None or self._league_probs is not None or self._decks
+            or self.autoreset_mode != AutoresetMode.NEXT_STEP or not all_set(state.tables.equal)
+        ):
+            return None
+        n, p = self.num_envs, self.n_players
+        waiting = self._done.copy()
+        reward = np.empty(n)
+        terminated = np.empty(n, dtype=bool)
+        opponent_actions = np.empty((n, self.n_opponent_actions), dtype=np.int16)
+        observations = np.empty((n, self._observer.layout.size), dtype=np.float32)
+        masks = np.empty((n, N_ACTIONS), dtype=np.int8)
+        winners = np.empty((n, p), dtype=np.int8)
+        winner = np.empty(n, dtype=np.int64)
+        scores = np.empty((n, p), dtype=np.float32)
+        info: dict[str, Any] = {
+            "round": None, "points": np.empty((n, p), dtype=np.int16), "eliminated": np.empty((n, p), dtype=bool),
+            "round_points": np.empty((n, 3, p), dtype=np.int16),
+        }
+        thresholds = np.array([getattr(player, "recall", 0.0) ** 2 for player in self.players])
+        done = self._done
+        played = kernels.step_fused(
+            state.data, state.order, state.games, *kernels.tables_of(state.tables), *self._streams(),
+            *self._seating(), thresholds, actions, done, self.reward_mode == "win", self.obs_mode == "info_state",
+            reward, terminated, opponent_actions, self._aside, observations, masks, winners, winner, scores,
+            info["points"], info["eliminated"], info["round_points"],
+        )
+        if not played:
+            return None
+        self._illegal[:] = False
+        self._forfeited[waiting] = False
+        self._opponent_actions = opponent_actions
+        over = state.data[OVER] != 0
+        common = self._common_info(masks, winners, scores, _REASON_NAMES.take(over.view(np.int8)), winner)
+        info["round"] = state.round.copy()
+        info["aside_cards"] = self._aside.copy()
+        truncated = np.zeros(n, dtype=bool)
+        return {"observation": observations, "action_mask": masks}, reward, terminated, truncated, (
+            self._with_key_masks({**common, **info})
+        )
+
     def _tick(self, work: GrabBatch, ticks: np.ndarray) -> None:
         """One tick in every game of ``work`` (``ticks``: every seat's action), with the chosen backend."""
         if self.backend == "numpy":

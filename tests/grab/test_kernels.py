@@ -5,8 +5,9 @@ here both backends of the vector env run side by side from the same seeds and th
 and every output must be equal: observations, masks, rewards, endings, every ``info`` entry
 (``final_obs`` and ``final_info`` included), the state block and the random streams' counters.
 The cases cover what the kernels do themselves (the three built-in players, races between equal
-and different reaction times, rounds and games ending, autoreset) and the paths they share
-with numpy (a learned policy seated, a league, scripted orders and custom cards, illegal actions).
+and different reaction times, rounds and games ending, autoreset, the one-kernel step of the
+default configuration) and the paths they share with numpy (a learned policy seated, a league,
+scripted orders and custom cards, illegal actions).
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ def assert_same_envs(numpy_env: Any, numba_env: Any, where: str) -> None:
 
 
 def play_side_by_side(kwargs: dict[str, Any], steps: int, seed: int, reset_every: int = 0,
-                      illegal: float = 0.0, spread: float | None = None) -> int:
+                      illegal: float = 0.0, spread: float | None = None, cards: bool = True) -> int:
     """Run both backends for ``steps`` steps of random actions (legal, or any action with probability
-    ``illegal``); every ``reset_every`` steps, reset some envs with scripted orders or custom cards.
-    Returns the episodes ended, so that a case can check that it went through whole games."""
+    ``illegal``); every ``reset_every`` steps, reset some envs with scripted orders (and one with custom
+    ``cards``). Returns the episodes ended, so that a case can check that it went through whole games."""
     envs = [make("numpy", **kwargs), make("numba", **kwargs)]
     assert envs[1].unwrapped.backend == "numba"
     if spread is not None:  # the reaction-time spread has no keyword: set it on the tables before the deal
@@ -96,7 +97,8 @@ def play_side_by_side(kwargs: dict[str, Any], steps: int, seed: int, reset_every
             mask = rng.random(N_ENVS) < 0.5
             mask[0] = True
             per_env = [None] * N_ENVS
-            per_env[int(np.flatnonzero(mask)[-1])] = {"cards": RING_CARDS}
+            if cards:
+                per_env[int(np.flatnonzero(mask)[-1])] = {"cards": RING_CARDS}
             options = {"reset_mask": mask, "orders": ORDERS, "env_options": per_env}
             replies = [env.reset(seed=seed + t if t % 2 else None, options=options) for env in envs]
             assert_same(replies[0], replies[1], f"reset at step {t}")
@@ -126,6 +128,28 @@ def play_side_by_side(kwargs: dict[str, Any], steps: int, seed: int, reset_every
 )
 def test_both_backends_play_the_same_games(kwargs):
     assert play_side_by_side(kwargs, 150, seed=3) > 2 * N_ENVS
+
+
+@pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
+def test_the_fused_step_and_its_fallbacks(obs_mode):
+    """The defaults take the one-kernel step (``kernels.step_fused``); a step with an illegal action, or envs
+    reset with scripted orders, go through the general one, and the next steps come back to the fused one."""
+    from dejavu_env.grab import kernels
+
+    fused = kernels.step_fused
+    calls = []
+
+    def counting(*args: Any) -> bool:
+        calls.append(fused(*args))
+        return calls[-1]
+
+    kernels.step_fused = counting
+    try:
+        kwargs = {"n_players": 3, "obs_mode": obs_mode, "illegal_action": "pass", "reward": "win"}
+        assert play_side_by_side(kwargs, 150, seed=13, reset_every=41, illegal=0.02, cards=False) > N_ENVS
+    finally:
+        kernels.step_fused = fused
+    assert calls.count(True) > 50 and calls.count(False) > 0, "both the fused step and its fallback ran"
 
 
 def test_ties_between_different_means_without_spread():
