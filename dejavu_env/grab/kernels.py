@@ -416,11 +416,17 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
     times = np.zeros(MAX_PLAYERS, dtype=np.float64)
     n_players = d.shape[0] - HOLD
     s = np.empty(d.shape[0], dtype=np.int64)  # the game's column, copied in and out: its rows lie far apart
+    mine = np.zeros((n_players, 6), dtype=np.int64)  # the memory bots' tables for the game, likewise
     draws = np.empty(N_CARDS, dtype=np.uint64)
     for i in todo:
         c = cols[i]
         g = games[c]
         s[:] = d[:, c]
+        for seat in range(1, n_players):
+            player = opponent_ids[g, seat - 1]
+            if kinds[player] == MEMORY:
+                for row in range(6):
+                    mine[seat, row] = memories[slots[player], row, seat, g]
         while True:
             if phase[i] != APPLY:
                 # DejaVuGrabVectorEnv._ask: each other seat in the round chooses, in seat order (so the draws come
@@ -441,16 +447,14 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                             u = uniform_draw(keys, counters, g)
                             action = _perfect_choice(s[SEEN2], s[MIDDLE], newest_objects, u)
                         else:
-                            m = slots[player]
                             round_index = s[ROUND]
                             looked, ready, action = _memory_choice(
-                                round_index, s[FLIPPED], s[MIDDLE], memories[m, _MEMORY_ROUND, seat, g],
-                                memories[m, _MEMORY_LOOKED, seat, g], memories[m, _MEMORY_READY, seat, g],
-                                memories[m, round_index, seat, g],
+                                round_index, s[FLIPPED], s[MIDDLE], mine[seat, _MEMORY_ROUND],
+                                mine[seat, _MEMORY_LOOKED], mine[seat, _MEMORY_READY], mine[seat, round_index],
                             )
-                            memories[m, _MEMORY_ROUND, seat, g] = round_index
-                            memories[m, _MEMORY_LOOKED, seat, g] = looked
-                            memories[m, _MEMORY_READY, seat, g] = ready
+                            mine[seat, _MEMORY_ROUND] = round_index
+                            mine[seat, _MEMORY_LOOKED] = looked
+                            mine[seat, _MEMORY_READY] = ready
                     ticks[i, seat] = action
                     union |= _wanted(action)
                     total += _wanted(action)
@@ -528,6 +532,11 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
                 break
             ticks[i, 0] = 0  # the agent is out of the round: it passes
         d[:, c] = s
+        for seat in range(1, n_players):
+            player = opponent_ids[g, seat - 1]
+            if kinds[player] == MEMORY:
+                for row in range(6):
+                    memories[slots[player], row, seat, g] = mine[seat, row]
 
 
 @jit
@@ -669,10 +678,19 @@ def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: n
 
 
 # ---------------------------------------------------------------------- the view
+_BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
+"""Row ``b``: the 8 bits of byte ``b`` as 0/1 floats (copying them beats shifting out each bit by a third)."""
+
+
 @inline_jit
 def _write_objects(out: np.ndarray, c: int, at: int, bits: int) -> None:
-    for k in range(N_OBJECTS):
-        out[c, at + k] = (bits >> k) & 1
+    """``out[c, at:at + 36]``: the 36 bits of an object set as 0/1, a byte at a time."""
+    for b in range(N_OBJECTS // 8):
+        byte = (bits >> (8 * b)) & 255
+        for k in range(8):
+            out[c, at + 8 * b + k] = _BYTE_BITS[byte, k]
+    for k in range(N_OBJECTS % 8):
+        out[c, at + N_OBJECTS - N_OBJECTS % 8 + k] = (bits >> (N_OBJECTS - N_OBJECTS % 8 + k)) & 1
 
 
 @jit
