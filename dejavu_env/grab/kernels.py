@@ -349,7 +349,7 @@ def _wanted(action: int) -> int:
 def _random_choice(middle: int, u: float) -> int:
     """``RandomBatchPlayer.act``: the ``floor(u * k)``-th of the ``k`` legal actions (pass and each grab)."""
     legal = middle << 1 | 1
-    return _nth_set(legal, np.int64(u * _popcount(legal)))
+    return _nth_set(legal, int(u * _popcount(legal)))
 
 
 @jit
@@ -361,7 +361,7 @@ def _perfect_choice(seen_twice: int, middle: int, newest_objects: int, u: float)
     candidates = on_card if on_card != 0 else ready
     if candidates == 0:
         return 0
-    return 1 + _nth_set(candidates, np.int64(u * _popcount(candidates)))
+    return 1 + _nth_set(candidates, int(u * _popcount(candidates)))
 
 
 @jit
@@ -653,10 +653,10 @@ def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: n
             player = opponent_ids[0, seat - 1]
             if kinds[player] == MEMORY:
                 memory_reset(keys, counters, waiting, thresholds[player], memories[slots[player]], seat)
-        for c in waiting:
-            scripted[games[c]] = False
+        for w in waiting:
+            scripted[games[w]] = False
             for j in range(N_ASIDE):
-                aside[c, j] = -1
+                aside[w, j] = -1
         start(d, order, games, card_bits, presets, scripted, means, log_means, equal, sigma, keys, counters,
               waiting)
     observe(d, games, card_bits, 0, info_state, observations)

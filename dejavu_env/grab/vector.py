@@ -154,8 +154,9 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         kinds = [_KERNEL_KINDS.get(type(p)) for p in self.players]
         self._kinds = None if None in kinds else np.array(kinds, dtype=np.int64)
         """Each pool player's kind for the kernels, or ``None`` where one of them is not a built-in player."""
-        self._memories: list[np.ndarray] = []
-        """The memory bots' tables for the kernels: views of one array, which the bots keep their memory in."""
+        self._memory: np.ndarray | None = None
+        """The memory bots' tables for the kernels, ``(bots, 6, players, envs)``: the bots keep theirs in its rows."""
+        self._memory_tables: list[np.ndarray] = []
 
     @property
     def n_opponent_actions(self) -> int:
@@ -273,7 +274,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             "round": None, "points": np.empty((n, p), dtype=np.int16), "eliminated": np.empty((n, p), dtype=bool),
             "round_points": np.empty((n, 3, p), dtype=np.int16),
         }
-        thresholds = np.array([getattr(player, "recall", 0.0) ** 2 for player in self.players])
+        # Each memory bot's luck threshold, recall * recall, computed as its numpy reset computes it.
+        thresholds = np.array([p.recall * p.recall if type(p) is MemoryBatchBot else 0.0 for p in self.players])
         done = self._done
         played = kernels.step_fused(
             state.data, state.order, state.games, *kernels.tables_of(state.tables), *self._streams(),
@@ -343,17 +345,18 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return self.streams.keys, self.streams.counters
 
     def _seating(self) -> kernels.Seating:
-        """The pool as the kernels read it. The memory bots' tables are views of one array (a rollback hands a
+        """The pool as the kernels read it. The memory bots' tables are rows of one array (a rollback hands a
         bot a copy of its old table: :meth:`MemoryBatchBot.keep_in` moves it back in)."""
         kinds = np.zeros(len(self.players), dtype=np.int64) if self._kinds is None else self._kinds
         bots = [k for k, p in enumerate(self.players) if type(p) is MemoryBatchBot]
-        if not self._memories:
-            self._memories = list(np.zeros((max(len(bots), 1), 6, self.n_players, self.num_envs), dtype=np.int64))
+        if self._memory is None:
+            self._memory = np.zeros((max(len(bots), 1), 6, self.n_players, self.num_envs), dtype=np.int64)
+            self._memory_tables = list(self._memory)  # the same view objects at every step (keep_in checks)
         slots = np.zeros(len(self.players), dtype=np.int64)
         for j, k in enumerate(bots):
-            self.players[k].keep_in(self._memories[j])
+            self.players[k].keep_in(self._memory_tables[j])
             slots[k] = j
-        return kernels.Seating(self.opponent_ids, kinds, slots, self._memories[0].base)
+        return kernels.Seating(self.opponent_ids, kinds, slots, self._memory)
 
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
         """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``:
