@@ -28,7 +28,7 @@ from dejavu_env.core.validation import check_choice
 try:
     import numba
 except ImportError:  # the core install: numpy engines only
-    numba = None
+    numba = None  # type: ignore[assignment]
 
 __all__ = [
     "AVAILABLE", "BACKENDS", "inline_jit", "jit", "permutation_draw", "raw_draw", "resolve_backend", "uniform_draw",
@@ -50,8 +50,7 @@ def jit(function: F) -> F:
     """
     if numba is None:
         return function
-    compiled: F = numba.njit(cache=True, nogil=True)(function)
-    return compiled
+    return cast(F, numba.njit(cache=True, nogil=True)(function))
 
 
 def inline_jit(function: F) -> F:
