@@ -19,7 +19,7 @@ process after an install pays the compile time (seconds).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from dejavu_env.core.validation import check_choice
 try:
     import numba
 except ImportError:  # the core install: numpy engines only
-    numba = None
+    numba = None  # type: ignore[assignment]
 
 __all__ = ["AVAILABLE", "BACKENDS", "jit", "permutation_draw", "raw_draw", "resolve_backend", "uniform_draw"]
 
@@ -48,8 +48,7 @@ def jit(function: F) -> F:
     """
     if numba is None:
         return function
-    compiled: F = numba.njit(cache=True, nogil=True)(function)
-    return compiled
+    return cast(F, numba.njit(cache=True, nogil=True)(function))
 
 
 def resolve_backend(backend: Any) -> str:
