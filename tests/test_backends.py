@@ -42,6 +42,7 @@ GRID_CASES: dict[str, dict[str, Any]] = {
         "league": ["random", "greedy", PolicyPlayer(first_legal)], "league_probs": [0.5, 0.3, 0.2],
     },
     "turn limit, score reward": {"max_turns": 6, "reward": "score"},
+    "greedy, agent second, same-step autoreset": {"opponent": "greedy", "agent_seat": 1, "autoreset_mode": "SameStep"},
     "same-step autoreset": {"autoreset_mode": "SameStep"},
     "illegal actions lose": {"illegal_action": "lose"},
 }
@@ -147,18 +148,24 @@ def test_the_default_configuration_steps_in_one_kernel(monkeypatch):
     import dejavu_env.grid.vector as grid_vector
 
     calls = []
-    fused = grid_vector.step_random
-    monkeypatch.setattr(grid_vector, "step_random", lambda *args: calls.append(1) or fused(*args))
+    fused = grid_vector.step_fused
+    monkeypatch.setattr(grid_vector, "step_fused", lambda *args: calls.append(1) or fused(*args))
     env = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point")
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(20):
         obs, *_ = env.step(actions_for(obs, rng))
     assert len(calls) == 20, "every step of the default configuration is one kernel call"
-    slow = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", opponent="greedy")
-    obs, _ = slow.reset(seed=0)
-    slow.step(actions_for(obs, rng))
-    assert len(calls) == 20, "greedy decides in numpy: the general path"
+    greedy = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", opponent="greedy")
+    obs, _ = greedy.reset(seed=0)
+    greedy.step(actions_for(obs, rng))
+    assert len(calls) == 21, "the kernels play greedy too"
+    league = gym.make_vec(
+        "DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", league=["random", "greedy"]
+    )
+    obs, _ = league.reset(seed=0)
+    league.step(actions_for(obs, rng))
+    assert len(calls) == 21, "a league decides in numpy: the general path"
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
