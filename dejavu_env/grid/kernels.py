@@ -186,16 +186,21 @@ def _stop(d: np.ndarray, order: np.ndarray, g: int) -> None:
 
 
 @jit
+def _tally(d: np.ndarray, g: int, seat: int) -> float:
+    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``; ``batched.scores``)."""
+    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & 0xFF) + 2 * (d[END_TAKER, g] == seat)
+    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & 15)) / 2.0
+
+
+@jit
 def _end_turn(d: np.ndarray, g: int) -> None:
     """The turn ends; after the last turn the game is scored (``batched._end_turn``, ``#grid-turn``,
     ``#grid-last-turn``, ``#grid-scoring``)."""
     d[TURNS, g] += 1
     _clear_reveal(d, g)
     if d[LAST, g] != 0:
-        doubled0 = 2 * (d[PILE_SIZES, g] & 0xFF) + 2 * (d[END_TAKER, g] == 0) + (d[TOKENS, g] & 15)
-        doubled1 = 2 * ((d[PILE_SIZES, g] >> SIZE_BITS) & 0xFF) + 2 * (d[END_TAKER, g] == 1)
-        doubled1 += (d[TOKENS, g] >> TOKEN_BITS) & 15
-        _finish(d, g, 0 if doubled0 > doubled1 else (1 if doubled1 > doubled0 else -1), END_CARD)
+        first, second = _tally(d, g, 0), _tally(d, g, 1)
+        _finish(d, g, 0 if first > second else (1 if second > first else -1), END_CARD)
         return
     if d[END_TAKER, g] == d[PLAYER, g]:
         d[LAST, g] = 1
@@ -489,13 +494,6 @@ def agent_masks(d: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
     """:func:`_mask` of every game, into the ``(n, 19)`` ``out``."""
     for g in range(d.shape[1]):
         _mask(d, g, seats[g], out)
-
-
-@jit
-def _tally(d: np.ndarray, g: int, seat: int) -> float:
-    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``; ``batched.scores``)."""
-    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & 0xFF) + 2 * (d[END_TAKER, g] == seat)
-    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & 15)) / 2.0
 
 
 @jit
