@@ -52,7 +52,11 @@ for env_id in ("DejaVuGrid-v1", "DejaVuGrab-v1"):
     env = gym.make(env_id)
     obs, info = env.reset(seed=0)
     env.step(env.action_space.sample(mask=obs["action_mask"]))
-print(f"wheel: dejavu_env {dejavu_env.__version__} imports and plays both ids; no workbench packages installed")
+    batch = gym.make_vec(env_id, num_envs=4)
+    assert batch.unwrapped.backend == "numpy", "without numba the batched envs step in numpy"
+    obs, info = batch.reset(seed=0)
+    batch.step(obs["action_mask"].argmax(axis=1))
+print(f"wheel: dejavu_env {dejavu_env.__version__} imports and plays both ids, batched in numpy; no workbench packages")
 PY
 )
 
@@ -71,5 +75,13 @@ rm -rf build/lib
 echo "clone: installed non-editable in $(( $(date +%s) - start )) s since the start"
 "$WORK/clone-venv/bin/python" -m experiments.train grid --timesteps 256 --eval-games 2 --n-envs 1 --no-progress --out "$WORK/run"
 test -f "$WORK/run/best.zip"
+(cd "$WORK" && "$WORK/clone-venv/bin/python" -c "
+import gymnasium as gym, dejavu_env
+batch = gym.make_vec('DejaVuGrid-v1', num_envs=4)
+assert batch.unwrapped.backend == 'numba', batch.unwrapped.backend
+obs, _ = batch.reset(seed=0)
+batch.step(obs['action_mask'].argmax(axis=1))
+print('clone: the [all] install steps the batched envs with the compiled kernels')
+")
 echo "clone: a non-editable install trains from the clone's root"
 echo "wheel.sh done in $(( $(date +%s) - start )) s"

@@ -8,7 +8,7 @@ learn (torch, stable-baselines3) live in ``agents``.
 
 from gymnasium.envs.registration import register
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 register(
     id="DejaVuGrid-v1",

@@ -42,6 +42,7 @@ GRID_CASES: dict[str, dict[str, Any]] = {
         "league": ["random", "greedy", PolicyPlayer(first_legal)], "league_probs": [0.5, 0.3, 0.2],
     },
     "turn limit, score reward": {"max_turns": 6, "reward": "score"},
+    "greedy, agent second, same-step autoreset": {"opponent": "greedy", "agent_seat": 1, "autoreset_mode": "SameStep"},
     "same-step autoreset": {"autoreset_mode": "SameStep"},
     "illegal actions lose": {"illegal_action": "lose"},
 }
@@ -141,3 +142,43 @@ def test_backend_is_checked_and_auto_takes_numba_where_installed(monkeypatch):
     assert compiled.resolve_backend("auto") == "numpy"
     with pytest.raises(ValueError, match=r"needs numba: pip install"):
         compiled.resolve_backend("numba")
+
+
+def test_the_default_configuration_steps_in_one_kernel(monkeypatch):
+    import dejavu_env.grid.vector as grid_vector
+
+    calls = []
+    fused = grid_vector.step_fused
+    monkeypatch.setattr(grid_vector, "step_fused", lambda *args: calls.append(1) or fused(*args))
+    env = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        obs, *_ = env.step(actions_for(obs, rng))
+    assert len(calls) == 20, "every step of the default configuration is one kernel call"
+    greedy = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", opponent="greedy")
+    obs, _ = greedy.reset(seed=0)
+    greedy.step(actions_for(obs, rng))
+    assert len(calls) == 21, "the kernels play greedy too"
+    league = gym.make_vec(
+        "DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", league=["random", "greedy"]
+    )
+    obs, _ = league.reset(seed=0)
+    league.step(actions_for(obs, rng))
+    assert len(calls) == 21, "a league decides in numpy: the general path"
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_an_autoreset_whose_deals_all_end_in_the_opening_turn_says_so(backend, monkeypatch):
+    import dejavu_env.grid.vector as grid_vector
+
+    env = gym.make_vec(
+        "DejaVuGrid-v1", num_envs=1, vectorization_mode="vector_entry_point", backend=backend, agent_seat=1,
+        max_turns=2,
+    )
+    obs, _ = env.reset(seed=0)
+    monkeypatch.setattr(grid_vector, "MAX_DEALS", 0)  # no deal may open: the next autoreset must give up
+    rng = np.random.default_rng(0)
+    with pytest.raises(RuntimeError, match=r"env\(s\) \[0\]: the opponent's opening turn ended the game in each of 0"):
+        for _ in range(50):
+            obs, *_ = env.step(actions_for(obs, rng))

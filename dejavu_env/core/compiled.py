@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from dejavu_env.core.streams import GAMMA, mix, to_unit
 from dejavu_env.core.validation import check_choice
 
 try:
@@ -74,12 +75,10 @@ def resolve_backend(backend: Any) -> str:
     return str(choice)
 
 
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S11, _S27, _S30, _S31 = np.uint64(11), np.uint64(27), np.uint64(30), np.uint64(31)
 _ONE = np.uint64(1)
-_TO_UNIT = 2.0**-53
+_mix = jit(mix)
+_to_unit = jit(to_unit)
+"""The streams' own functions, compiled: one statement of SplitMix64 for numpy and the kernels."""
 
 
 @jit
@@ -88,19 +87,14 @@ def raw_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> np.uint64:
     :meth:`dejavu_env.core.streams.Streams.bits` (SplitMix64)."""
     step = counters[game] + _ONE
     counters[game] = step
-    z = keys[game] + step * _GAMMA
-    z = z ^ (z >> _S30)
-    z = z * _M1
-    z = z ^ (z >> _S27)
-    z = z * _M2
-    return z ^ (z >> _S31)
+    return _mix(keys[game] + step * GAMMA)
 
 
 @jit
 def uniform_draw(keys: np.ndarray, counters: np.ndarray, game: int) -> float:
     """Game ``game``'s next uniform in ``[0, 1)``, advancing its counter: exactly
     :meth:`dejavu_env.core.streams.Streams.uniform1` for one game (53 random bits)."""
-    return float(raw_draw(keys, counters, game) >> _S11) * _TO_UNIT
+    return _to_unit(raw_draw(keys, counters, game))
 
 
 @jit

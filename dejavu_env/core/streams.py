@@ -36,7 +36,8 @@ SEED_BITS = 63
 
 
 def mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on a ``uint64`` array (a bijection that scrambles every bit), as a new array.
+    """SplitMix64's finaliser on a ``uint64`` array (a bijection that scrambles every bit), as a new array
+    (or on one ``uint64``: :mod:`dejavu_env.core.compiled` compiles this same function for its kernels).
 
     After the first step it works in place on its own array: half the temporaries, which the
     players' one-draw-per-game calls on small batches feel."""
@@ -46,6 +47,11 @@ def mix(z: np.ndarray) -> np.ndarray:
     z *= _M2
     z ^= z >> _S31
     return z
+
+
+def to_unit(bits: np.ndarray) -> np.ndarray:
+    """Floats in ``[0, 1)`` from raw 64-bit draws: their top 53 bits (exact in a float64)."""
+    return (bits >> _S11) * _TO_UNIT
 
 
 def keys_from_seeds(seeds: np.ndarray) -> np.ndarray:
@@ -91,7 +97,7 @@ class Streams:
 
     def uniform(self, games: np.ndarray | None, n: int = 1) -> np.ndarray:
         """``(len(games), n)`` floats in ``[0, 1)`` with 53 random bits each."""
-        return (self.bits(games, n) >> _S11).astype(np.float64) * _TO_UNIT
+        return to_unit(self.bits(games, n))
 
     def uniform1(self, games: np.ndarray) -> np.ndarray:
         """``(len(games),)``: one uniform each, as ``uniform(games)[:, 0]`` in fewer numpy calls (the players' path)."""
@@ -99,7 +105,7 @@ class Streams:
         self.counters[games] = step
         step *= GAMMA
         step += self.keys[games]
-        return (mix(step) >> _S11) * _TO_UNIT
+        return to_unit(mix(step))
 
     def uniform_at(self, games: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Floats in ``[0, 1)`` at ``counters[games] + offsets`` (no counter moves: the caller
@@ -108,7 +114,7 @@ class Streams:
         steps += _ONE
         steps *= GAMMA
         steps += self.keys[games]
-        return (mix(steps) >> _S11).astype(np.float64) * _TO_UNIT
+        return to_unit(mix(steps))
 
     def normal_at(self, games: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Standard normal floats at ``counters[games] + 2 * offsets`` (Box-Muller over two

@@ -466,7 +466,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"env {i}: action {int(array[i])} is out of range: action ids run 0..{n - 1}")
-        return array.astype(np.int64, copy=False)
+        return np.ascontiguousarray(array, dtype=np.int64)  # the compiled kernels take one layout
 
     def _illegal_message(self, envs: np.ndarray, actions: np.ndarray) -> str:
         first = [f"env {int(i)}: {self._illegal_reason(int(i), int(actions[i]))}" for i in envs[:3]]

@@ -9,13 +9,12 @@ backends from the same seeds and require the same games bit for bit (state, obse
 masks, rewards, streams), and the numpy engine is itself checked against the reference
 :mod:`dejavu_env.grid.rules`.
 
-What runs compiled: the agents' actions (:func:`apply_games`), the default ``random``
-opponent's whole turn (:func:`play_random`: its draws come from each game's stream, as
-:class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer` draws them) and the
-observer (:func:`observe_into`, the pieces of
-:class:`~dejavu_env.grid.batched_observation.BatchObserver` from its own byte tables).
-Other opponents (``greedy``, a learned policy) still decide in numpy, and their moves are
-applied by :func:`apply_games`.
+What runs compiled: the agents' actions (:func:`apply_games`), the whole turn of the
+``random`` and ``greedy`` opponents (:func:`play_opponent`: they draw from each game's stream
+as the batch players do), the deals, the observer (:func:`observe_into`, the pieces of
+:class:`~dejavu_env.grid.batched_observation.BatchObserver`), the masks and results, and, in
+the default configurations, a whole step (:func:`step_fused`). Other opponents (a league, a
+learned policy) still decide in numpy, and their moves are applied by :func:`apply_games`.
 """
 
 from __future__ import annotations
@@ -24,11 +23,12 @@ import numpy as np
 
 import dejavu_env.grid.batched as b
 from dejavu_env.core.compiled import jit, permutation_draw, uniform_draw
-from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
+from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
 from dejavu_env.grid.observation import LAYOUTS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
     END_TURN,
+    LOOK,
     N_ACTIONS,
     PHASE_AFTER,
     PHASE_REVEAL,
@@ -42,8 +42,8 @@ from dejavu_env.grid.rules import (
 )
 
 __all__ = [
-    "agent_masks", "apply_games", "deal_games", "observe_into", "outcomes_into", "play_random", "results_into",
-    "step_random", "warm_up",
+    "GREEDY", "RANDOM", "agent_masks", "apply_games", "deal_games", "observe_into", "outcomes_into", "play_opponent",
+    "results_into", "step_fused", "warm_up",
 ]
 
 PLAYER, PHASE, COUNT, CANDS, TOKENS, PILE_SIZES = b.PLAYER, b.PHASE, b.COUNT, b.CANDS, b.TOKENS, b.PILE_SIZES
@@ -186,16 +186,21 @@ def _stop(d: np.ndarray, order: np.ndarray, g: int) -> None:
 
 
 @jit
+def _tally(d: np.ndarray, g: int, seat: int) -> float:
+    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``; ``batched.scores``)."""
+    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & 0xFF) + 2 * (d[END_TAKER, g] == seat)
+    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & 15)) / 2.0
+
+
+@jit
 def _end_turn(d: np.ndarray, g: int) -> None:
     """The turn ends; after the last turn the game is scored (``batched._end_turn``, ``#grid-turn``,
     ``#grid-last-turn``, ``#grid-scoring``)."""
     d[TURNS, g] += 1
     _clear_reveal(d, g)
     if d[LAST, g] != 0:
-        doubled0 = 2 * (d[PILE_SIZES, g] & 0xFF) + 2 * (d[END_TAKER, g] == 0) + (d[TOKENS, g] & 15)
-        doubled1 = 2 * ((d[PILE_SIZES, g] >> SIZE_BITS) & 0xFF) + 2 * (d[END_TAKER, g] == 1)
-        doubled1 += (d[TOKENS, g] >> TOKEN_BITS) & 15
-        _finish(d, g, 0 if doubled0 > doubled1 else (1 if doubled1 > doubled0 else -1), END_CARD)
+        first, second = _tally(d, g, 0), _tally(d, g, 1)
+        _finish(d, g, 0 if first > second else (1 if second > first else -1), END_CARD)
         return
     if d[END_TAKER, g] == d[PLAYER, g]:
         d[LAST, g] = 1
@@ -279,16 +284,77 @@ def _nth_legal(bits: int, u: float) -> int:
     return END_TURN
 
 
+RANDOM, GREEDY = 0, 1
+"""The opponents the kernels play themselves: :class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer`
+and :class:`~dejavu_env.grid.batched_opponents.GreedyBatchPlayer`."""
+_SHOWS_PACKED = np.array([sum(count << (8 * n) for n, count in enumerate(row)) for row in SHOWS], dtype=np.int64)
+"""How often each number shows on each card, eight bits per number: the counts of a set of cards add up."""
+_SHOWS_TABLE = np.array(SHOWS, dtype=np.int64)
+
+
 @jit
-def _play_random(
-    d: np.ndarray, order: np.ndarray, g: int, me: int, max_turns: int, keys: np.ndarray, counters: np.ndarray,
-    moves: np.ndarray,
+def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
+    """``greedy``'s action in game ``g`` at seat ``me`` with its uniform ``u``: ``GreedyBatchPlayer.act``
+    (its docstring and ``agents/grid/greedy.py`` give the plan), read from the same ``info_state`` facts."""
+    legal = d[LEGAL, g]
+    phase = d[PHASE, g]
+    known = (d[SEEN, g] >> (b.KNOWN_AT + b.SLOT_BITS * me)) & d[OCC, g] & _BYTE
+    cards = d[SLOT_CARDS, g]
+    shows = np.int64(0)  # the known cards' counts per number, eight bits each
+    for k in range(N_SLOTS):
+        if (known >> k) & 1:
+            shows += _SHOWS_PACKED[(cards >> (CARD_BITS * k)) & 31]
+    if phase == PHASE_START:
+        sizes, tokens = d[PILE_SIZES, g], d[TOKENS, g]
+        opp = 1 - me
+        doubled_me = 2 * ((sizes >> (SIZE_BITS * me)) & 0xFF) + 2 + ((tokens >> (TOKEN_BITS * me)) & 15)
+        doubled_opp = 2 * ((sizes >> (SIZE_BITS * opp)) & 0xFF) + ((tokens >> (TOKEN_BITS * opp)) & 15)
+        can_take = (legal >> TAKE_END) & 1 == 1
+        if can_take and doubled_me > doubled_opp:
+            return TAKE_END
+        best, best_count = 0, shows & 0xFF
+        for n in range(1, N_NUMBERS):
+            if (shows >> (8 * n)) & 0xFF > best_count:
+                best, best_count = n, (shows >> (8 * n)) & 0xFF
+        if best_count >= STOP_COUNT:
+            for k in range(N_SLOTS):
+                if (known >> k) & 1 and _SHOWS_TABLE[(cards >> (CARD_BITS * k)) & 31, best] > 0:
+                    return REVEAL + k
+        looks = legal & _ALL_SLOTS
+        if looks == 0:
+            return TAKE_END if can_take else END_TURN
+        unknown = looks & ~known
+        return LOOK + _nth_legal(unknown if unknown != 0 else looks, u)
+    if phase == PHASE_REVEAL:
+        candidates = d[CANDS, g]
+        target, best_count = 0, -1
+        for n in range(N_NUMBERS):
+            count = (shows >> (8 * n)) & 0xFF if (candidates >> n) & 1 else -1
+            if count > best_count:
+                target, best_count = n, count
+        hidden = known & ~d[SEEN, g]  # known faces not face up now
+        for k in range(N_SLOTS):
+            if (hidden >> k) & 1 and _SHOWS_TABLE[(cards >> (CARD_BITS * k)) & 31, target] > 0:
+                return REVEAL + k
+        if (legal >> STOP) & 1:
+            return STOP
+        reveals = (legal >> REVEAL) & _ALL_SLOTS
+        return REVEAL + _nth_legal(reveals if reveals != 0 else 1, u)
+    return END_TURN
+
+
+@jit
+def _play_opponent(
+    d: np.ndarray, order: np.ndarray, g: int, me: int, opponent: int, max_turns: int, keys: np.ndarray,
+    counters: np.ndarray, moves: np.ndarray,
 ) -> None:
-    """The ``random`` opponent plays game ``g`` until its agent (seat ``me``) decides, the game ends or
-    it reaches ``max_turns``; its actions go to ``moves[g]``, from the first column."""
+    """The opponent (``RANDOM`` or ``GREEDY``) plays game ``g`` until its agent (seat ``me``) decides, the
+    game ends or it reaches ``max_turns``; one uniform from the game's stream per decision, as the batch
+    players draw them. Its actions go to ``moves[g]``, from the first column."""
     column = 0
     while d[TERMINAL, g] == 0 and d[TURNS, g] < max_turns and d[PLAYER, g] != me:
-        a = _nth_legal(d[LEGAL, g], uniform_draw(keys, counters, g))
+        u = uniform_draw(keys, counters, g)
+        a = _nth_legal(d[LEGAL, g], u) if opponent == RANDOM else _greedy(d, g, 1 - me, u)
         _apply(d, order, g, a)
         if column < moves.shape[1]:
             moves[g, column] = a
@@ -296,15 +362,14 @@ def _play_random(
 
 
 @jit
-def play_random(
-    d: np.ndarray, order: np.ndarray, games: np.ndarray, agent_seats: np.ndarray, max_turns: int,
+def play_opponent(
+    d: np.ndarray, order: np.ndarray, games: np.ndarray, agent_seats: np.ndarray, opponent: int, max_turns: int,
     keys: np.ndarray, counters: np.ndarray, moves: np.ndarray,
 ) -> None:
-    """:func:`_play_random` in each game of ``games`` (``DejaVuGridVectorEnv._play_others`` with
-    :class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer`, whose draws it makes)."""
+    """:func:`_play_opponent` in each game of ``games`` (``DejaVuGridVectorEnv._play_others``)."""
     for i in range(len(games)):
         g = games[i]
-        _play_random(d, order, g, agent_seats[g], max_turns, keys, counters, moves)
+        _play_opponent(d, order, g, agent_seats[g], opponent, max_turns, keys, counters, moves)
 
 
 _LAYOUT, _OTHER = LAYOUTS["info_state"], LAYOUTS["observation"]
@@ -432,13 +497,6 @@ def agent_masks(d: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def _tally(d: np.ndarray, g: int, seat: int) -> float:
-    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``; ``batched.scores``)."""
-    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & 0xFF) + 2 * (d[END_TAKER, g] == seat)
-    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & 15)) / 2.0
-
-
-@jit
 def _result(
     d: np.ndarray, g: int, me: int, truncated: bool, truncated_code: int, winners: np.ndarray, scores: np.ndarray,
     codes: np.ndarray,
@@ -492,22 +550,23 @@ def outcomes_into(
 
 
 @jit
-def step_random(
-    d: np.ndarray, order: np.ndarray, actions: np.ndarray, seats: np.ndarray, fixed_seat: int, max_turns: int,
-    score: bool, max_deals: int, placeholder: int, truncated_code: int, keys: np.ndarray, counters: np.ndarray,
-    done: np.ndarray, cut: np.ndarray, redeals: np.ndarray, reward: np.ndarray, terminated: np.ndarray,
-    truncated: np.ndarray, moves: np.ndarray, masks: np.ndarray, winners: np.ndarray, winner: np.ndarray,
-    scores: np.ndarray, codes: np.ndarray, tokens: np.ndarray, out: np.ndarray, perfect_recall: bool,
-    top_words: np.ndarray, state_words: np.ndarray, candidate_words: np.ndarray,
+def step_fused(
+    d: np.ndarray, order: np.ndarray, actions: np.ndarray, seats: np.ndarray, fixed_seat: int, opponent: int,
+    max_turns: int, score: bool, max_deals: int, placeholder: int, truncated_code: int, keys: np.ndarray,
+    counters: np.ndarray, done: np.ndarray, cut: np.ndarray, redeals: np.ndarray, reward: np.ndarray,
+    terminated: np.ndarray, truncated: np.ndarray, moves: np.ndarray, masks: np.ndarray, winners: np.ndarray,
+    winner: np.ndarray, scores: np.ndarray, codes: np.ndarray, tokens: np.ndarray, out: np.ndarray,
+    perfect_recall: bool, top_words: np.ndarray, state_words: np.ndarray, candidate_words: np.ndarray,
 ) -> int:
-    """One whole vector-env step against the ``random`` opponent with ``NextStep`` autoreset, game by
-    game: the general path of ``DejaVuVectorEnv.step`` (``_play``, ``_begin`` / ``_start``, ``_reply``)
-    fused, for the default configuration. Games in ``done`` start anew (their action ignored: a seat
-    drawn unless ``fixed_seat`` >= 0, a deal, the opponent's opening turn, a redeal while that ended
-    the game); the others play their agent's action, then the opponent. Then every game's reply row
-    is written: ``masks`` (``placeholder`` alone where the episode just ended), ``winners``,
-    ``winner`` (the sole winning seat or -1), ``scores``, ``codes``, ``tokens`` and the view ``out``.
-    ``done``, ``cut`` (truncated episodes), ``redeals`` and ``seats`` are updated in place.
+    """One whole vector-env step against the ``opponent`` (``RANDOM`` or ``GREEDY``) with ``NextStep``
+    autoreset, game by game: the general path of ``DejaVuVectorEnv.step`` (``_play``, ``_begin`` /
+    ``_start``, ``_reply``) fused, for the default configurations. Games in ``done`` start anew
+    (their action ignored: a seat drawn unless ``fixed_seat`` >= 0, a deal, the opponent's opening
+    turn, a redeal while that ended the game); the others play their agent's action, then the
+    opponent. Then every game's reply row is written: ``masks`` (``placeholder`` alone where the
+    episode just ended), ``winners``, ``winner`` (the sole winning seat or -1), ``scores``,
+    ``codes``, ``tokens`` and the view ``out``. ``done``, ``cut`` (truncated episodes), ``redeals``
+    and ``seats`` are updated in place.
 
     Returns -1, or -2 (and changes nothing) when an action is illegal, for the general path to
     handle, or the first game whose ``max_deals`` deals all ended in the opponent's opening turn."""
@@ -532,7 +591,7 @@ def step_random(
                 for attempt in range(max_deals):
                     for c in range(moves.shape[1]):
                         moves[g, c] = -1
-                    _play_random(d, order, g, 1, max_turns, keys, counters, moves)
+                    _play_opponent(d, order, g, 1, opponent, max_turns, keys, counters, moves)
                     redeals[g] = attempt
                     if d[TERMINAL, g] == 0:
                         opened = True
@@ -543,7 +602,7 @@ def step_random(
         else:
             me = seats[g]
             _apply(d, order, g, actions[g])
-            _play_random(d, order, g, me, max_turns, keys, counters, moves)
+            _play_opponent(d, order, g, me, opponent, max_turns, keys, counters, moves)
             reward[g], terminated[g], truncated[g] = _outcome(d, g, me, max_turns, score)
             cut[g] = truncated[g]
         me = seats[g]
@@ -583,7 +642,7 @@ def warm_up() -> None:
         d, order = state.data, state.order
         deal_games(d, order, games, keys, counters)
         apply_games(d, order, games[:1], np.full(1, END_TURN, dtype=np.int64))
-        play_random(d, order, games, seats, 2, keys, counters, np.zeros((n, 4), dtype=np.int16))
+        play_opponent(d, order, games, seats, RANDOM, 2, keys, counters, np.zeros((n, 4), dtype=np.int16))
     outcomes_into(d, games, seats, 2, False, np.empty(n), np.empty(n, dtype=bool), np.empty(n, dtype=bool))
     agent_masks(d, seats, np.empty((n, N_ACTIONS), dtype=np.uint8))
     results_into(
@@ -594,9 +653,9 @@ def warm_up() -> None:
     for obs_mode, layout in LAYOUTS.items():
         observer = BatchObserver(n, obs_mode, "numba")
         observer.observe(state, seats)
-        step_random(
-            d, order, np.zeros(n, dtype=np.int64), seats, -1, 2, False, 1, END_TURN, 0, keys, counters, flags.copy(),
-            flags.copy(), np.zeros(n, dtype=np.int64), np.empty(n), flags.copy(), flags.copy(),
+        step_fused(
+            d, order, np.zeros(n, dtype=np.int64), seats, -1, RANDOM, 2, False, 1, END_TURN, 0, keys, counters,
+            flags.copy(), flags.copy(), np.zeros(n, dtype=np.int64), np.empty(n), flags.copy(), flags.copy(),
             np.empty((n, 4), dtype=np.int16), np.empty((n, N_ACTIONS), dtype=np.int8), np.empty((n, 2), dtype=np.int8),
             np.empty(n, dtype=np.int64), np.empty((n, 2), dtype=np.float32), np.empty(n, dtype=np.int64),
             np.empty((n, 2), dtype=np.int8), np.empty((n, layout.size), dtype=np.float32), *observer.compiled_tables(),

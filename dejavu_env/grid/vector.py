@@ -38,17 +38,19 @@ from dejavu_env.grid.batched import (
     to_scalar,
 )
 from dejavu_env.grid.batched_observation import BatchObserver
-from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GridRequest, RandomBatchPlayer
+from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GreedyBatchPlayer, GridRequest, RandomBatchPlayer
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.env import MAX_DEALS, SEATS, DejaVuGridEnv
 from dejavu_env.grid.kernels import (
+    GREEDY,
+    RANDOM,
     agent_masks,
     apply_games,
     deal_games,
     outcomes_into,
-    play_random,
+    play_opponent,
     results_into,
-    step_random,
+    step_fused,
     warm_up,
 )
 from dejavu_env.grid.observation import Observer, decode
@@ -128,14 +130,25 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         self._observer = BatchObserver(self.num_envs, self.obs_mode, self.backend)
         if self.backend == "numba":
             warm_up()
+        self._compiled_opponent = self._kernel_opponent()
         self._fusable = (
-            self.backend == "numba" and self.autoreset_mode == AutoresetMode.NEXT_STEP
-            and self._league_probs is None and all(type(p) is RandomBatchPlayer for p in self.players)
+            self._compiled_opponent >= 0 and self.autoreset_mode == AutoresetMode.NEXT_STEP
+            and self._league_probs is None
         )
 
     @property
     def n_opponent_actions(self) -> int:
         return MAX_TURN_ACTIONS
+
+    def _kernel_opponent(self) -> int:
+        """The kernels' code for the one kind of player seated (``RANDOM``, ``GREEDY``), or -1 when the
+        players decide in numpy (another backend, a mixed pool, a learned policy)."""
+        if self.backend != "numba":
+            return -1
+        for code, kind in ((RANDOM, RandomBatchPlayer), (GREEDY, GreedyBatchPlayer)):
+            if all(type(p) is kind for p in self.players):
+                return code
+        return -1
 
     def _batched_equivalent(self, player: Any) -> Any:
         return RandomBatchPlayer() if type(player) is RandomOpponent else None
@@ -220,9 +233,9 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         return reward, terminated, truncated
 
     def _fused_step(self, actions: np.ndarray) -> tuple | None:
-        """With the numba backend, ``random`` opponents and ``NextStep`` autoreset (the defaults, and
-        the configuration of the benchmarks), one kernel plays the whole step game by game
-        (:func:`~dejavu_env.grid.kernels.step_random`), with no numpy call per rule or per reply
+        """With the numba backend, ``random`` or ``greedy`` opponents and ``NextStep`` autoreset (the
+        defaults, and the configuration of the benchmarks), one kernel plays the whole step game by
+        game (:func:`~dejavu_env.grid.kernels.step_fused`), with no numpy call per rule or per reply
         piece; the tests check that it returns exactly what the general path does."""
         if not self._fusable:
             return None
@@ -240,9 +253,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         tokens = np.empty((n, 2), dtype=np.int8)
         observations = np.empty((n, self._observer.layout.size), dtype=np.float32)
         state = self.state
-        failed = step_random(
+        failed = step_fused(
             state.data, state.order, actions, self.seat, -1 if self.agent_seat is None else self.agent_seat,
-            self.max_turns, self.reward_mode == "score", MAX_DEALS, self._placeholder_action(), _TRUNCATED,
+            self._compiled_opponent, self.max_turns, self.reward_mode == "score", MAX_DEALS, self._placeholder_action(),
+            _TRUNCATED,
             self.streams.keys, self.streams.counters, self._done, self._truncated, self.redeals, reward, terminated,
             truncated, moves, masks, winners, winner, scores, codes, tokens, observations,
             *self._observer.compiled_tables(),
@@ -266,13 +280,13 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
     def _play_others(self, games: np.ndarray) -> None:
         """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit.
 
-        With the numba backend and only ``random`` seated, one kernel plays every opponent turn;
-        otherwise the players decide in rounds over the games still waiting on them."""
-        if self.backend == "numba" and all(type(p) is RandomBatchPlayer for p in self.players):
+        With the numba backend and only ``random`` or only ``greedy`` seated, one kernel plays every
+        opponent turn; otherwise the players decide in rounds over the games still waiting on them."""
+        if self._compiled_opponent >= 0:
             state = self.state
-            play_random(
-                state.data, state.order, games, self.seat, self.max_turns, self.streams.keys, self.streams.counters,
-                self._opponent_actions,
+            play_opponent(
+                state.data, state.order, games, self.seat, self._compiled_opponent, self.max_turns, self.streams.keys,
+                self.streams.counters, self._opponent_actions,
             )
             return
         d = self.state.data
