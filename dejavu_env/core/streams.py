@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ SEED_BITS = 63
 """Seeds drawn for ``seed=None`` lie below ``2**63``."""
 
 
-def mix(z: np.ndarray) -> np.ndarray:
+def mix(z: Any) -> Any:
     """SplitMix64's finaliser on a ``uint64`` array (a bijection that scrambles every bit), as a new array
     (or on one ``uint64``: :mod:`dejavu_env.core.compiled` compiles this same function for its kernels).
 
@@ -49,7 +50,7 @@ def mix(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def to_unit(bits: np.ndarray) -> np.ndarray:
+def to_unit(bits: Any) -> Any:
     """Floats in ``[0, 1)`` from raw 64-bit draws: their top 53 bits (exact in a float64)."""
     return (bits >> _S11) * _TO_UNIT
 

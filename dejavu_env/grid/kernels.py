@@ -312,10 +312,10 @@ def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
         can_take = (legal >> TAKE_END) & 1 == 1
         if can_take and doubled_me > doubled_opp:
             return TAKE_END
-        best, best_count = 0, shows & 0xFF
+        best, best_count = 0, int(shows & 0xFF)
         for n in range(1, N_NUMBERS):
             if (shows >> (8 * n)) & 0xFF > best_count:
-                best, best_count = n, (shows >> (8 * n)) & 0xFF
+                best, best_count = n, int((shows >> (8 * n)) & 0xFF)
         if best_count >= STOP_COUNT:
             for k in range(N_SLOTS):
                 if (known >> k) & 1 and _SHOWS_TABLE[(cards >> (CARD_BITS * k)) & 31, best] > 0:
@@ -329,7 +329,7 @@ def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
         candidates = d[CANDS, g]
         target, best_count = 0, -1
         for n in range(N_NUMBERS):
-            count = (shows >> (8 * n)) & 0xFF if (candidates >> n) & 1 else -1
+            count = int((shows >> (8 * n)) & 0xFF) if (candidates >> n) & 1 else -1
             if count > best_count:
                 target, best_count = n, count
         hidden = known & ~d[SEEN, g]  # known faces not face up now
