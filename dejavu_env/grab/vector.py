@@ -76,6 +76,26 @@ class _Options:
     orders: tuple[tuple[int, ...], ...] | None
 
 
+_warm = False
+
+
+def _warm_up() -> None:
+    """Compile every kernel (or load it from numba's disk cache) once per process, when the first env
+    with the numba backend is built: numba compiles a kernel at its first call, and a compile in the
+    middle of stepping would stall that step for many seconds. Two small envs play a reset and two
+    steps, one on the one-kernel step and one on the general path, which between them call every
+    kernel with the types the envs pass."""
+    global _warm
+    if _warm:
+        return
+    _warm = True
+    for autoreset_mode in ("NextStep", "SameStep"):
+        env = DejaVuGrabVectorEnv(2, n_players=2, backend="numba", autoreset_mode=autoreset_mode)
+        observation, _ = env.reset(seed=0)
+        for _ in range(2):
+            observation, *_ = env.step(observation["action_mask"].argmax(axis=1))
+
+
 class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     """``num_envs`` grab games stepped at once, the agent at seat 0 of each, the other seats inside the batch.
 
@@ -157,6 +177,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         self._memory: np.ndarray | None = None
         """The memory bots' tables for the kernels, ``(bots, 6, players, envs)``: the bots keep theirs in its rows."""
         self._memory_tables: list[np.ndarray] = []
+        if self.backend == "numba":
+            _warm_up()
 
     @property
     def n_opponent_actions(self) -> int:
