@@ -83,6 +83,11 @@ class GrabTables:
     equal: np.ndarray
     sigma: float
 
+    def arguments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """The fields in order, as the compiled kernels take them (:mod:`dejavu_env.grab.kernels`): separate
+        arguments, since inside a kernel each access to a tuple's array would bump its reference count."""
+        return self.card_bits, self.presets, self.scripted, self.means, self.log_means, self.equal, float(self.sigma)
+
 
 class GrabBatch(PackedState):
     """A batch of grab games: the reference ``GrabState``'s fields, one entry per game.

@@ -26,7 +26,7 @@ rules, and a game's rows lie far apart in the block. So what runs at every tick 
 choices, the grabs, the flip) is written out in :func:`play`, block by block, on a copy of the
 game's column, with helpers that take plain numbers; what runs a few times a round (races
 between different means, eliminations, the end of a round) keeps a function of its own. The
-tables' arrays are passed one by one (:class:`Tables`), never as a tuple.
+tables' arrays are passed one by one (:meth:`~dejavu_env.grab.batched.GrabTables.arguments`), never as a tuple.
 
 Kernels work in place on the block; ``cols`` are its columns and ``games[col]`` each column's
 env game number (the index into the tables and the streams).
@@ -60,7 +60,6 @@ from dejavu_env.grab.batched import (
     ROUND_POINTS,
     SEEN1,
     SEEN2,
-    GrabTables,
 )
 from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS
@@ -77,7 +76,6 @@ __all__ = [
     "PERFECT",
     "RANDOM",
     "Seating",
-    "Tables",
     "finish",
     "game_info",
     "legal_masks",
@@ -87,7 +85,6 @@ __all__ = [
     "results",
     "start",
     "step_fused",
-    "tables_of",
 ]
 
 ASK_FIRST, ASK, APPLY = 0, 1, 2
@@ -110,27 +107,6 @@ _LOW7, _LOW6 = (1 << POINT_BITS) - 1, (1 << ROUND_POINT_BITS) - 1
 _MEMORY_ROUND, _MEMORY_LOOKED, _MEMORY_READY = 3, 4, 5
 """Rows of a :class:`~dejavu_env.grab.batched_opponents.MemoryBatchBot`'s memory table after the rounds' luck
 (its ``_ROUND``, ``_LOOKED``, ``_READY``; that module imports this one)."""
-
-
-class Tables(NamedTuple):
-    """:class:`~dejavu_env.grab.batched.GrabTables`' arrays as the kernels take them, in this order (splat with
-    ``*``): separate arrays, not a tuple, inside the kernels, where each access to a tuple's array would
-    bump its reference count."""
-
-    card_bits: np.ndarray
-    presets: np.ndarray
-    scripted: np.ndarray
-    means: np.ndarray
-    log_means: np.ndarray
-    equal: np.ndarray
-    sigma: float
-
-
-def tables_of(tables: GrabTables) -> Tables:
-    return Tables(
-        tables.card_bits, tables.presets, tables.scripted, tables.means, tables.log_means, tables.equal,
-        float(tables.sigma),
-    )
 
 
 class Seating(NamedTuple):
@@ -406,7 +382,7 @@ def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndar
          z: np.ndarray, z_at: np.ndarray, loop: bool, opponent_actions: np.ndarray, status: np.ndarray,
          need: np.ndarray) -> None:
     """``DejaVuGrabVectorEnv._play``'s tick loop for the entries ``todo`` of ``cols`` (after the tables'
-    arrays, :class:`Tables`, and the players', :class:`Seating`): each game asks its opponents (phases
+    arrays, ``GrabTables.arguments()``, and the players', :class:`Seating`): each game asks its opponents (phases
     :data:`ASK_FIRST` / :data:`ASK`; the first tick's agent action is already in ``ticks[i, 0]`` and the
     opponents' go to ``opponent_actions[game]``) or takes the tick in ``ticks[i]`` (:data:`APPLY`), applies
     it, and with ``loop`` goes on while its agent is out of the round. ``status[i]`` says how it stopped

@@ -216,7 +216,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         set_tables(self.state, games, card_bits, self._means(games), orders)
         if self.backend == "numba":
             s = self.state
-            kernels.start(s.data, s.order, s.games, *kernels.tables_of(s.tables), *self._streams(), games)
+            kernels.start(s.data, s.order, s.games, *s.tables.arguments(), *self._streams(), games)
         else:
             start(self.state, games, self.streams)
         self._observer.forget(games)
@@ -300,7 +300,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         thresholds = np.array([p.recall * p.recall if type(p) is MemoryBatchBot else 0.0 for p in self.players])
         done = self._done
         played = kernels.step_fused(
-            state.data, state.order, state.games, *kernels.tables_of(state.tables), *self._streams(),
+            state.data, state.order, state.games, *state.tables.arguments(), *self._streams(),
             *self._seating(), thresholds, actions, done, self.reward_mode == "win", self.obs_mode == "info_state",
             reward, terminated, opponent_actions, self._aside, observations, masks, winners, winner, scores,
             info["points"], info["eliminated"], info["round_points"],
@@ -347,7 +347,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         z_at = np.full(m, -1, dtype=np.int64)
         z = _NO_NORMALS
         todo = np.arange(m)
-        tables = kernels.tables_of(state.tables)
+        tables = state.tables.arguments()
         seating = self._seating()
         while True:
             kernels.play(
