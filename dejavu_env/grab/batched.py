@@ -122,9 +122,14 @@ class GrabBatch(PackedState):
         return _by_game(field(self.data[IN_ROUND], np.arange(self.n_players)[:, None], 1) == 1)
 
 
-def new_batch(n: int, n_players: int, deck: GrabDeck, reaction_spread: float = REACTION_SPREAD) -> GrabBatch:
-    """``n`` games of ``n_players`` that are over until :func:`start` starts them (after :func:`set_tables`)."""
-    data = np.zeros((HOLD + n_players, n), dtype=np.int64)
+def new_batch(
+    n: int, n_players: int, deck: GrabDeck, reaction_spread: float = REACTION_SPREAD, game_major: bool = False
+) -> GrabBatch:
+    """``n`` games of ``n_players`` that are over until :func:`start` starts them (after :func:`set_tables`).
+
+    ``game_major``: the block in Fortran order, each game's fields side by side, for the compiled
+    kernels (:mod:`dejavu_env.grab.kernels`), which work game by game (as the grid's ``new_batch``)."""
+    data = np.zeros((HOLD + n_players, n), dtype=np.int64, order="F" if game_major else "C")
     data[OVER] = 1
     data[NEWEST] = -1
     sigma = math.sqrt(math.log1p(reaction_spread * reaction_spread))

@@ -191,20 +191,20 @@ class MemoryBatchBot:
 
     def act(self, request: GrabRequest) -> np.ndarray:
         memory = self._table(request)
-        rows = memory.reshape(len(memory), -1)  # a view: entry (seat, env) at column seat * n_envs + env
-        at = request.seats * memory.shape[2] + request.games
-        mine = rows.take(at, axis=1)  # one gather of every row of the seats asked
+        seats, games = request.seats, request.games
+        # Fancy indexing, not a flat view: the table may be an env's game-major one (keep_in), with no flat view.
+        mine = memory[:, seats, games]  # one gather of every row of the seats asked
         round_index = request.fact(ROUND)
         flipped = request.fact(FLIPPED)
         same_round = mine[self._ROUND] == round_index  # else its memory of the last round is dropped
         looked = mine[self._LOOKED] * same_round
         ready = mine[self._READY] * same_round
-        luck = mine.reshape(-1).take(round_index * len(at) + np.arange(len(at)))  # the luck of this round
+        luck = mine.reshape(-1).take(round_index * len(games) + np.arange(len(games)))  # the luck of this round
         ready |= flipped & looked & luck
         ready &= request.fact(MIDDLE)  # taken objects never come back
-        rows[self._ROUND][at] = round_index  # row by row: half the cost of one (rows, at) scatter
-        rows[self._LOOKED][at] = looked | flipped
-        rows[self._READY][at] = ready
+        memory[self._ROUND, seats, games] = round_index
+        memory[self._LOOKED, seats, games] = looked | flipped
+        memory[self._READY, seats, games] = ready
         fresh = ready & flipped
         return _grab_lowest(np.where(fresh != 0, fresh, ready))
 

@@ -165,7 +165,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             seat_players=seated, backend=backend,
         )
         self._canonical = canonical_deck()
-        self.state: GrabBatch = new_batch(self.num_envs, n_players, self._canonical)
+        self.state: GrabBatch = new_batch(self.num_envs, n_players, self._canonical, game_major=self.backend == "numba")
         self._decks: dict[int, GrabDeck] = {}  # envs playing a custom deck
         self._aside = np.full((self.num_envs, 3), -1, dtype=np.int16)
         self._observer = BatchObserver(self.num_envs, self.obs_mode)
@@ -372,7 +372,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         kinds = np.zeros(len(self.players), dtype=np.int64) if self._kinds is None else self._kinds
         bots = [k for k, p in enumerate(self.players) if type(p) is MemoryBatchBot]
         if self._memory is None:
-            self._memory = np.zeros((max(len(bots), 1), 6, self.n_players, self.num_envs), dtype=np.int64)
+            # Game-major (Fortran order), as the state block: the kernels read a game's tables together.
+            self._memory = np.zeros((max(len(bots), 1), 6, self.n_players, self.num_envs), dtype=np.int64, order="F")
             self._memory_tables = list(self._memory)  # the same view objects at every step (keep_in checks)
         slots = np.zeros(len(self.players), dtype=np.int64)
         for j, k in enumerate(bots):
