@@ -52,12 +52,18 @@ class RunSpec:
     ppo: dict[str, Any] = field(default_factory=dict)
     league: LeagueSpec = field(default_factory=LeagueSpec)
     shaping: float = 0.0
-    """Scale of the score-lead reward shaping (:class:`agents.rllib.env.ScoreShaping`); 0 is off."""
+    """Scale of the reward shaping (:class:`agents.rllib.env.ScoreShaping`); 0 is off."""
+    potential: str = "lead"
+    """What the shaping pays the change of: ``"lead"`` (score lead) or ``"tally"`` (the agent's own tally)."""
+    bootstrap_truncated: bool = True
+    """``False``: a game cut by the turn limit ends there for the learner (:class:`agents.rllib.env.TurnLimitEnds`)."""
     seed: int = 0
     num_env_runners: int = 1
     num_envs_per_env_runner: int = 1
     num_learners: int = 0
     checkpoint_every: int = 10
+    keep_checkpoints: int = 3
+    """How many of the latest checkpoints Tune keeps (older ones are deleted): enough to export the best evaluated."""
     eval_every: int = 0
     eval_games: int = 200
     eval_opponents: list[str] = field(default_factory=list)
@@ -100,9 +106,11 @@ class RunSpec:
         probe = game.pettingzoo(**self.env)  # the front end validates its own options
         if self.shaping < 0:
             raise ValueError(f"shaping must be >= 0, got {self.shaping}")
-        if self.shaping and game.potential(self.obs_mode) is None:
-            raise ValueError(f"shaping needs a view that shows the score; {self.game}'s {self.obs_mode!r} does not")
-        for name, value in (("iterations", self.iterations), ("num_envs_per_env_runner", self.num_envs_per_env_runner)):
+        if self.shaping and game.potential(self.obs_mode, self.potential) is None:
+            raise ValueError(f"shaping needs a potential of the view; {self.game}'s {self.obs_mode!r} view "
+                             f"has none named {self.potential!r}")
+        for name, value in (("iterations", self.iterations), ("num_envs_per_env_runner", self.num_envs_per_env_runner),
+                            ("keep_checkpoints", self.keep_checkpoints)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         for name, value in (("num_env_runners", self.num_env_runners), ("num_learners", self.num_learners),
@@ -208,7 +216,12 @@ def ppo_config(
         PPOConfig()
         # RLlib's env check steps random actions from the action space, ignoring the mask; the
         # front ends reject illegal actions with a ValueError, as their contract says.
-        .environment(env_name(run.game), env_config={**run.env, "shaping": run.shaping}, disable_env_checking=True)
+        .environment(
+            env_name(run.game),
+            env_config={**run.env, "shaping": run.shaping, "potential": run.potential,
+                        "bootstrap_truncated": run.bootstrap_truncated},
+            disable_env_checking=True,
+        )
         .env_runners(
             num_env_runners=run.num_env_runners,
             num_envs_per_env_runner=run.num_envs_per_env_runner,
