@@ -178,6 +178,7 @@ def ppo_config(
     from agents.exported import ExportCard, ExportedPlayer
     from agents.rllib.env import env_name, register_envs
     from agents.rllib.league import MAIN, LeagueCallback
+    from agents.rllib.learner import CleanPPOLearner
     from agents.rllib.module import HeuristicModule, MaskedPPOModule
 
     register_envs()
@@ -230,7 +231,7 @@ def ppo_config(
         .learners(num_learners=run.num_learners)
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(**run.ppo)
+        .training(learner_class=CleanPPOLearner, **run.ppo)
         .callbacks(callback)
         .debugging(seed=run.seed)
     )
