@@ -39,6 +39,8 @@ class LeagueSpec:
     threshold: float = 0.6
     max_snapshots: int = 10
     min_episodes: int = 50
+    main_seat: int | None = None
+    """The seat ``main`` always takes (0: the starting player), or ``None`` for a random seat per episode."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class RunSpec:
     seed: int = 0
     num_env_runners: int = 1
     num_envs_per_env_runner: int = 1
+    rollout_fragment_length: int = 0
+    """0: each runner samples whole episodes; N: fragments of N steps per game, cut episodes bootstrapped
+    from the value (as agents.learners' 64-step rollouts of 512 games)."""
     num_learners: int = 0
     checkpoint_every: int = 10
     keep_checkpoints: int = 3
@@ -114,7 +119,8 @@ class RunSpec:
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         for name, value in (("num_env_runners", self.num_env_runners), ("num_learners", self.num_learners),
-                            ("checkpoint_every", self.checkpoint_every), ("eval_every", self.eval_every)):
+                            ("checkpoint_every", self.checkpoint_every), ("eval_every", self.eval_every),
+                            ("rollout_fragment_length", self.rollout_fragment_length)):
             if value < 0:
                 raise ValueError(f"{name} must be at least 0, got {value}")
         bad_model = sorted(set(self.model) - set(MODEL_KEYS))
@@ -158,6 +164,8 @@ class RunSpec:
             raise ValueError(
                 "the league needs a first opponent: a heuristic with a positive weight, or self_weight > 0"
             )
+        if league.main_seat is not None and not 0 <= league.main_seat < self.n_seats:
+            raise ValueError(f"league main_seat must be a seat in [0, {self.n_seats}), got {league.main_seat}")
         if not 0 <= league.threshold <= 1:
             raise ValueError(f"league threshold is a win rate in [0, 1], got {league.threshold}")
 
@@ -208,6 +216,7 @@ def ppo_config(
         threshold=run.league.threshold,
         max_snapshots=run.league.max_snapshots,
         min_episodes=run.league.min_episodes,
+        main_seat=run.league.main_seat,
         evaluate=evaluate,
         eval_every=run.eval_every,
         player_factory=player_factory,
@@ -226,7 +235,8 @@ def ppo_config(
         .env_runners(
             num_env_runners=run.num_env_runners,
             num_envs_per_env_runner=run.num_envs_per_env_runner,
-            batch_mode="complete_episodes",
+            batch_mode="truncate_episodes" if run.rollout_fragment_length else "complete_episodes",
+            rollout_fragment_length=run.rollout_fragment_length or "auto",
         )
         .learners(num_learners=run.num_learners)
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN])

@@ -80,6 +80,14 @@ def test_the_league_seats_main_once_and_one_opponent_everywhere_else() -> None:
     assert seen_seats == {0, 1, 2, 3} and seen_opponents == {"heuristic_greedy", "main_v1"}
 
 
+def test_a_league_with_a_main_seat_always_seats_main_there() -> None:
+    mapping = LeagueMapping({"heuristic_greedy": 1.0, "heuristic_random": 1.0}, n_seats=2, main_seat=0)
+    for i in range(50):
+        episode = _Episode(f"episode-{i}")
+        assert mapping("player_0", episode) == "main" and mapping("player_1", episode) != "main"
+        assert mapping.draw(episode.id_)[0] == 0
+
+
 def test_a_win_is_the_top_return_and_a_shared_top_counts_only_where_the_game_says() -> None:
     assert episode_win({"player_0": 1.0, "player_1": -1.0}, "player_0", draw_is_win=False)
     assert not episode_win({"player_0": 0.0, "player_1": 0.0}, "player_0", draw_is_win=False)
