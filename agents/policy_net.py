@@ -19,12 +19,13 @@ from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any
 
+import numpy as np
 import torch
 from gymnasium import spaces
 from torch import nn
 
 MASKED_LOGIT = torch.finfo(torch.float32).min
-ENCODERS = ("mlp", "grid_slots")
+ENCODERS = ("mlp", "grid_slots", "learner")
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,14 @@ class NetSpec:
 
     ``obs_high``: the observation Box's upper bound per entry (the MLP encoder divides by it,
     so raw counts such as a deck size of 24 enter at the scale of the one-hot bits).
-    ``encoder``: ``"mlp"`` (layers ``hiddens``) or ``"grid_slots"`` (the slot-relational
-    extractor of :mod:`agents.grid.features`, with ``encoder_kwargs``). ``vf_hiddens``: the
-    value head's hidden layers; the policy head is one linear layer on the encoding.
+    ``encoder``: ``"mlp"`` (layers ``hiddens``), ``"grid_slots"`` (the slot-relational
+    extractor of :mod:`agents.grid.features`, with ``encoder_kwargs``) or ``"learner"``
+    (the whole actor-critic of :mod:`agents.learners`, a :class:`~agents.learners.nets.LearnerNet`
+    whose :class:`~agents.learners.nets.NetConfig` fields other than the sizes are
+    ``encoder_kwargs``, e.g. ``{features: grid_slots, hidden: [128]}``: the slot-equivariant
+    encoder of the facts ``counting`` reasons with, and per-slot Look and Reveal logits).
+    ``vf_hiddens``: the value head's hidden layers; the policy head is one linear layer on
+    the encoding (``"learner"`` brings its own heads and ignores ``hiddens`` and ``vf_hiddens``).
     """
 
     obs_size: int
@@ -107,13 +113,50 @@ class _GridSlotEncoder(nn.Module):
         return self.extractor({"observation": observation, "action_mask": mask})
 
 
+class _LearnerEncoder(nn.Module):
+    """The trunk of an :mod:`agents.learners` :class:`~agents.learners.nets.LearnerNet` (the net whose
+    recipe learnt Grid from a blank network), for RLlib: imported, not written again.
+
+    The encoding is the trunk's output with the encoder's per-action logit terms (the per-slot
+    Look and Reveal logits of ``grid_slots``, zeros otherwise) appended, so that RLlib's one
+    embeddings tensor carries both; :class:`PolicyNet` reads the learner's own actor and critic
+    heads from it. A memory core (``core: gru``) has no place in a feed-forward RLModule.
+    """
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        from agents.learners.nets import LearnerNet, NetConfig
+
+        config = NetConfig(obs_size=spec.obs_size, n_actions=spec.n_actions, **spec.encoder_kwargs)
+        if config.recurrent:
+            raise ValueError("the learner encoder of an RLlib module is feed-forward: core must be 'mlp'")
+        self.net = LearnerNet(config, np.asarray(spec.obs_high, dtype=np.float32))
+        self.width = int(self.net.encoder.out)
+        self.out_dim = self.width + spec.n_actions
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        masks = mask != 0
+        with torch.no_grad():  # the facts are parameter-free: no gradient to keep
+            inputs = self.net.encoder.featurize(observation, masks)
+        h, extra = self.net.encoder(inputs)
+        return torch.cat([h, h.new_zeros(h.shape[0], self.out_dim - self.width) if extra is None else extra], dim=-1)
+
+    def logits(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.net.actor(embedding[:, : self.width]) + embedding[:, self.width :]
+
+    def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.net.critic(embedding[:, : self.width]).squeeze(-1)
+
+
 class PolicyNet(nn.Module):
     """Encoder, a linear policy head with masked logits, and a value head (see :class:`NetSpec`)."""
 
     def __init__(self, spec: NetSpec) -> None:
         super().__init__()
         self.spec = spec
-        self.encoder: nn.Module = _MLPEncoder(spec) if spec.encoder == "mlp" else _GridSlotEncoder(spec)
+        self.encoder: _MLPEncoder | _GridSlotEncoder | _LearnerEncoder = _ENCODERS[spec.encoder](spec)
+        if isinstance(self.encoder, _LearnerEncoder):
+            return  # the learner's own actor and critic heads
         width = self.encoder.out_dim
         self.pi = nn.Linear(width, spec.n_actions)
         value_width = spec.vf_hiddens[-1] if spec.vf_hiddens else width
@@ -127,11 +170,21 @@ class PolicyNet(nn.Module):
 
     def logits(self, embedding: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Action logits with every action whose mask bit is 0 set to :data:`MASKED_LOGIT`."""
-        return self.pi(embedding).masked_fill(mask == 0, MASKED_LOGIT)
+        raw = self.encoder.logits(embedding) if isinstance(self.encoder, _LearnerEncoder) else self.pi(embedding)
+        return raw.masked_fill(mask == 0, MASKED_LOGIT)
 
     def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        if isinstance(self.encoder, _LearnerEncoder):
+            return self.encoder.value(embedding)
         return self.vf(embedding).squeeze(-1)
 
     def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         embedding = self.encode(observation, mask)
         return self.logits(embedding, mask), self.value(embedding)
+
+
+_ENCODERS: dict[str, type[_MLPEncoder] | type[_GridSlotEncoder] | type[_LearnerEncoder]] = {
+    "mlp": _MLPEncoder,
+    "grid_slots": _GridSlotEncoder,
+    "learner": _LearnerEncoder,
+}

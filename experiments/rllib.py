@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             storage_path=str(out),
             stop={"training_iteration": run.iterations},
             checkpoint_config=tune.CheckpointConfig(
-                checkpoint_frequency=run.checkpoint_every, checkpoint_at_end=True, num_to_keep=3
+                checkpoint_frequency=run.checkpoint_every, checkpoint_at_end=True, num_to_keep=run.keep_checkpoints
             ),
             verbose=1,
         ),

@@ -14,8 +14,9 @@ again.
   players whose choice is a function of the current observation qualify (Grid's perfect-
   memory players read the perfect-recall view; ``forgetful`` and Grab's ``human-*`` keep a
   memory of their own and do not).
-- ``potential``: the agent's score lead as its own observation shows it, for optional
-  potential-based reward shaping (:class:`agents.rllib.env.ScoreShaping`); ``None`` where the
+- ``potential``: a function of the agent's own observation for optional reward shaping
+  (:class:`agents.rllib.env.ScoreShaping`), by name: ``"lead"`` (its score lead) or
+  ``"tally"`` (its own tally, the single-machine learner's ``grid_tally``); ``None`` where the
   view does not show the score (Grid's current view hides pile sizes, as the rulebook asks).
 - ``draw_is_win``: how a tie at the top counts for the league's win rate, as the
   tournament counts it (Grab: a shared top total is a win; Grid: a draw is not).
@@ -46,8 +47,8 @@ class GameSpec:
     """Every reward mode gives the seats returns that sum to zero (Grid), so one seat's return gives the other's."""
     env_options: tuple[str, ...] = field(default=())
     """The constructor's keyword arguments a config may set."""
-    potentials: dict[str, str] = field(default_factory=dict)
-    """obs_mode -> ``"module:function"`` of ``f(observation_vector) -> score lead``."""
+    potentials: dict[str, dict[str, str]] = field(default_factory=dict)
+    """obs_mode -> potential name -> ``"module:function"`` of ``f(observation_vector) -> float``."""
 
     def pettingzoo(self, **kwargs: Any) -> Any:
         """A PettingZoo env of this game, built by its front end with ``kwargs`` over the defaults."""
@@ -55,9 +56,9 @@ class GameSpec:
         make: Callable[..., Any] = getattr(importlib.import_module(module), function)
         return make(**{**self.env_defaults, **kwargs})
 
-    def potential(self, obs_mode: str) -> Callable[[np.ndarray], float] | None:
-        """The score-lead function of observations in ``obs_mode``, or ``None`` if that view hides the score."""
-        target = self.potentials.get(obs_mode)
+    def potential(self, obs_mode: str, name: str = "lead") -> Callable[[np.ndarray], float] | None:
+        """The potential ``name`` of observations in ``obs_mode``, or ``None`` if that view hides the score."""
+        target = self.potentials.get(obs_mode, {}).get(name)
         if target is None:
             return None
         module, _, function = target.partition(":")
@@ -78,7 +79,8 @@ GAMES: dict[str, GameSpec] = {
         draw_is_win=False,
         zero_sum=True,
         env_options=("obs_mode", "reward", "max_turns"),
-        potentials={"info_state": "agents.rllib.games:grid_score_lead"},
+        potentials={"info_state": {"lead": "agents.rllib.games:grid_score_lead",
+                                   "tally": "agents.rllib.games:grid_own_tally"}},
     ),
     "grab": GameSpec(
         name="grab",
@@ -105,6 +107,18 @@ def grid_score_lead(vector: np.ndarray) -> float:
     view = decode(np.asarray(vector, dtype=np.float32), "info_state")
     piles, tokens, end = view["pile_sizes"], view["tokens"], view["end_card"]
     return float(piles[0] - piles[1] + 0.5 * (tokens[0] - tokens[1]) + end[END_MINE] - end[END_OPPONENTS])
+
+
+def grid_own_tally(vector: np.ndarray) -> float:
+    """The agent's own tally (pile, End card, half a point per token) from a Grid perfect-recall observation.
+
+    The potential of the single-machine learner that learnt Grid from a blank network
+    (:func:`agents.learners.targets.grid_tally`, here for one vector): paid as it grows, it
+    makes collecting pay before the first win does.
+    """
+    from agents.learners.targets import grid_tally
+
+    return float(grid_tally(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0])
 
 
 def get_spec(game: str) -> GameSpec:

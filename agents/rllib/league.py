@@ -35,18 +35,21 @@ WIN_RATE = "league_win_rate"
 class LeagueMapping:
     """``agent -> module``: ``main`` at one seat of each episode, one opponent at the others.
 
-    ``weights``: opponent module id -> weight (``"main"`` itself for pure self-play).
+    ``weights``: opponent module id -> weight (``"main"`` itself for pure self-play);
+    ``main_seat``: the seat ``main`` always takes, or ``None`` for a random seat per episode.
     """
 
     weights: Mapping[str, float]
     n_seats: int
+    main_seat: int | None = None
 
     def draw(self, episode_id: str) -> tuple[int, str]:
         """``(main's seat, opponent module)`` of the episode with this id."""
         rng = random.Random(episode_id)
         names = sorted(self.weights)
         opponent = rng.choices(names, weights=[self.weights[n] for n in names])[0]
-        return rng.randrange(self.n_seats), opponent
+        seat = rng.randrange(self.n_seats)
+        return (seat if self.main_seat is None else self.main_seat), opponent
 
     def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
         seat, opponent = self.draw(episode.id_)
@@ -104,12 +107,14 @@ class LeagueCallback(RLlibCallback):
         evaluate: Callable[[Player], dict[str, float]] | None = None,
         eval_every: int = 0,
         player_factory: Callable[[Any], Player] | None = None,
+        main_seat: int | None = None,
     ) -> None:
         super().__init__()
         self.game = game
         self.draw_is_win = get_spec(game).draw_is_win
         self.zero_sum = get_spec(game).zero_sum
         self.n_seats = n_seats
+        self.main_seat = main_seat
         self.league = LeagueState(dict(heuristics), self_weight, snapshot_weight)
         self.threshold = threshold
         self.max_snapshots = max_snapshots
@@ -119,7 +124,7 @@ class LeagueCallback(RLlibCallback):
         self.player_factory = player_factory
 
     def mapping(self) -> LeagueMapping:
-        return LeagueMapping(self.league.weights(), self.n_seats)
+        return LeagueMapping(self.league.weights(), self.n_seats, self.main_seat)
 
     def on_episode_end(
         self, *, episode: Any, env_runner: Any = None, metrics_logger: Any = None, **kwargs: Any

@@ -39,6 +39,8 @@ class LeagueSpec:
     threshold: float = 0.6
     max_snapshots: int = 10
     min_episodes: int = 50
+    main_seat: int | None = None
+    """The seat ``main`` always takes (0: the starting player), or ``None`` for a random seat per episode."""
 
 
 @dataclass(frozen=True)
@@ -52,12 +54,21 @@ class RunSpec:
     ppo: dict[str, Any] = field(default_factory=dict)
     league: LeagueSpec = field(default_factory=LeagueSpec)
     shaping: float = 0.0
-    """Scale of the score-lead reward shaping (:class:`agents.rllib.env.ScoreShaping`); 0 is off."""
+    """Scale of the reward shaping (:class:`agents.rllib.env.ScoreShaping`); 0 is off."""
+    potential: str = "lead"
+    """What the shaping pays the change of: ``"lead"`` (score lead) or ``"tally"`` (the agent's own tally)."""
+    bootstrap_truncated: bool = True
+    """``False``: a game cut by the turn limit ends there for the learner (:class:`agents.rllib.env.TurnLimitEnds`)."""
     seed: int = 0
     num_env_runners: int = 1
     num_envs_per_env_runner: int = 1
+    rollout_fragment_length: int = 0
+    """0: each runner samples whole episodes; N: fragments of N steps per game, cut episodes bootstrapped
+    from the value (as agents.learners' 64-step rollouts of 512 games)."""
     num_learners: int = 0
     checkpoint_every: int = 10
+    keep_checkpoints: int = 3
+    """How many of the latest checkpoints Tune keeps (older ones are deleted): enough to export the best evaluated."""
     eval_every: int = 0
     eval_games: int = 200
     eval_opponents: list[str] = field(default_factory=list)
@@ -100,13 +111,16 @@ class RunSpec:
         probe = game.pettingzoo(**self.env)  # the front end validates its own options
         if self.shaping < 0:
             raise ValueError(f"shaping must be >= 0, got {self.shaping}")
-        if self.shaping and game.potential(self.obs_mode) is None:
-            raise ValueError(f"shaping needs a view that shows the score; {self.game}'s {self.obs_mode!r} does not")
-        for name, value in (("iterations", self.iterations), ("num_envs_per_env_runner", self.num_envs_per_env_runner)):
+        if self.shaping and game.potential(self.obs_mode, self.potential) is None:
+            raise ValueError(f"shaping needs a potential of the view; {self.game}'s {self.obs_mode!r} view "
+                             f"has none named {self.potential!r}")
+        for name, value in (("iterations", self.iterations), ("num_envs_per_env_runner", self.num_envs_per_env_runner),
+                            ("keep_checkpoints", self.keep_checkpoints)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         for name, value in (("num_env_runners", self.num_env_runners), ("num_learners", self.num_learners),
-                            ("checkpoint_every", self.checkpoint_every), ("eval_every", self.eval_every)):
+                            ("checkpoint_every", self.checkpoint_every), ("eval_every", self.eval_every),
+                            ("rollout_fragment_length", self.rollout_fragment_length)):
             if value < 0:
                 raise ValueError(f"{name} must be at least 0, got {value}")
         bad_model = sorted(set(self.model) - set(MODEL_KEYS))
@@ -150,6 +164,8 @@ class RunSpec:
             raise ValueError(
                 "the league needs a first opponent: a heuristic with a positive weight, or self_weight > 0"
             )
+        if league.main_seat is not None and not 0 <= league.main_seat < self.n_seats:
+            raise ValueError(f"league main_seat must be a seat in [0, {self.n_seats}), got {league.main_seat}")
         if not 0 <= league.threshold <= 1:
             raise ValueError(f"league threshold is a win rate in [0, 1], got {league.threshold}")
 
@@ -170,6 +186,7 @@ def ppo_config(
     from agents.exported import ExportCard, ExportedPlayer
     from agents.rllib.env import env_name, register_envs
     from agents.rllib.league import MAIN, LeagueCallback
+    from agents.rllib.learner import CleanPPOLearner
     from agents.rllib.module import HeuristicModule, MaskedPPOModule
 
     register_envs()
@@ -199,6 +216,7 @@ def ppo_config(
         threshold=run.league.threshold,
         max_snapshots=run.league.max_snapshots,
         min_episodes=run.league.min_episodes,
+        main_seat=run.league.main_seat,
         evaluate=evaluate,
         eval_every=run.eval_every,
         player_factory=player_factory,
@@ -208,16 +226,22 @@ def ppo_config(
         PPOConfig()
         # RLlib's env check steps random actions from the action space, ignoring the mask; the
         # front ends reject illegal actions with a ValueError, as their contract says.
-        .environment(env_name(run.game), env_config={**run.env, "shaping": run.shaping}, disable_env_checking=True)
+        .environment(
+            env_name(run.game),
+            env_config={**run.env, "shaping": run.shaping, "potential": run.potential,
+                        "bootstrap_truncated": run.bootstrap_truncated},
+            disable_env_checking=True,
+        )
         .env_runners(
             num_env_runners=run.num_env_runners,
             num_envs_per_env_runner=run.num_envs_per_env_runner,
-            batch_mode="complete_episodes",
+            batch_mode="truncate_episodes" if run.rollout_fragment_length else "complete_episodes",
+            rollout_fragment_length=run.rollout_fragment_length or "auto",
         )
         .learners(num_learners=run.num_learners)
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(**run.ppo)
+        .training(learner_class=CleanPPOLearner, **run.ppo)
         .callbacks(callback)
         .debugging(seed=run.seed)
     )

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -15,6 +17,7 @@ from agents.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, s
 from agents.policy_net import MASKED_LOGIT, NetSpec, PolicyNet  # noqa: E402  (after the torch skip)
 from agents.tournament import get_game  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.observation import LAYOUTS  # noqa: E402  (after the torch skip)
+from dejavu_env.grid.rules import GAME_INFO as GRID_INFO  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.rules import N_ACTIONS  # noqa: E402  (after the torch skip)
 
 
@@ -104,3 +107,36 @@ def test_the_shipped_rllib_grid_is_small_for_grid_and_beats_random() -> None:
         players = [spec.make_player("random")]
         players.insert(seat, player)
         assert spec.play(players, seed).winners == (seat,)
+
+
+def test_the_learner_encoder_is_the_learners_own_network_and_survives_the_export(tmp_path: Path) -> None:
+    """``encoder: learner`` runs :class:`agents.learners.nets.LearnerNet` (not a copy of it): with the same
+    weights, the policy net's masked logits and value are the learner's, before and after an export."""
+    from agents.learners.nets import MASKED
+
+    torch.manual_seed(3)
+    net = PolicyNet(_grid_spec(encoder="learner", encoder_kwargs={"features": "grid_slots", "hidden": [32]}))
+    learner = net.encoder.net
+    env = gym.make(GRID_INFO.env_id, obs_mode="info_state")
+    rows, masks = [], []
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    while len(rows) < 40:
+        rows.append(obs["observation"])
+        masks.append(obs["action_mask"])
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if terminated or truncated:
+            obs, _ = env.reset(seed=len(rows))
+    vectors = torch.as_tensor(np.stack(rows), dtype=torch.float32)
+    mask = torch.as_tensor(np.stack(masks), dtype=torch.float32)
+    bool_mask = mask != 0
+    expected = learner(learner.featurize(vectors, bool_mask), bool_mask, learner.initial_state(40),
+                       torch.zeros(40, dtype=torch.bool))
+    logits, value = net(vectors, mask)
+    legal = bool_mask & (expected.logits > MASKED)
+    assert torch.allclose(logits[legal], expected.logits[legal], atol=1e-6)
+    assert torch.allclose(value, expected.value, atol=1e-6)
+    assert (logits[~bool_mask] == MASKED_LOGIT).all()
+    card = ExportCard(game="grid", obs_mode="info_state", net=net.spec.to_dict())
+    loaded, _ = load_net(save_export(net, card, tmp_path / "learner"), "grid")
+    assert torch.equal(loaded(vectors, mask)[0], logits)

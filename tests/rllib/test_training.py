@@ -16,6 +16,7 @@ from ray.rllib.core.columns import Columns
 from agents.exported import ExportedPlayer
 from agents.rllib.export import export_checkpoint, load_main_module
 from agents.rllib.games import get_spec
+from agents.rllib.learner import ADAM_EPS
 from agents.rllib.training import ppo_config
 from tests.rllib.tiny import tiny_spec
 
@@ -44,6 +45,7 @@ def test_one_iteration_trains_main_against_the_league(ray_cluster: Any, game: st
         modules = set(runners["module_episode_returns_mean"])
         assert "main" in modules and modules <= {"main", f"heuristic_{tiny_spec(game).league.heuristics.popitem()[0]}"}
         assert _trained(result) == {"main"}
+        assert algo.learner_group._learner.get_optimizer("main").defaults["eps"] == ADAM_EPS
     finally:
         algo.stop()
 
@@ -78,9 +80,17 @@ def _record_observations(player: ExportedPlayer, count: int) -> list[dict[str, n
     return seen[:count]
 
 
-def test_checkpoint_export_and_registered_style_player_match_rllib(ray_cluster: Any, tmp_path: Path) -> None:
-    spec = tiny_spec("grid")
-    algo, _ = _train("grid")
+LEARNER_RECIPE = {"model": {"encoder": "learner", "encoder_kwargs": {"features": "grid_slots", "hidden": [32]}},
+                  "shaping": 0.1, "potential": "tally", "bootstrap_truncated": False}
+"""The shipped config's recipe (agents.learners' net, own-tally shaping, no bootstrap at the turn limit), small."""
+
+
+@pytest.mark.parametrize("recipe", [{}, LEARNER_RECIPE], ids=["mlp", "learner"])
+def test_checkpoint_export_and_registered_style_player_match_rllib(
+    ray_cluster: Any, tmp_path: Path, recipe: dict[str, Any]
+) -> None:
+    spec = tiny_spec("grid", **recipe)
+    algo, _ = _train("grid", **recipe)
     try:
         checkpoint = algo.save_to_path(str(tmp_path / "checkpoint"))
     finally:
