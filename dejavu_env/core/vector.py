@@ -84,9 +84,9 @@ __all__ = ["AUTORESET_MODES", "DejaVuVectorEnv", "scalar_defaults"]
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 VECTOR_OPTIONS = ("reset_mask", "env_options")
+"""Reset options every vector env adds to its single env's."""
 FORFEIT = "illegal_action"
 """``info["reason"]`` where the front end ended a game: its agent's illegal action, under ``illegal_action="lose"``."""
-"""Reset options every vector env adds to its single env's."""
 
 
 def scalar_defaults(env_class: type) -> dict[str, Any]:
@@ -554,6 +554,22 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             "scores": scores,
             "reason": reasons,
         }
+
+    def _fused_reply(
+        self, waiting: np.ndarray, opponent_actions: np.ndarray, observations: np.ndarray, masks: np.ndarray,
+        winners: np.ndarray, scores: np.ndarray, reasons: np.ndarray, winner: np.ndarray, game_info: dict[str, Any],
+        rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray,
+    ) -> tuple:
+        """The step's reply once a fused kernel has played it (:meth:`_fused_step`), with the bookkeeping the
+        general path does: no illegal action this step, no forfeit left in the envs that were reset
+        (``waiting``), the opponents' actions, and the ``info`` built from the kernel's rows."""
+        self._illegal[:] = False
+        self._forfeited[waiting] = False
+        self._opponent_actions = opponent_actions
+        info = self._common_info(masks, winners, scores, reasons, winner)
+        info.update(game_info)
+        observation = {"observation": observations, "action_mask": masks}
+        return observation, rewards, terminated, truncated, self._with_key_masks(info)
 
     def _with_key_masks(self, info: dict[str, Any]) -> dict[str, Any]:
         """``info`` with each key's ``_key`` mask, one array per key, as ``SyncVectorEnv`` hands them out."""

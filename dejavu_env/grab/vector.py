@@ -307,16 +307,12 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         )
         if not played:
             return None
-        self._illegal[:] = False
-        self._forfeited[waiting] = False
-        self._opponent_actions = opponent_actions
         over = state.data[OVER] != 0
-        common = self._common_info(masks, winners, scores, _REASON_NAMES.take(over.view(np.int8)), winner)
         info["round"] = state.round.copy()
         info["aside_cards"] = self._aside.copy()
-        truncated = np.zeros(n, dtype=bool)
-        return {"observation": observations, "action_mask": masks}, reward, terminated, truncated, (
-            self._with_key_masks({**common, **info})
+        return self._fused_reply(
+            waiting, opponent_actions, observations, masks, winners, scores, _REASON_NAMES.take(over.view(np.int8)),
+            winner, info, reward, terminated, np.zeros(n, dtype=bool),
         )
 
     def _tick(self, work: GrabBatch, ticks: np.ndarray) -> None:

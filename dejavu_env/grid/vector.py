@@ -65,6 +65,14 @@ _TRUNCATED = len(REASONS)
 """``info["reason"]`` by code: the engine's reasons, then a truncation by the turn limit."""
 
 
+def _never_opened(envs: list[int]) -> RuntimeError:
+    """The error of a reset whose every deal the opponent's opening turn ended (both paths raise it)."""
+    return RuntimeError(
+        f"env(s) {envs}: the opponent's opening turn ended the game in each of {MAX_DEALS} deals; "
+        "the agent never got a decision"
+    )
+
+
 @dataclass(frozen=True)
 class _Options:
     deck: list[int] | None
@@ -193,10 +201,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             if len(pending):
                 self._deal(pending, pending_decks)
         if len(pending):
-            raise RuntimeError(
-                f"env(s) {pending[:8].tolist()}: the opponent's opening turn ended the game in each of {MAX_DEALS} "
-                "deals; the agent never got a decision"
-            )
+            raise _never_opened(pending[:8].tolist())
 
     def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None] | None) -> None:
         if self.backend == "numba" and decks is None:
@@ -264,17 +269,10 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         if failed == -2:
             return None
         if failed >= 0:
-            raise RuntimeError(
-                f"env(s) [{failed}]: the opponent's opening turn ended the game in each of {MAX_DEALS} deals; "
-                "the agent never got a decision"
-            )
-        self._illegal[:] = False
-        self._forfeited[waiting] = False
-        self._opponent_actions = moves
-        info = self._common_info(masks, winners, scores, _REASON_NAMES.take(codes), winner)
-        info["tokens"], info["redeals"] = tokens, self.redeals.copy()
-        return {"observation": observations, "action_mask": masks}, reward, terminated, truncated, (
-            self._with_key_masks(info)
+            raise _never_opened([failed])
+        return self._fused_reply(
+            waiting, moves, observations, masks, winners, scores, _REASON_NAMES.take(codes), winner,
+            {"tokens": tokens, "redeals": self.redeals.copy()}, reward, terminated, truncated,
         )
 
     def _play_others(self, games: np.ndarray) -> None:
