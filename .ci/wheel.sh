@@ -48,7 +48,7 @@ import dejavu_env
 
 for name in ("agents", "experiments", "tests", "notebooks", "examples"):
     assert importlib.util.find_spec(name) is None, f"the wheel installed a top-level {name!r}"
-for env_id in ("DejaVuGrid-v1", "DejaVuGrab-v1"):
+for env_id in ("DejaVuGrid-v0", "DejaVuGrab-v0"):
     env = gym.make(env_id)
     obs, info = env.reset(seed=0)
     env.step(env.action_space.sample(mask=obs["action_mask"]))
@@ -77,7 +77,7 @@ echo "clone: installed non-editable in $(( $(date +%s) - start )) s since the st
 test -f "$WORK/run/best.zip"
 (cd "$WORK" && "$WORK/clone-venv/bin/python" -c "
 import gymnasium as gym, dejavu_env
-batch = gym.make_vec('DejaVuGrid-v1', num_envs=4)
+batch = gym.make_vec('DejaVuGrid-v0', num_envs=4)
 assert batch.unwrapped.backend == 'numba', batch.unwrapped.backend
 obs, _ = batch.reset(seed=0)
 batch.step(obs['action_mask'].argmax(axis=1))

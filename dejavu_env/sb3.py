@@ -5,7 +5,7 @@ stable-baselines3, which ``import dejavu_env`` never does.
 
 >>> from sb3_contrib import MaskablePPO
 >>> from dejavu_env.sb3 import DejaVuVecEnv
->>> env = DejaVuVecEnv("DejaVuGrid-v1", num_envs=256, obs_mode="info_state", seed=0)
+>>> env = DejaVuVecEnv("DejaVuGrid-v0", num_envs=256, obs_mode="info_state", seed=0)
 >>> model = MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=4096)  # doctest: +SKIP
 
 What SB3 expects of a ``VecEnv`` and how this one does it:
@@ -48,7 +48,7 @@ _RESULT_KEYS = ("winner", "winners", "scores", "reason")
 class DejaVuVecEnv(VecEnv):
     """SB3's view of a batched Déjà Vu vector env (see the module docstring).
 
-    ``env`` is a registered id (``"DejaVuGrid-v1"``, ``"DejaVuGrab-v1"``), made with
+    ``env`` is a registered id (``"DejaVuGrid-v0"``, ``"DejaVuGrab-v0"``), made with
     ``num_envs`` and the env's keyword arguments ``kwargs``, or a batched vector env built
     with ``autoreset_mode="SameStep"``. ``seed`` seeds the first reset.
     """

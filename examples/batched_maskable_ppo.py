@@ -16,7 +16,7 @@ from dejavu_env.sb3 import DejaVuVecEnv
 
 def main(timesteps: int = 4096) -> None:
     torch.set_num_threads(1)
-    env = DejaVuVecEnv("DejaVuGrid-v1", num_envs=256, seed=0)  # against the random opponent
+    env = DejaVuVecEnv("DejaVuGrid-v0", num_envs=256, seed=0)  # against the random opponent
     model = MaskablePPO("MultiInputPolicy", env, n_steps=8, batch_size=512, n_epochs=2, seed=0, verbose=0)
     model.learn(total_timesteps=timesteps)
     episodes = list(model.ep_info_buffer)

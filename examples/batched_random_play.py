@@ -16,7 +16,7 @@ from dejavu_env.core.batch import nth_set
 
 
 def main(num_envs: int = 1024, steps: int = 200) -> None:
-    envs = gym.make_vec("DejaVuGrid-v1", num_envs=num_envs, opponent="greedy")
+    envs = gym.make_vec("DejaVuGrid-v0", num_envs=num_envs, opponent="greedy")
     observation, _ = envs.reset(seed=0)  # env i is seeded with 0 + i
     rng = np.random.default_rng(0)
     returns = []

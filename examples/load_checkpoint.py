@@ -27,7 +27,7 @@ def main(games: int = 3) -> None:
     path = Path(CHECKPOINTS) / "ppo-grid.zip"  # or runs/<config>/latest/best.zip after training
     learner = PPOPlayer(checkpoint=path, seed=0)
     print(f"loaded {path.name}: {learner.card}")
-    env = gym.make("DejaVuGrid-v1", obs_mode=learner.obs_mode, opponent=make_player("grid", "greedy", seed=1))
+    env = gym.make("DejaVuGrid-v0", obs_mode=learner.obs_mode, opponent=make_player("grid", "greedy", seed=1))
     wins = 0
     for game in range(games):
         obs, info = env.reset(seed=game)

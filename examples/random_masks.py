@@ -12,7 +12,7 @@ from typing import Any
 
 import gymnasium as gym
 
-import dejavu_env  # noqa: F401  (registers DejaVuGrid-v1 and DejaVuGrab-v1)
+import dejavu_env  # noqa: F401  (registers DejaVuGrid-v0 and DejaVuGrab-v0)
 
 
 def play(env_id: str, seed: int, **kwargs: Any) -> dict:
@@ -34,5 +34,5 @@ def play(env_id: str, seed: int, **kwargs: Any) -> dict:
 
 
 if __name__ == "__main__":
-    play("DejaVuGrid-v1", seed=0)
-    play("DejaVuGrab-v1", seed=0, n_players=4)
+    play("DejaVuGrid-v0", seed=0)
+    play("DejaVuGrab-v0", seed=0, n_players=4)

@@ -28,7 +28,7 @@ class LookThenEnd:
 
 
 def main() -> None:
-    env = gym.make("DejaVuGrid-v1", opponent=LookThenEnd())
+    env = gym.make("DejaVuGrid-v0", opponent=LookThenEnd())
     obs, info = env.reset(seed=0, options={"deck": GRID + REST, "agent_seat": 0})
     print(f"start: tokens (Alex, opponent) = {info['tokens'].tolist()}")
     for action in ALEX:

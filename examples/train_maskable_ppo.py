@@ -1,10 +1,10 @@
-"""Train MaskablePPO on DejaVuGrid-v1 for 2,048 steps, with a progress bar.
+"""Train MaskablePPO on DejaVuGrid-v0 for 2,048 steps, with a progress bar.
 
 Run from the clone's root: ``python -m examples.train_maskable_ppo``. Needs the ``train``
 extra. A few seconds on one core: a demonstration of the wiring, not a strong player
 (the shipped ``ppo-grid`` took behaviour cloning and 150k steps: docs/training.md).
 
-MaskablePPO calls ``env.action_masks()`` before every step; ``DejaVuGrid-v1`` defines it on
+MaskablePPO calls ``env.action_masks()`` before every step; ``DejaVuGrid-v0`` defines it on
 the env itself, so ``gym.make`` needs no wrapper, and vectorised envs work too.
 """
 
@@ -21,7 +21,7 @@ from dejavu_env.grid.opponents import RandomOpponent
 
 def main(timesteps: int = 2048) -> None:
     torch.set_num_threads(1)
-    env = gym.make("DejaVuGrid-v1")  # against a random opponent
+    env = gym.make("DejaVuGrid-v0")  # against a random opponent
     model = MaskablePPO("MultiInputPolicy", env, n_steps=512, batch_size=128, seed=0, verbose=0)
     model.learn(total_timesteps=timesteps, progress_bar=True)
 

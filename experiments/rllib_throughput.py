@@ -3,7 +3,7 @@
 ``python -m experiments.rllib_throughput grid --runners 1,2`` builds the config's PPO (its
 network, pure self-play so no heuristic sits in the loop), warms each env runner up, then
 times ``sample()`` on all remote runners at once; the SB3 figure is MaskablePPO's own rollout
-collection (``collect_rollouts``, one process, one env: ``DejaVuGrid-v1`` with its built-in
+collection (``collect_rollouts``, one process, one env: ``DejaVuGrid-v0`` with its built-in
 random opponent) with an MLP policy, timed in the same run, and CartPole-v1's random-play
 rate as the machine's yardstick.
 

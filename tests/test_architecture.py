@@ -90,9 +90,9 @@ def test_only_the_library_front_ends_import_learning_libraries():
 def test_importing_the_package_pulls_in_no_heavy_dependency():
     code = (
         "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grab; import gymnasium as gym;"
-        "gym.make('DejaVuGrid-v1'); gym.make('DejaVuGrab-v1');"
+        "gym.make('DejaVuGrid-v0'); gym.make('DejaVuGrab-v0');"
         "assert 'numba' not in sys.modules, 'the single envs load the compiler';"
-        "gym.make_vec('DejaVuGrid-v1', num_envs=2); gym.make_vec('DejaVuGrab-v1', num_envs=2);"
+        "gym.make_vec('DejaVuGrid-v0', num_envs=2); gym.make_vec('DejaVuGrab-v0', num_envs=2);"
         "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo'} & set(sys.modules));"
         "print(heavy); assert not heavy, heavy"
     )

@@ -26,7 +26,7 @@ from dejavu_env.grid.cards import CARDS
 
 pytest.importorskip("numba")
 
-IDS = ("DejaVuGrid-v1", "DejaVuGrab-v1")
+IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
 
 
 def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -54,8 +54,8 @@ GRAB_CASES: dict[str, dict[str, Any]] = {
     },
     "same-step autoreset": {"n_players": 3, "autoreset_mode": "SameStep"},
 }
-CASES = [("DejaVuGrid-v1", name, kw) for name, kw in GRID_CASES.items()]
-CASES += [("DejaVuGrab-v1", name, kw) for name, kw in GRAB_CASES.items()]
+CASES = [("DejaVuGrid-v0", name, kw) for name, kw in GRID_CASES.items()]
+CASES += [("DejaVuGrab-v0", name, kw) for name, kw in GRAB_CASES.items()]
 
 
 def pair(env_id: str, n: int, **kwargs: Any) -> list[gym.vector.VectorEnv]:
@@ -102,7 +102,7 @@ def test_both_backends_play_the_same_games(env_id, name, kwargs):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_scripted_deals_reset_masks_and_a_disabled_autoreset_match(env_id):
-    if env_id == "DejaVuGrid-v1":
+    if env_id == "DejaVuGrid-v0":
         options: dict[str, Any] = {"deck": list(reversed(CARDS))}
     else:
         options = {"orders": [list(range(36)), list(range(35, -1, -1)), list(range(36))]}
@@ -135,8 +135,8 @@ def test_any_seed_and_batch_size_plays_the_same_games(env_id, n, seed, steps, ob
 
 def test_backend_is_checked_and_auto_takes_numba_where_installed(monkeypatch):
     with pytest.raises(ValueError, match="backend must be one of"):
-        gym.make_vec("DejaVuGrid-v1", num_envs=2, vectorization_mode="vector_entry_point", backend="cuda")
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=2, vectorization_mode="vector_entry_point")
+        gym.make_vec("DejaVuGrid-v0", num_envs=2, vectorization_mode="vector_entry_point", backend="cuda")
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=2, vectorization_mode="vector_entry_point")
     assert env.unwrapped.backend == "numba"
     monkeypatch.setattr(compiled, "AVAILABLE", False)
     assert compiled.resolve_backend("auto") == "numpy"
@@ -150,18 +150,18 @@ def test_the_default_configuration_steps_in_one_kernel(monkeypatch):
     calls = []
     fused = grid_vector.step_fused
     monkeypatch.setattr(grid_vector, "step_fused", lambda *args: calls.append(1) or fused(*args))
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point")
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=8, vectorization_mode="vector_entry_point")
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(20):
         obs, *_ = env.step(actions_for(obs, rng))
     assert len(calls) == 20, "every step of the default configuration is one kernel call"
-    greedy = gym.make_vec("DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", opponent="greedy")
+    greedy = gym.make_vec("DejaVuGrid-v0", num_envs=8, vectorization_mode="vector_entry_point", opponent="greedy")
     obs, _ = greedy.reset(seed=0)
     greedy.step(actions_for(obs, rng))
     assert len(calls) == 21, "the kernels play greedy too"
     league = gym.make_vec(
-        "DejaVuGrid-v1", num_envs=8, vectorization_mode="vector_entry_point", league=["random", "greedy"]
+        "DejaVuGrid-v0", num_envs=8, vectorization_mode="vector_entry_point", league=["random", "greedy"]
     )
     obs, _ = league.reset(seed=0)
     league.step(actions_for(obs, rng))
@@ -173,7 +173,7 @@ def test_an_autoreset_whose_deals_all_end_in_the_opening_turn_says_so(backend, m
     import dejavu_env.grid.vector as grid_vector
 
     env = gym.make_vec(
-        "DejaVuGrid-v1", num_envs=1, vectorization_mode="vector_entry_point", backend=backend, agent_seat=1,
+        "DejaVuGrid-v0", num_envs=1, vectorization_mode="vector_entry_point", backend=backend, agent_seat=1,
         max_turns=2,
     )
     obs, _ = env.reset(seed=0)

@@ -35,7 +35,7 @@ SHARED_INFO = {
 
 
 def test_both_games_are_registered_at_their_current_version():
-    assert ENV_IDS == ["DejaVuGrab-v1", "DejaVuGrid-v1"]
+    assert ENV_IDS == ["DejaVuGrab-v0", "DejaVuGrid-v0"]
 
 
 def random_rollout(env: gym.Env, seed: int, steps: int = 300) -> list[tuple[Any, ...]]:

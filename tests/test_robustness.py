@@ -289,7 +289,7 @@ def test_a_slow_opponent_is_waited_for():
         time.sleep(0.01)
         return int(np.flatnonzero(action_mask)[0])
 
-    env = gym.make("DejaVuGrid-v1", opponent=slow)
+    env = gym.make("DejaVuGrid-v0", opponent=slow)
     _, info = env.reset(seed=0)
     env.step(18 if info["action_mask"][18] else int(np.flatnonzero(info["action_mask"])[0]))
 
@@ -299,7 +299,7 @@ def test_an_opponent_cannot_change_the_game_through_its_observation():
         observation["observation"][:] = 99  # its own copy: nothing else changes
         return int(np.flatnonzero(action_mask)[0])
 
-    env = gym.make("DejaVuGrab-v1", n_players=2, opponents=[vandal])
+    env = gym.make("DejaVuGrab-v0", n_players=2, opponents=[vandal])
     observation, _info = env.reset(seed=0)
     observation, *_ = env.step(0)
     assert observation["observation"].max() <= 108
@@ -365,7 +365,7 @@ def test_decode_takes_a_vector_of_its_layout_or_says_why_not(vector, mode):
 def test_a_fault_while_the_agent_is_out_rolls_back_to_before_its_step():
     """The env plays the others while the agent is out; a fault there must not leave it out and able to act."""
     faulty = FaultyOnce(FAULTS["raises"], at=10**9)
-    env = gym.make("DejaVuGrab-v1", n_players=3, opponents=[Steady(), faulty])
+    env = gym.make("DejaVuGrab-v0", n_players=3, opponents=[Steady(), faulty])
     orders = [scripted_order((33, 34, 35), flips=(0, 1))] * 3  # ring deck: card 0 shows 0 and 1, card 1 shows 1 and 2
     env.reset(seed=0, options={"cards": RING_CARDS, "orders": orders})
     before = snapshot(env)

@@ -12,7 +12,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 from dejavu_env.sb3 import DejaVuVecEnv
 
-IDS = ("DejaVuGrid-v1", "DejaVuGrab-v1")
+IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,7 @@ def test_masks_reach_maskable_ppo_as_it_asks_for_them(env_id):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_ended_episodes_reset_at_once_with_their_last_observation_and_result(env_id):
-    kwargs = {"max_turns": 4} if env_id == "DejaVuGrid-v1" else {}
+    kwargs = {"max_turns": 4} if env_id == "DejaVuGrid-v0" else {}
     env = DejaVuVecEnv(env_id, num_envs=6, seed=0, **kwargs)
     env.reset()
     rng = np.random.default_rng(0)
@@ -69,7 +69,7 @@ def test_seeding_is_sb3s_seed_plus_index(env_id):
 
 
 def test_attributes_and_methods_reach_the_batched_env():
-    env = DejaVuVecEnv("DejaVuGrid-v1", num_envs=3, seed=0)
+    env = DejaVuVecEnv("DejaVuGrid-v0", num_envs=3, seed=0)
     env.reset()
     assert env.get_attr("render_mode") == [None] * 3
     assert env.get_attr("seat", indices=[1]) == [env.batched.seat[1]]
@@ -85,7 +85,7 @@ def test_attributes_and_methods_reach_the_batched_env():
 def test_options_reach_each_env():
     from dejavu_env.grid.cards import CARDS
 
-    env = DejaVuVecEnv("DejaVuGrid-v1", num_envs=2, seed=0, agent_seat=0)
+    env = DejaVuVecEnv("DejaVuGrid-v0", num_envs=2, seed=0, agent_seat=0)
     env.set_options([{}, {"deck": list(reversed(CARDS))}])
     env.reset()
     assert env.batched.state.order[1].tolist() == list(range(31, -1, -1))
@@ -96,7 +96,7 @@ def test_the_adapter_needs_same_step_autoreset():
     import gymnasium as gym
 
     with pytest.raises(ValueError, match="SameStep"):
-        DejaVuVecEnv(gym.make_vec("DejaVuGrid-v1", num_envs=2))
+        DejaVuVecEnv(gym.make_vec("DejaVuGrid-v0", num_envs=2))
 
 
 @pytest.mark.parametrize("env_id", IDS)

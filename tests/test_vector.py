@@ -23,7 +23,7 @@ from dejavu_env.core.vector import DejaVuVectorEnv
 from dejavu_env.grab.vector import DejaVuGrabVectorEnv
 from dejavu_env.grid.vector import DejaVuGridVectorEnv
 
-IDS = ("DejaVuGrid-v1", "DejaVuGrab-v1")
+IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
 MODES = ("NextStep", "SameStep")
 
 
@@ -196,7 +196,7 @@ def test_reset_mask_resets_only_those_envs(env_id):
 
 def scripted(env_id: str):
     """A reset option of the game that fixes the deal, and how to read the deal back."""
-    if env_id == "DejaVuGrid-v1":
+    if env_id == "DejaVuGrid-v0":
         from dejavu_env.grid.cards import CARDS
 
         deck = list(reversed(CARDS))
@@ -208,7 +208,7 @@ def scripted(env_id: str):
 @pytest.mark.parametrize("env_id", IDS)
 def test_options_for_every_env_or_one_env(env_id):
     options, dealt = scripted(env_id)
-    env = make(env_id, 3, **({"agent_seat": 0} if env_id == "DejaVuGrid-v1" else {}))
+    env = make(env_id, 3, **({"agent_seat": 0} if env_id == "DejaVuGrid-v0" else {}))
     env.reset(seed=0, options=options)
     assert all(dealt(env.unwrapped, i) for i in range(3))
     env.reset(seed=0, options={"env_options": [None, options, None]})
@@ -220,7 +220,7 @@ def test_bad_options_name_the_env_and_change_nothing(env_id):
     env = make(env_id, 3)
     env.reset(seed=0)
     before = env.unwrapped.state.copy()
-    key = "deck" if env_id == "DejaVuGrid-v1" else "orders"
+    key = "deck" if env_id == "DejaVuGrid-v0" else "orders"
     with pytest.raises(ValueError, match="env 1"):
         env.reset(options={"env_options": [None, {key: [[0, 1]]}, None]})
     with pytest.raises(ValueError, match="unknown reset option"):
@@ -292,7 +292,7 @@ def test_illegal_action_lose_ends_that_episode_as_a_loss(env_id):
 
 
 def test_grab_illegal_action_pass_plays_a_pass():
-    env = make("DejaVuGrab-v1", 2, illegal_action="pass")
+    env = make("DejaVuGrab-v0", 2, illegal_action="pass")
     _, bad = with_illegal(env, env.reset(seed=0)[0], np.random.default_rng(0))
     _, _, terminated, _, info = env.step(bad)
     assert info["illegal_action"].all() and not terminated.any()
@@ -312,7 +312,7 @@ class Recorder:
 @pytest.mark.parametrize("env_id", IDS)
 def test_a_learned_policy_plays_the_other_seats_in_batches(env_id):
     policy = Recorder()
-    kwargs = {"opponent": policy} if env_id == "DejaVuGrid-v1" else {"opponents": [policy] * 3}
+    kwargs = {"opponent": policy} if env_id == "DejaVuGrid-v0" else {"opponents": [policy] * 3}
     env = make(env_id, 8, obs_mode="observation", **kwargs)
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -329,7 +329,7 @@ def test_a_faulty_policy_names_env_and_seat_and_the_batch_rolls_back(env_id):
     def cheat(observations, masks):
         return np.where(masks.sum(axis=1) > 1, (~masks).argmax(axis=1), masks.argmax(axis=1))
 
-    kwargs = {"opponent": cheat} if env_id == "DejaVuGrid-v1" else {"opponents": [cheat] * 3}
+    kwargs = {"opponent": cheat} if env_id == "DejaVuGrid-v0" else {"opponents": [cheat] * 3}
     env = make(env_id, 4, **kwargs)
     obs, _ = env.reset(seed=0)
     base = env.unwrapped
@@ -358,7 +358,7 @@ def test_a_league_draws_each_envs_opponents_at_every_reset(env_id):
 def test_single_game_players_are_refused_with_a_clear_message(env_id):
     from agents.random_player import RandomPlayer
 
-    kwargs = {"opponent": RandomPlayer()} if env_id == "DejaVuGrid-v1" else {"opponents": [RandomPlayer()] * 3}
+    kwargs = {"opponent": RandomPlayer()} if env_id == "DejaVuGrid-v0" else {"opponents": [RandomPlayer()] * 3}
     with pytest.raises(ValueError, match="batch players"):
         make(env_id, 2, **kwargs)
 
@@ -376,7 +376,7 @@ def test_render_gives_one_picture_per_env(env_id):
 
 def test_4096_grid_envs_fit_in_200_mb():
     tracemalloc.start()
-    env = make("DejaVuGrid-v1", 4096)
+    env = make("DejaVuGrid-v0", 4096)
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(5):

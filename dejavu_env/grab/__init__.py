@@ -8,7 +8,7 @@ The same shape as every game's package:
 - :mod:`~dejavu_env.grab.observation`: ``LAYOUTS``, :class:`Observer` and :func:`decode` (named views).
 - :mod:`~dejavu_env.grab.opponents`: :class:`MemoryBot`, the env's default opponent;
   :mod:`~dejavu_env.grab.seats`: asking the players at a table, tick by tick.
-- :mod:`~dejavu_env.grab.env`: :class:`DejaVuGrabEnv` (``DejaVuGrab-v1``);
+- :mod:`~dejavu_env.grab.env`: :class:`DejaVuGrabEnv` (``DejaVuGrab-v0``);
   :mod:`~dejavu_env.grab.pettingzoo`: the PettingZoo parallel env (import it explicitly).
 - :mod:`~dejavu_env.grab.render`: text and pictures from a seat's view.
 - :mod:`~dejavu_env.grab.match`: :func:`play_game` for tournaments.

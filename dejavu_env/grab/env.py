@@ -1,4 +1,4 @@
-"""``DejaVuGrab-v1``: the real-time grab game as a single-agent Gymnasium environment.
+"""``DejaVuGrab-v0``: the real-time grab game as a single-agent Gymnasium environment.
 
 The rules live in :mod:`dejavu_env.grab.rules`, the views in
 :mod:`dejavu_env.grab.observation`, the asking of the other seats in
@@ -116,12 +116,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     Version history:
 
-    - v1 (dejavu-env 0.2.0): ``obs_mode="info_state"`` and ``illegal_action="pass"`` by
-      default; ``info`` has the same keys and types at every step (``winner`` is an int,
-      ``winners`` a per-seat array, ``aside_cards`` shows the aside cards turned up at a
-      round's end); the deck's objects include the rulebook's fan and traffic cone;
-      ``"human"`` render mode.
-    - v0 (dejavu-env 0.1.0): first release.
+    - v0 (dejavu-env 0.3.0): first release of this id. The development drafts before it
+      (0.1.0 and 0.2.0, registered as v0 and then v1) were never published; their history
+      is in ``CHANGELOG.md``. From this release on a change to the rules, observations or
+      rewards bumps the version, and the older id stays registered.
     """
 
     rules: ClassVar[Any] = game_rules

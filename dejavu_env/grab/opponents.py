@@ -1,4 +1,4 @@
-"""The default opponent of ``DejaVuGrab-v1``: a player with an imperfect but honest memory.
+"""The default opponent of ``DejaVuGrab-v0``: a player with an imperfect but honest memory.
 
 ``MemoryBot`` looks at every flipped card and remembers each sighting with probability
 ``recall`` (independently, from its own generator). It grabs an object once it remembers

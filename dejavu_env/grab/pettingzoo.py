@@ -60,7 +60,7 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     every agent is terminated. Episodes always terminate (at most 3 x 69 ticks), never
     truncate.
 
-    Spaces, per agent: ``Discrete(37)`` and the observation space of ``DejaVuGrab-v1`` in
+    Spaces, per agent: ``Discrete(37)`` and the observation space of ``DejaVuGrab-v0`` in
     the same ``obs_mode``: ``{"observation": float32 vector, "action_mask": int8 (37,)}``,
     egocentric (row 0 of the per-seat pieces is the observing agent), read by name with
     :func:`dejavu_env.grab.observation.decode`. A mask is never all zero: pass is always legal.
@@ -102,13 +102,13 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
 
     Version history:
 
-    - v1 (dejavu-env 0.2.0): ``obs_mode="info_state"`` by default, as in ``DejaVuGrab-v1``;
-      infos with fixed keys and types; unknown reset options are ignored with a warning;
-      the AEC conversion checks each action as it is given; ``"human"`` render mode.
-    - v0 (dejavu-env 0.1.0): first release.
+    - v0 (dejavu-env 0.3.0): first release of this id. The development drafts before it
+      (0.1.0 and 0.2.0, registered as v0 and then v1) were never published; their history
+      is in ``CHANGELOG.md``. From this release on a change to the rules, observations or
+      rewards bumps the version, and the older id stays registered.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grab_v1",
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grab_v0",
                 "is_parallelizable": True, "render_fps": 4}
     game = GAME_INFO
     layouts = LAYOUTS

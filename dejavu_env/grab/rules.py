@@ -58,7 +58,7 @@ REWARDS = ("points", "win")
 
 GAME_INFO = GameInfo(
     name="grab",
-    env_id="DejaVuGrab-v1",
+    env_id="DejaVuGrab-v0",
     n_actions=N_ACTIONS,
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,

@@ -1,4 +1,4 @@
-"""``DejaVuGrab-v1`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrab-v1", num_envs=N)``.
+"""``DejaVuGrab-v0`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrab-v0", num_envs=N)``.
 
 The game's parts of the vector front end; what both games' vector envs share is in
 :mod:`dejavu_env.core.vector`, the rules in :mod:`dejavu_env.grab.batched`, the views in

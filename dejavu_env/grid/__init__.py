@@ -7,7 +7,7 @@ The same shape as every game's package:
   :func:`legal_mask`, :func:`apply`, :func:`rewards`, :func:`outcome`.
 - :mod:`~dejavu_env.grid.observation`: ``LAYOUTS``, :class:`Observer` and :func:`decode` (named views).
 - :mod:`~dejavu_env.grid.opponents`: :class:`RandomOpponent`, the env's default opponent.
-- :mod:`~dejavu_env.grid.env`: :class:`DejaVuGridEnv` (``DejaVuGrid-v1``);
+- :mod:`~dejavu_env.grid.env`: :class:`DejaVuGridEnv` (``DejaVuGrid-v0``);
   :mod:`~dejavu_env.grid.pettingzoo`: the PettingZoo AEC env (import it explicitly).
 - :mod:`~dejavu_env.grid.render`: text and pictures from a seat's view.
 - :mod:`~dejavu_env.grid.match`: :func:`play_game` for tournaments.

@@ -1,4 +1,4 @@
-"""``DejaVuGrid-v1``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
+"""``DejaVuGrid-v0``: the Gymnasium front end of the grid game (seats, opponent, reward, render).
 
 The rules live in :mod:`dejavu_env.grid.rules` and the views in
 :mod:`dejavu_env.grid.observation`; what every env shares (checks, the illegal-action
@@ -110,10 +110,10 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
 
     Version history:
 
-    - v1 (dejavu-env 0.2.0): ``illegal_action="lose"`` by default; ``info`` has the same keys
-      and types at every step (``winner`` is an int, ``opponent_actions`` a fixed-length
-      array, ``redeals`` counts the deals ``reset`` threw away); ``"human"`` render mode.
-    - v0 (dejavu-env 0.1.0): first release.
+    - v0 (dejavu-env 0.3.0): first release of this id. The development drafts before it
+      (0.1.0 and 0.2.0, registered as v0 and then v1) were never published; their history
+      is in ``CHANGELOG.md``. From this release on a change to the rules, observations or
+      rewards bumps the version, and the older id stays registered.
     """
 
     rules: ClassVar[Any] = game_rules

@@ -1,4 +1,4 @@
-"""The default opponent of ``DejaVuGrid-v1``: uniform random over the legal actions."""
+"""The default opponent of ``DejaVuGrid-v0``: uniform random over the legal actions."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
 
     Spaces, per agent: ``Discrete(19)`` with the canonical action ids (``0..7`` Look,
     ``8..15`` Reveal, ``16`` Stop, ``17`` Take the End card, ``18`` End the turn), and the
-    observation space of ``DejaVuGrid-v1`` in the same ``obs_mode``: ``{"observation":
+    observation space of ``DejaVuGrid-v0`` in the same ``obs_mode``: ``{"observation":
     Box(float32), "action_mask": Box(int8, (19,))}``, egocentric (``me`` is the observing
     seat), read by name with :func:`dejavu_env.grid.observation.decode`. The mask holds the
     legal actions of the agent to move; it is all zero for the other agent and for everyone
@@ -49,7 +49,7 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
       opponent's whole turn is visible at the agent's next decision).
     - ``max_turns``: turn limit, both seats' turns counted (default ``DEFAULT_MAX_TURNS`` =
       200, at least 1). When that many turns have ended without a winner both agents are
-      truncated with reward 0, as in ``DejaVuGrid-v1`` and ``play_game``.
+      truncated with reward 0, as in ``DejaVuGrid-v0`` and ``play_game``.
     - ``reward``: ``"win"`` (+1 / -1, 0 for a draw, on the final step) or ``"score"`` (each
       agent's final score minus the other's: 1 per pile card, 1 for the End card, 0.5 per
       token, tallied however the game ended).
@@ -75,12 +75,13 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
 
     Version history:
 
-    - v1 (dejavu-env 0.2.0): infos with fixed keys and types from the first step; unknown
-      reset options are ignored with a warning; ``"human"`` render mode.
-    - v0 (dejavu-env 0.1.0): first release.
+    - v0 (dejavu-env 0.3.0): first release of this id. The development drafts before it
+      (0.1.0 and 0.2.0, registered as v0 and then v1) were never published; their history
+      is in ``CHANGELOG.md``. From this release on a change to the rules, observations or
+      rewards bumps the version, and the older id stays registered.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grid_v1",
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grid_v0",
                 "is_parallelizable": False, "render_fps": 2}
     game = GAME_INFO
     layouts = LAYOUTS

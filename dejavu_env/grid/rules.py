@@ -64,7 +64,7 @@ MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
 
 GAME_INFO = GameInfo(
     name="grid",
-    env_id="DejaVuGrid-v1",
+    env_id="DejaVuGrid-v0",
     n_actions=N_ACTIONS,
     min_players=2,
     max_players=2,

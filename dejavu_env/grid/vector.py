@@ -1,4 +1,4 @@
-"""``DejaVuGrid-v1`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrid-v1", num_envs=N)``.
+"""``DejaVuGrid-v0`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrid-v0", num_envs=N)``.
 
 The game's parts of the vector front end; what both games' vector envs share (autoreset,
 seeding, options, errors, the ``info`` contract) is in :mod:`dejavu_env.core.vector`, the

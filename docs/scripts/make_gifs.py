@@ -43,8 +43,8 @@ class Movie:
 
 
 MOVIES = {
-    "grid": Movie("DejaVuGrid-v1", "counting", ("counting",), seed=3, frame_ms=700),
-    "grab": Movie("DejaVuGrab-v1", "human-expert", ("perfect", "human-casual", "human-child"), seed=1, frame_ms=350),
+    "grid": Movie("DejaVuGrid-v0", "counting", ("counting",), seed=3, frame_ms=700),
+    "grab": Movie("DejaVuGrab-v0", "human-expert", ("perfect", "human-casual", "human-child"), seed=1, frame_ms=350),
 }
 
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # name -> (modules it needs beyond dejavu_env, text its output must hold)
 EXAMPLES = {
-    "random_masks": ((), "DejaVuGrab-v1: "),
+    "random_masks": ((), "DejaVuGrab-v0: "),
     "scripted_deck": ((), "opponent played ['Look 6', 'End turn']"),
     "pettingzoo_selfplay": (("pettingzoo",), "grab self-play: points"),
     "tournament": (("openskill", "rich"), "written: pairs.csv"),

@@ -255,7 +255,7 @@ def test_the_batched_memory_bot_decides_as_memory_bot(recall):
 
 
 def test_the_scalar_memory_bot_stands_for_the_batched_one_with_its_settings():
-    env = gym.make_vec("DejaVuGrab-v1", num_envs=2, n_players=3, opponents=[MemoryBot(0.3, 0.7), "perfect"])
+    env = gym.make_vec("DejaVuGrab-v0", num_envs=2, n_players=3, opponents=[MemoryBot(0.3, 0.7), "perfect"])
     memory, _ = env.unwrapped.players
     assert (memory.recall, memory.reaction_time) == (0.3, 0.7)
     env.reset(seed=0)
@@ -277,12 +277,12 @@ def test_vector_env_games_replay_through_the_reference_engine(kwargs):
     """Every tick of every env (the agent's and those it waits out) replayed from the recorded
     shuffles and race draws: every observation, mask, reward, ending and info entry matches. The
     numpy engine records the ticks; the compiled one plays its games (``tests/grab/test_kernels.py``)."""
-    env = gym.make_vec("DejaVuGrab-v1", num_envs=8, vectorization_mode="vector_entry_point", backend="numpy", **kwargs)
+    env = gym.make_vec("DejaVuGrab-v0", num_envs=8, vectorization_mode="vector_entry_point", backend="numpy", **kwargs)
     assert replay_grab_vector(env, 120, np.random.default_rng(2)) > 20
 
 
 def test_an_eliminated_agent_waits_for_the_next_round_inside_one_step():
-    env = gym.make_vec("DejaVuGrab-v1", num_envs=32)
+    env = gym.make_vec("DejaVuGrab-v0", num_envs=32)
     observation, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(50):

@@ -1,4 +1,4 @@
-"""DejaVuGrab-v1 as a Gymnasium environment: API, scripted games, rewards, opponents, copies."""
+"""DejaVuGrab-v0 as a Gymnasium environment: API, scripted games, rewards, opponents, copies."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def run_random(env: gym.Env, seed: int, steps: int = 400) -> list:
 
 @pytest.mark.parametrize("obs_mode", ["observation", "info_state"])
 def test_registered_env_has_the_documented_spaces(obs_mode):
-    env = gym.make("DejaVuGrab-v1", obs_mode=obs_mode)
+    env = gym.make("DejaVuGrab-v0", obs_mode=obs_mode)
     assert isinstance(env.unwrapped, DejaVuGrabEnv)
     assert env.action_space == gym.spaces.Discrete(37)
     assert env.observation_space["observation"].shape == (LAYOUTS[obs_mode].size,)
@@ -170,7 +170,7 @@ def test_win_reward_sole_shared_and_lost():
 
 
 def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates():
-    env = gym.make("DejaVuGrab-v1", n_players=3)
+    env = gym.make("DejaVuGrab-v0", n_players=3)
     env.reset(seed=5)
     steps = 0
     while True:
@@ -393,7 +393,7 @@ def test_bad_reset_options_raise_and_leave_the_game_as_it_was(options, message):
 
 @pytest.mark.parametrize("n_players", [2, 3, 5, 6])
 def test_every_table_size_plays_to_the_end(n_players):
-    env = gym.make("DejaVuGrab-v1", n_players=n_players)
+    env = gym.make("DejaVuGrab-v0", n_players=n_players)
     trajectory = run_random(env, seed=n_players)
     assert trajectory[-1][2] is True
     assert len(trajectory[-1][3]) == n_players

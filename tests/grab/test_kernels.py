@@ -38,7 +38,7 @@ def first_grab(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
 def make(backend: str, **kwargs: Any) -> Any:
     """The env, with players of its own (a memory bot keeps one env's memory)."""
     return gym.make_vec(
-        "DejaVuGrab-v1", num_envs=N_ENVS, vectorization_mode="vector_entry_point", backend=backend,
+        "DejaVuGrab-v0", num_envs=N_ENVS, vectorization_mode="vector_entry_point", backend=backend,
         **copy.deepcopy(kwargs),
     )
 

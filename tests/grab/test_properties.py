@@ -44,7 +44,7 @@ def test_engine_conserves_objects_scores_honestly_and_ends(n_players, seed, grab
 @settings(max_examples=15, deadline=None)
 @given(n_players=players, seed=seeds, obs_mode=st.sampled_from(["observation", "info_state"]))
 def test_env_episodes_end_with_valid_observations(n_players, seed, obs_mode):
-    env = gym.make("DejaVuGrab-v1", n_players=n_players, obs_mode=obs_mode)
+    env = gym.make("DejaVuGrab-v0", n_players=n_players, obs_mode=obs_mode)
     rng = np.random.default_rng(seed)
     observation, info = env.reset(seed=seed)
     for _step in range(N_ROUNDS * MAX_TICKS_PER_ROUND + 1):

@@ -204,13 +204,13 @@ def test_known_cards_are_the_info_state_faces():
 def test_vector_env_games_replay_through_the_reference_engine(kwargs):
     """Recorded deals, seats and moves of every env, replayed: every observation, mask, reward,
     ending and result is the reference's."""
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=12, vectorization_mode="vector_entry_point", **kwargs)
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=12, vectorization_mode="vector_entry_point", **kwargs)
     episodes = replay_grid_vector(env, 250, np.random.default_rng(1))
     assert episodes > 30
 
 
 def test_a_seat_one_agent_starts_after_the_opponents_opening_turn_and_redeals_count():
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=64, agent_seat=1)
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=64, agent_seat=1)
     _, info = env.reset(seed=0)
     base = env.unwrapped
     assert (base.state.player == 1).all() and (base.state.terminal == 0).all()
@@ -222,12 +222,12 @@ def test_the_scalar_random_opponent_stands_for_the_batched_one():
     from dejavu_env.grid.batched_opponents import RandomBatchPlayer
     from dejavu_env.grid.opponents import RandomOpponent
 
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=2, opponent=RandomOpponent())
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=2, opponent=RandomOpponent())
     assert isinstance(env.unwrapped.players[0], RandomBatchPlayer)
 
 
 def test_greedy_opponent_beats_random_agents():
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=64, opponent="greedy")
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=64, opponent="greedy")
     observation, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     rewards = []
@@ -238,7 +238,7 @@ def test_greedy_opponent_beats_random_agents():
 
 
 def test_mask_placeholder_after_the_end_and_action_masks_are_bool():
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=4)
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=4)
     observation, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(100):
@@ -250,7 +250,7 @@ def test_mask_placeholder_after_the_end_and_action_masks_are_bool():
 
 
 def test_illegal_action_reasons_come_from_the_reference_engine():
-    env = gym.make_vec("DejaVuGrid-v1", num_envs=3, illegal_action="raise")
+    env = gym.make_vec("DejaVuGrid-v0", num_envs=3, illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"env 0: action 16 \(Stop\) is illegal: there is no reveal to stop"):
         env.step(np.array([STOP, LOOK, LOOK]))

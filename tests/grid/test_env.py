@@ -1,4 +1,4 @@
-"""``DejaVuGrid-v1``: the Gymnasium front end (spaces, seats, options, masks, info, limits)."""
+"""``DejaVuGrid-v0``: the Gymnasium front end (spaces, seats, options, masks, info, limits)."""
 
 
 import gymnasium as gym
@@ -46,7 +46,7 @@ def same(a, b):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_spaces_and_masks(mode):
-    env = gym.make("DejaVuGrid-v1", obs_mode=mode)
+    env = gym.make("DejaVuGrid-v0", obs_mode=mode)
     assert env.action_space.n == 19
     assert env.observation_space["observation"].shape == (LAYOUTS[mode].size,)
     rng = np.random.default_rng(0)
@@ -70,7 +70,7 @@ def played(info):
 
 
 def test_sampling_with_the_int8_mask_gives_legal_actions():
-    env = gym.make("DejaVuGrid-v1")
+    env = gym.make("DejaVuGrid-v0")
     env.action_space.seed(0)
     _, info = env.reset(seed=0)
     for _ in range(100):
@@ -80,7 +80,7 @@ def test_sampling_with_the_int8_mask_gives_legal_actions():
 
 
 def test_info_carries_tokens_opponent_actions_and_the_outcome():
-    env = gym.make("DejaVuGrid-v1", opponent=ScriptedPlayer([LOOK + 0, END_TURN]))
+    env = gym.make("DejaVuGrid-v0", opponent=ScriptedPlayer([LOOK + 0, END_TURN]))
     _, info = env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
     assert info["tokens"].tolist() == [3, 4] and played(info) == []
     assert info["opponent_actions"].shape == (MAX_TURN_ACTIONS,)
@@ -97,7 +97,7 @@ def test_info_carries_tokens_opponent_actions_and_the_outcome():
 
 
 def test_score_reward_is_the_final_score_difference():
-    env = gym.make("DejaVuGrid-v1", reward="score", opponent=ScriptedPlayer([]))
+    env = gym.make("DejaVuGrid-v0", reward="score", opponent=ScriptedPlayer([]))
     env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
     for action in (REVEAL + 0, REVEAL + 1, REVEAL + 2, STOP, LOOK + 0, LOOK + 1, LOOK + 2):
         _, reward, terminated, _, info = env.step(action)
@@ -108,7 +108,7 @@ def test_score_reward_is_the_final_score_difference():
 
 
 def test_agent_as_seat_one_waits_for_the_opponents_opening_turn():
-    env = gym.make("DejaVuGrid-v1", agent_seat=1, opponent=ScriptedPlayer([REVEAL + 3, REVEAL + 4, REVEAL + 5]))
+    env = gym.make("DejaVuGrid-v0", agent_seat=1, opponent=ScriptedPlayer([REVEAL + 3, REVEAL + 4, REVEAL + 5]))
     obs, info = env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
     assert played(info) == [REVEAL + 3, REVEAL + 4, REVEAL + 5]
     assert info["tokens"].tolist() == [5, 2], "egocentric: the agent's tokens first"
@@ -133,7 +133,7 @@ class GivesTokensAwayOnce:
 
 def test_reset_deals_again_when_the_opening_turn_ends_the_game():
     opponent = GivesTokensAwayOnce()
-    env = gym.make("DejaVuGrid-v1", agent_seat=1, opponent=opponent)
+    env = gym.make("DejaVuGrid-v0", agent_seat=1, opponent=opponent)
     _, info = env.reset(seed=3)
     assert opponent.games == 2
     assert played(info) == [LOOK + 0, END_TURN], "only the kept game's opening turn"
@@ -145,14 +145,14 @@ def test_reset_gives_up_when_every_opening_turn_ends_the_game():
     def always(obs, mask):  # only ever Look
         return int(np.flatnonzero(mask[:8])[0])
 
-    env = gym.make("DejaVuGrid-v1", agent_seat=1, opponent=always)
+    env = gym.make("DejaVuGrid-v0", agent_seat=1, opponent=always)
     with pytest.raises(RuntimeError, match=f"{MAX_DEALS} deals"):
         env.reset(seed=0)
 
 
 def test_opponent_gets_its_own_seat_and_mode():
     opponent = ScriptedPlayer([LOOK + 1, END_TURN], obs_mode="observation")
-    env = gym.make("DejaVuGrid-v1", opponent=opponent, obs_mode="info_state")
+    env = gym.make("DejaVuGrid-v0", opponent=opponent, obs_mode="info_state")
     env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
     env.step(LOOK + 0)
     env.step(END_TURN)
@@ -164,7 +164,7 @@ def test_opponent_gets_its_own_seat_and_mode():
 
 
 def test_an_illegal_opponent_choice_is_reported():
-    env = gym.make("DejaVuGrid-v1", opponent=lambda obs, mask: 16)
+    env = gym.make("DejaVuGrid-v0", opponent=lambda obs, mask: 16)
     env.reset(seed=0)
     env.step(LOOK + 0)
     with pytest.raises(ValueError, match="chose illegal action 16"):
@@ -179,7 +179,7 @@ def test_opponent_is_reset_with_a_seed_from_the_env_generator():
             self.seeds.append(seed)
             super().reset(seed)
 
-    env = gym.make("DejaVuGrid-v1", opponent=Recorder([]))
+    env = gym.make("DejaVuGrid-v0", opponent=Recorder([]))
     env.reset(seed=5)
     env.reset(seed=5)
     env.reset()
@@ -189,10 +189,10 @@ def test_opponent_is_reset_with_a_seed_from_the_env_generator():
 @pytest.mark.parametrize("seat", [1, None])
 def test_same_seed_same_trajectory_from_either_seat(seat):
     """tests/test_envs.py checks the default seat in every mode; here the other seatings."""
-    a = rollout(gym.make("DejaVuGrid-v1", agent_seat=seat), seed=11)
-    b = rollout(gym.make("DejaVuGrid-v1", agent_seat=seat), seed=11)
+    a = rollout(gym.make("DejaVuGrid-v0", agent_seat=seat), seed=11)
+    b = rollout(gym.make("DejaVuGrid-v0", agent_seat=seat), seed=11)
     assert same(a, b)
-    c = rollout(gym.make("DejaVuGrid-v1", agent_seat=seat), seed=12)
+    c = rollout(gym.make("DejaVuGrid-v0", agent_seat=seat), seed=12)
     assert not same(a, c)
 
 
@@ -209,13 +209,13 @@ def test_random_opponent_plays_the_same_through_its_fast_path_and_as_a_player():
         def __call__(self, observation, mask):
             return self.inner(observation, mask)
 
-    fast = rollout(gym.make("DejaVuGrid-v1", agent_seat=None), seed=4)
-    slow = rollout(gym.make("DejaVuGrid-v1", agent_seat=None, opponent=AsPlayer()), seed=4)
+    fast = rollout(gym.make("DejaVuGrid-v0", agent_seat=None), seed=4)
+    slow = rollout(gym.make("DejaVuGrid-v0", agent_seat=None, opponent=AsPlayer()), seed=4)
     assert same(fast, slow)
 
 
 def test_random_seat_uses_both_seats():
-    env = gym.make("DejaVuGrid-v1", agent_seat=None)
+    env = gym.make("DejaVuGrid-v0", agent_seat=None)
     seats = set()
     for seed in range(20):
         env.reset(seed=seed)
@@ -226,7 +226,7 @@ def test_random_seat_uses_both_seats():
 
 def test_truncation_exactly_at_max_turns():
     def play(max_turns):
-        env = gym.make("DejaVuGrid-v1", max_turns=max_turns, opponent=ScriptedPlayer([LOOK + 0, END_TURN] * 3))
+        env = gym.make("DejaVuGrid-v0", max_turns=max_turns, opponent=ScriptedPlayer([LOOK + 0, END_TURN] * 3))
         env.reset(seed=0)
         results = [env.step(a) for a in (LOOK + 0, END_TURN, LOOK + 1, END_TURN)]
         return env, results
@@ -247,7 +247,7 @@ def test_truncation_exactly_at_max_turns():
 
 
 def test_illegal_action_raises_and_changes_nothing_when_asked():
-    env = gym.make("DejaVuGrid-v1", illegal_action="raise")
+    env = gym.make("DejaVuGrid-v0", illegal_action="raise")
     env.reset(seed=0)
     before = env.unwrapped.game_state.copy()
     with pytest.raises(ValueError, match=r"action 16 \(Stop\) is illegal"):
@@ -257,7 +257,7 @@ def test_illegal_action_raises_and_changes_nothing_when_asked():
 
 
 def test_illegal_action_can_lose_the_episode():
-    env = gym.make("DejaVuGrid-v1", illegal_action="lose", reward="score")
+    env = gym.make("DejaVuGrid-v0", illegal_action="lose", reward="score")
     env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(STOP)
     assert (reward, terminated, truncated) == (-1.0, True, False)
@@ -308,7 +308,7 @@ def test_reset_rejects_bad_options(options, message):
 
 
 def test_reset_options_deck_and_seat():
-    env = gym.make("DejaVuGrid-v1", agent_seat=0, opponent=ScriptedPlayer([LOOK + 0, END_TURN]))
+    env = gym.make("DejaVuGrid-v0", agent_seat=0, opponent=ScriptedPlayer([LOOK + 0, END_TURN]))
     deck = deck_starting_with(*EXAMPLE)
     obs, _ = env.reset(seed=0, options={"deck": deck, "agent_seat": 1})
     assert env.unwrapped.game_state.order[:8] == [env.unwrapped.game_state.slots[s] for s in range(8)]

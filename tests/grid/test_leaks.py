@@ -91,7 +91,7 @@ def test_the_env_opponent_sees_the_same_observations_in_games_differing_in_hidde
     swapped[i], swapped[j] = swapped[j], swapped[i]  # slot 0 holds a blue 6 either way
     for dealt in (deck, swapped):
         opponent = ScriptedPlayer([LOOK + 1, END_TURN])
-        env = gym.make("DejaVuGrid-v1", opponent=opponent, obs_mode="observation")
+        env = gym.make("DejaVuGrid-v0", opponent=opponent, obs_mode="observation")
         env.reset(seed=0, options={"deck": dealt})
         env.step(LOOK + 0)
         env.step(END_TURN)

@@ -252,7 +252,7 @@ def test_constructor_checks():
 def test_spaces_match_the_gymnasium_env(mode):
     import gymnasium as gym
 
-    single = gym.make("DejaVuGrid-v1", obs_mode=mode).unwrapped
+    single = gym.make("DejaVuGrid-v0", obs_mode=mode).unwrapped
     aec = env(obs_mode=mode)
     aec.reset(seed=0)
     for agent in AGENTS:

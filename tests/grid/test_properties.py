@@ -73,7 +73,7 @@ def test_every_illegal_action_raises_and_changes_nothing(seed, steps, epsilon):
 @settings(max_examples=25, deadline=None)
 @given(seed=SEEDS, mode=st.sampled_from(["info_state", "observation"]), max_turns=st.integers(2, 30))
 def test_every_env_episode_ends_or_truncates(seed, mode, max_turns):
-    env = gym.make("DejaVuGrid-v1", obs_mode=mode, agent_seat=None, max_turns=max_turns)
+    env = gym.make("DejaVuGrid-v0", obs_mode=mode, agent_seat=None, max_turns=max_turns)
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     for _ in range(3):

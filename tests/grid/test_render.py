@@ -21,7 +21,7 @@ EXAMPLE = ((2, 4), (4, 4), (0, 4), (4, 6), (5, 6), (4, 5), (1, 1), (2, 2), (3, 3
 
 
 def make(mode):
-    env = gym.make("DejaVuGrid-v1", render_mode=mode, opponent=ScriptedPlayer([]))
+    env = gym.make("DejaVuGrid-v0", render_mode=mode, opponent=ScriptedPlayer([]))
     env.reset(seed=0, options={"deck": deck_starting_with(*EXAMPLE)})
     return env
 
@@ -79,7 +79,7 @@ def test_end_card_and_empty_slots_render():
 
 
 def test_render_without_a_mode_warns():
-    env = gym.make("DejaVuGrid-v1")
+    env = gym.make("DejaVuGrid-v0")
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="render_mode"):
         assert env.render() is None
@@ -87,4 +87,4 @@ def test_render_without_a_mode_warns():
 
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
 def test_gymnasium_check_env_with_rendering(mode):
-    check_env(gym.make("DejaVuGrid-v1", render_mode=mode, illegal_action="lose").unwrapped, skip_render_check=False)
+    check_env(gym.make("DejaVuGrid-v0", render_mode=mode, illegal_action="lose").unwrapped, skip_render_check=False)

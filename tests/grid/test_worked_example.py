@@ -18,7 +18,7 @@ REFILL = [(3, 3), (1, 3), (2, 3)]
 
 def test_alex_reveals_as_in_the_rulebook():
     opponent = ScriptedPlayer([LOOK + 6, END_TURN])
-    env = gym.make("DejaVuGrid-v1", opponent=opponent)
+    env = gym.make("DejaVuGrid-v0", opponent=opponent)
     obs, info = env.reset(seed=0, options={"deck": deck_starting_with(*GRID, *REFILL), "agent_seat": 0})
     assert info["tokens"].tolist() == [3, 4]
 
