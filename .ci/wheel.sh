@@ -5,7 +5,7 @@
 #     `agents` or `experiments` package was installed; from the clone's root, a workbench
 #     command names the extra it lacks in one line;
 #  3. install the clone non-editable (`pip install ".[all]"`) into another clean venv and
-#     train for a few steps from the clone's root, where agents/ and experiments/ are found.
+#     train for a few steps from the clone's root, where dejavu_agents/ and experiments/ are found.
 # Venvs and artefacts go to a temporary folder, removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,9 +62,9 @@ PY
 
 # The core install, run from the clone: a workbench command names its missing extra in one line.
 status=0
-"$WORK/wheel-venv/bin/python" -m agents.tournament --help > /dev/null 2> "$WORK/err.txt" || status=$?
+"$WORK/wheel-venv/bin/python" -m dejavu_agents.tournament --help > /dev/null 2> "$WORK/err.txt" || status=$?
 test "$status" = 2 && test "$(wc -l < "$WORK/err.txt")" = 1 && grep -q "needs the 'agents' extra" "$WORK/err.txt" \
-    || { echo "core install: agents.tournament did not name its extra (status $status):"; cat "$WORK/err.txt"; exit 1; }
+    || { echo "core install: dejavu_agents.tournament did not name its extra (status $status):"; cat "$WORK/err.txt"; exit 1; }
 echo "core install: $(cat "$WORK/err.txt")"
 
 python3 -m venv "$WORK/clone-venv"

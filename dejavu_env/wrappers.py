@@ -3,7 +3,7 @@
 Why not gymnasium's ``FrameStackObservation``: it would stack the ``action_mask`` too, while
 only the newest mask is meaningful to a masked policy. Here only ``"observation"`` is stacked
 and ``"action_mask"`` stays the current one. :class:`ObservationStack` holds the stacking
-logic so a trained player (``agents.ppo``) rebuilds exactly the input it was trained on.
+logic so a trained player (``dejavu_agents.ppo``) rebuilds exactly the input it was trained on.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
-# The clone's folders first: the API reference covers agents/, which the wheel does not ship.
+# The clone's folders first: the API reference covers dejavu_agents/, which the wheel does not ship.
 sys.path[:0] = [str(ROOT), str(DOCS / "_ext")]
 
 import dejavu_env  # noqa: E402  (found through the sys.path change above)

@@ -1,9 +1,9 @@
 """A small tournament from Python, with the tables printed and written to a folder.
 
 Run from the clone's root: ``python -m examples.tournament``. Needs the ``agents`` extra and
-the clone (``agents/`` is not in the wheel).
+the clone (``dejavu_agents/`` is not in the wheel).
 
-The same call as ``python -m agents.tournament``; the result is the same for any number of
+The same call as ``python -m dejavu_agents.tournament``; the result is the same for any number of
 worker processes, given the seed.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import tempfile
 
-from agents.tournament import print_tables, run_tournament, write_outputs
+from dejavu_agents.tournament import print_tables, run_tournament, write_outputs
 
 
 def main(games: int = 20) -> None:

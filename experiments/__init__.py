@@ -1,8 +1,8 @@
 """Experiments: configs plus the scripts that train, evaluate and benchmark (run from the clone's root).
 
-A command started without its extra stops with one line naming it (:mod:`agents.extras`).
+A command started without its extra stops with one line naming it (:mod:`dejavu_agents.extras`).
 """
 
-from agents.extras import check_command_extras
+from dejavu_agents.extras import check_command_extras
 
 check_command_extras()

@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.cli import Parser, interrupted, positive_int, seed_type
+from dejavu_agents.cli import Parser, interrupted, positive_int, seed_type
 from dejavu_env.core import compiled
 from dejavu_env.core.batch import nth_set
 from dejavu_env.grab.rules import GAME_INFO as GRAB

@@ -18,7 +18,7 @@ The cases:
   8192, with SB3's default MLP (64, 64) and a wider one (256, 256);
 - Grab, sb3-contrib ``RecurrentPPO`` (LSTM 128) on the batched env through the same adapter;
 - the configs of ``experiments/train_batched.py`` (the compact learner of
-  :mod:`agents.learners`): ``grid-scratch`` (slot encoder) and ``grab-scratch`` (GRU memory
+  :mod:`dejavu_agents.learners`): ``grid-scratch`` (slot encoder) and ``grab-scratch`` (GRU memory
   with its auxiliary target), as they train.
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 import gymnasium as gym
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.cli import Parser, positive_float, seed_type
+from dejavu_agents.cli import Parser, positive_float, seed_type
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
 
@@ -108,7 +108,7 @@ def compact(name: str) -> Callable[[int], Iteration]:
     def build(seed: int) -> Iteration:
         import dataclasses
 
-        from agents.learners.league import League
+        from dejavu_agents.learners.league import League
         from experiments.train_batched import CONFIGS, BatchedConfig, build_env, build_net, make_learner
 
         config = dataclasses.replace(BatchedConfig.load(CONFIGS / f"{name}.yaml"), seed=seed)

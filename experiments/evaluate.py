@@ -28,15 +28,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.base import Player
-from agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
-from agents.games import GAMES, GameAdapter, get_game
-from agents.specs import PlayerSpec, as_specs, parse_players
-from agents.stats import mean_interval, wilson_interval
-from agents.text import counted
-from agents.tournament.report import markdown_table, write_csv
-from agents.tournament.run import JobsInterrupted, run_in_order
-from agents.tournament.schedule import Match, make_schedule
+from dejavu_agents.base import Player
+from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
+from dejavu_agents.games import GAMES, GameAdapter, get_game
+from dejavu_agents.specs import PlayerSpec, as_specs, parse_players
+from dejavu_agents.stats import mean_interval, wilson_interval
+from dejavu_agents.text import counted
+from dejavu_agents.tournament.report import markdown_table, write_csv
+from dejavu_agents.tournament.run import JobsInterrupted, run_in_order
+from dejavu_agents.tournament.schedule import Match, make_schedule
 
 PROG = "python -m experiments.evaluate"
 PLAYER = "__player__"

@@ -6,8 +6,8 @@ TensorBoard events) and the checkpoints under ``--out``. The league (``main`` ag
 snapshots of itself and against heuristics) and the periodic evaluation through
 :func:`experiments.evaluate.evaluate` (the tournament's seats and seeds) run inside the trial.
 At the end each trial's last checkpoint is exported to a Ray-free player
-(``<out>/<export-name>.pt`` + ``.json``, see :mod:`agents.exported`); copy both into
-``agents/checkpoints`` to ship it under that name.
+(``<out>/<export-name>.pt`` + ``.json``, see :mod:`dejavu_agents.exported`); copy both into
+``dejavu_agents/checkpoints`` to ship it under that name.
 
 Cluster: ``--address auto`` (or ``host:port``) joins a running Ray cluster started with
 ``ray start --head`` (and ``ray start --address=...`` on the other machines); without it a
@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.base import Player
-from agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
-from agents.rllib.games import GAMES
-from agents.rllib.training import RunSpec
+from dejavu_agents.base import Player
+from dejavu_agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
+from dejavu_agents.rllib.games import GAMES
+from dejavu_agents.rllib.training import RunSpec
 from experiments.config_file import build_config, read_mapping
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -111,7 +111,7 @@ def export_only(run: RunSpec, args: argparse.Namespace, target: Path) -> int:
     """``--export-from``: one checkpoint to a Ray-free player, with the config's facts on its card."""
     import ray
 
-    from agents.rllib.export import export_checkpoint
+    from dejavu_agents.rllib.export import export_checkpoint
 
     training = {"algo": "ppo (ray rllib, new API stack)", "ray": ray.__version__, "config": args.config,
                 "seed": run.seed, "shaping": run.shaping,
@@ -161,8 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
     from ray import tune
 
-    from agents.rllib.export import export_checkpoint
-    from agents.rllib.training import ppo_config
+    from dejavu_agents.rllib.export import export_checkpoint
+    from dejavu_agents.rllib.training import ppo_config
 
     torch.set_num_threads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from agents.games import get_game
+from dejavu_agents.games import get_game
 from experiments.rllib import load_run
 
 
@@ -32,7 +32,7 @@ def rllib_rate(run: Any, runners: int, steps: int, envs_per_runner: int) -> floa
     """Env steps per second of ``runners`` remote env runners sampling ``steps`` each, in parallel."""
     import dataclasses
 
-    from agents.rllib.training import LeagueSpec, ppo_config
+    from dejavu_agents.rllib.training import LeagueSpec, ppo_config
 
     spec = dataclasses.replace(run, num_env_runners=runners, num_envs_per_env_runner=envs_per_runner,
                                league=LeagueSpec(self_weight=1.0), eval_every=0)

@@ -19,12 +19,12 @@ proportions, and scales the evaluations and the warm start with them.
 Ctrl-C stops training cleanly: the model as it was is saved as ``last.zip`` (with its card)
 beside ``best.zip``, and one line says where.
 
-An optional ``pretrain:`` section (:class:`agents.cloning.PretrainConfig`) clones a
+An optional ``pretrain:`` section (:class:`dejavu_agents.cloning.PretrainConfig`) clones a
 teacher's play into the policy before the first stage (behaviour cloning), so PPO
 fine-tunes a policy that already scores instead of searching a flat return; its curve goes
 to ``pretrain.csv`` and the cloned policy is evaluated at timestep 0.
 
-A config with ``algo: compact_ppo`` trains the compact learner of :mod:`agents.learners` on
+A config with ``algo: compact_ppo`` trains the compact learner of :mod:`dejavu_agents.learners` on
 the batched env instead (:mod:`experiments.train_batched`: ``grid-scratch``, ``grab-scratch``),
 with the same command line, run folders and Ctrl-C. An SB3 config with ``batched: true``
 trains on the batched env too, through :class:`dejavu_env.sb3.DejaVuVecEnv`: ``n_envs``
@@ -34,7 +34,7 @@ stage's model, sampling; MaskablePPO only).
 
 A YAML file cannot hold a Python class, so ``ppo.policy_kwargs`` names them as
 ``"module:attribute"`` strings under keys ending in ``_class`` or ``_fn`` (for example
-``features_extractor_class: agents.grid.features:GridSlotExtractor``); they are imported
+``features_extractor_class: dejavu_agents.grid.features:GridSlotExtractor``); they are imported
 when the config is read. A features extractor that takes an ``obs_mode`` keyword gets the
 env's.
 """
@@ -58,14 +58,14 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
-from agents.cloning import PretrainConfig, pretrain
-from agents.games import GameAdapter, get_game
-from agents.mixture import SELF, build_mixture
-from agents.models import ALGORITHMS, ModelCard
-from agents.ppo import PPOPlayer
-from agents.progress import Progress
-from agents.text import counted
+from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
+from dejavu_agents.cloning import PretrainConfig, pretrain
+from dejavu_agents.games import GameAdapter, get_game
+from dejavu_agents.mixture import SELF, build_mixture
+from dejavu_agents.models import ALGORITHMS, ModelCard
+from dejavu_agents.ppo import PPOPlayer
+from dejavu_agents.progress import Progress
+from dejavu_agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
 from experiments.config_file import Stage, config_keys, scale_stages

@@ -5,13 +5,13 @@ Ctrl-C are :mod:`experiments.train`'s, for every config).
 
 The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
 stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
-and the learner of :mod:`agents.learners` (masked logits, optional GRU memory, shaping,
+and the learner of :mod:`dejavu_agents.learners` (masked logits, optional GRU memory, shaping,
 auxiliary target, a league of its own snapshots).
 
 A config (``experiments/configs/<name>.yaml``, with ``algo: compact_ppo``) names the game,
 the env's keyword arguments, the network (``net``, and optionally ``init``: a checkpoint of
 an earlier run to continue from), PPO's hyper-parameters (``ppo``), an optional shaping
-potential, bonus and auxiliary target (:mod:`agents.learners.targets`), the
+potential, bonus and auxiliary target (:mod:`dejavu_agents.learners.targets`), the
 league (how many snapshot slots, how often a snapshot joins) and the curriculum *stages*:
 each a number of env steps against a weighted mix of the game's batch opponents
 (the game adapter's ``batch_opponents``) and ``self`` (the snapshots). One env serves
@@ -40,14 +40,14 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.games import get_game
-from agents.learners import checkpoint
-from agents.learners.league import League
-from agents.learners.nets import LearnerNet, NetConfig
-from agents.learners.player import LearnerPlayer
-from agents.learners.ppo import PPO, PPOConfig, Stats
-from agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
-from agents.ppo import ModelCard
+from dejavu_agents.games import get_game
+from dejavu_agents.learners import checkpoint
+from dejavu_agents.learners.league import League
+from dejavu_agents.learners.nets import LearnerNet, NetConfig
+from dejavu_agents.learners.player import LearnerPlayer
+from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats
+from dejavu_agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
+from dejavu_agents.ppo import ModelCard
 from experiments.config_file import Stage, config_keys, load_config, scale_stages
 from experiments.evaluate import evaluate
 
@@ -194,7 +194,7 @@ def initial_weights(config: BatchedConfig, net: LearnerNet) -> None:
     This continues an earlier run of the learner (its weights, not its optimiser state or
     league): no teacher is involved, so a run started from it is still from scratch.
     """
-    from agents.models import checkpoint_card, resolve_checkpoint
+    from dejavu_agents.models import checkpoint_card, resolve_checkpoint
 
     path = resolve_checkpoint(Path(str(config.init)))
     card = checkpoint_card(path, config.game)
@@ -293,7 +293,7 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     """
     import torch
 
-    from agents.progress import Progress
+    from dejavu_agents.progress import Progress
     from experiments.train import TrainingInterrupted
 
     torch.set_num_threads(1)

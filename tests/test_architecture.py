@@ -101,7 +101,7 @@ def test_importing_the_package_pulls_in_no_heavy_dependency():
 
 def test_agents_never_import_experiments_and_the_engine_never_imports_agents():
     repo = ROOT.parent
-    for path in (repo / "agents").rglob("*.py"):
+    for path in (repo / "dejavu_agents").rglob("*.py"):
         assert not any(n.startswith("experiments") for n in imports(path)), f"{path} imports experiments"
     for path in ROOT.rglob("*.py"):
-        assert not any(n.split(".")[0] in ("agents", "experiments") for n in imports(path)), f"{path} reaches up"
+        assert not any(n.split(".")[0] in ("dejavu_agents", "experiments") for n in imports(path)), f"{path} reaches up"

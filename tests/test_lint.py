@@ -2,7 +2,7 @@
 settings of ``pyproject.toml``, so a lint regression fails the tests rather than waiting for a review.
 
 Ruff reads the whole repository, notebooks and docs scripts included: it needs no imports. Mypy
-follows imports, so it leaves out the RLlib layer (``agents/rllib``, ``experiments/rllib.py``,
+follows imports, so it leaves out the RLlib layer (``dejavu_agents/rllib``, ``experiments/rllib.py``,
 ``experiments/rllib_throughput.py``): Ray is not in the main venv, and those modules are exercised
 by the Ray venv's own test run (``.ci/ray.sh``).
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TYPED = ["dejavu_env", "agents", "experiments"]
-NEEDS_RAY = ["agents/rllib/", "experiments/rllib.py", "experiments/rllib_throughput.py"]
+TYPED = ["dejavu_env", "dejavu_agents", "experiments"]
+NEEDS_RAY = ["dejavu_agents/rllib/", "experiments/rllib.py", "experiments/rllib_throughput.py"]
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:

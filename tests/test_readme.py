@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
 LEARN = re.compile(r"\.learn\(10_000\b")
-TOP_LEVEL = ("dejavu_env/", "agents/", "experiments/", "docs/", "tests/", "notebooks/", "examples/", ".ci/")
+TOP_LEVEL = ("dejavu_env/", "dejavu_agents/", "experiments/", "docs/", "tests/", "notebooks/", "examples/", ".ci/")
 
 
 def _imports(block: str) -> list[str]:

@@ -356,7 +356,7 @@ def test_a_league_draws_each_envs_opponents_at_every_reset(env_id):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_single_game_players_are_refused_with_a_clear_message(env_id):
-    from agents.random_player import RandomPlayer
+    from dejavu_agents.random_player import RandomPlayer
 
     kwargs = {"opponent": RandomPlayer()} if env_id == "DejaVuGrid-v0" else {"opponents": [RandomPlayer()] * 3}
     with pytest.raises(ValueError, match="batch players"):

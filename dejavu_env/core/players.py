@@ -3,7 +3,7 @@
 A player is any callable ``player(observation, action_mask) -> int``: ``observation`` is
 the same dict the agent receives (``{"observation": ..., "action_mask": ...}``) built for
 the player's own seat, and ``action_mask`` is its int8 legal-action mask. Plain functions
-work; richer players (``agents.Player``) may also declare:
+work; richer players (``dejavu_agents.Player``) may also declare:
 
 - ``obs_mode``: ``"info_state"`` or ``"observation"``, the view they need (the env's own
   mode is used when absent);

@@ -2,7 +2,7 @@
 
 - :class:`MemoryBatchBot`: the batched :class:`~dejavu_env.grab.opponents.MemoryBot`, the
   default opponent (same ``recall``, same plan, its memory kept per env and seat);
-- :class:`PerfectBatchPlayer`: the batched ``perfect`` of ``agents/grab/perfect.py``;
+- :class:`PerfectBatchPlayer`: the batched ``perfect`` of ``dejavu_agents/grab/perfect.py``;
 - :class:`RandomBatchPlayer`: uniform over the legal actions.
 
 Like the single env's bit-protocol players (``MemoryBot.act_bits``), they read public
@@ -116,7 +116,7 @@ class RandomBatchPlayer:
 
 class PerfectBatchPlayer:
     """``perfect`` for a batch: grabs an object once it has been seen twice, those on the newest card
-    first, ties at random (the plan and its reasons: ``agents/grab/perfect.py``)."""
+    first, ties at random (the plan and its reasons: ``dejavu_agents/grab/perfect.py``)."""
 
     obs_mode = "info_state"
     trusted = True

@@ -6,7 +6,7 @@ having seen it twice, preferring one on the card just flipped, then the lowest i
 an object is on exactly two cards, two remembered sightings mean both cards are flipped,
 so the bot never grabs wrongly and is never eliminated; forgetting makes it miss objects
 and lose races, which is what leaves room for a learner. The human-like players in
-``agents/`` model fading memory and look-alike confusion, which do make wrong grabs.
+``dejavu_agents/`` model fading memory and look-alike confusion, which do make wrong grabs.
 
 Speed: besides the standard player call ``bot(observation, action_mask)``, the bot offers
 the *bit protocol* ``act_bits(round, flipped, middle)``, a tiny observation of public facts

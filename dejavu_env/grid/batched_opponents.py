@@ -3,7 +3,7 @@
 - :class:`RandomBatchPlayer`: uniform over the legal actions, the batched
   :class:`~dejavu_env.grid.opponents.RandomOpponent` (the default opponent); it reads no
   observation.
-- :class:`GreedyBatchPlayer`: the batched ``greedy`` of ``agents/grid/greedy.py`` (its
+- :class:`GreedyBatchPlayer`: the batched ``greedy`` of ``dejavu_agents/grid/greedy.py`` (its
   docstring gives the plan), deciding from the ``info_state`` facts of its seat; a test
   checks that it chooses what the scalar player chooses on the same observations.
 
@@ -97,7 +97,7 @@ _SLOTS = np.arange(N_SLOTS)
 class GreedyBatchPlayer:
     """``greedy`` for a batch: perfect memory, reveals only known triples, otherwise looks at an unknown card.
 
-    The plan of ``agents/grid/greedy.py``, step for step: take the End card when that puts
+    The plan of ``dejavu_agents/grid/greedy.py``, step for step: take the End card when that puts
     its score above the opponent's; else reveal the known cards that share a number showing
     three times or more (the lowest such number, its cards in slot order) and stop; else look
     at a random card whose face it does not know (any card when all are known). During a

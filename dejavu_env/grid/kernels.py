@@ -295,7 +295,7 @@ _SHOWS_TABLE = np.array(SHOWS, dtype=np.int64)
 @jit
 def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
     """``greedy``'s action in game ``g`` at seat ``me`` with its uniform ``u``: ``GreedyBatchPlayer.act``
-    (its docstring and ``agents/grid/greedy.py`` give the plan), read from the same ``info_state`` facts."""
+    (its docstring and ``dejavu_agents/grid/greedy.py`` give the plan), read from the same ``info_state`` facts."""
     legal = d[LEGAL, g]
     phase = d[PHASE, g]
     known = (d[SEEN, g] >> (b.KNOWN_AT + b.SLOT_BITS * me)) & d[OCC, g] & _BYTE

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Player
-from agents.games.base import MatchOutcome
+from dejavu_agents.base import Player
+from dejavu_agents.games.base import MatchOutcome
 
 STRENGTHS = {"weak": 0, "mid": 3, "strong": 6, "even-a": 3, "even-b": 3, "even-c": 3}
 

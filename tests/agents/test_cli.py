@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from agents.models import CHECKPOINTS
+from dejavu_agents.models import CHECKPOINTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,34 +41,34 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 # (module, argv with {file}/{run}/{root} placeholders, text the error line holds)
 CASES = [
-    ("agents.tournament", [], "the following arguments are required: --game"),
-    ("agents.tournament", ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
-    ("agents.tournament", ["--game", "grid", "--players", ","], "no players given"),
-    ("agents.tournament", ["--game", "grid", "--players", "random,nobody"], "unknown grid player 'nobody'"),
-    ("agents.tournament", ["--game", "grid", "--players", "random,random"], "each player may enter once"),
-    ("agents.tournament", ["--game", "grid", "--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
-    ("agents.tournament", ["--game", "grid", "--games", "-5"], "argument --games: must be a whole number >= 1, got -5"),
-    ("agents.tournament", ["--game", "grid", "--games", "many"], "argument --games: must be a whole number >= 1"),
-    ("agents.tournament", ["--game", "grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
-    ("agents.tournament", ["--game", "grid", "--workers", "0"], "argument --workers: must be a whole number >= 1"),
-    ("agents.tournament", ["--game", "grid", "--workers", "-3"], "argument --workers: must be a whole number >= 1"),
-    ("agents.tournament", ["--game", "grab", "--table-size", "7"], "grab seats 2 to 6 players, not a table of 7"),
-    ("agents.tournament", ["--game", "grid", "--table-size", "3"], "grid seats exactly 2 players, not a table of 3"),
-    ("agents.tournament", ["--game", "grab", "--players", "random,perfect"],
+    ("dejavu_agents.tournament", [], "the following arguments are required: --game"),
+    ("dejavu_agents.tournament", ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--players", ","], "no players given"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--players", "random,nobody"], "unknown grid player 'nobody'"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--players", "random,random"], "each player may enter once"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--games", "-5"], "argument --games: must be a whole number >= 1, got -5"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--games", "many"], "argument --games: must be a whole number >= 1"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--workers", "0"], "argument --workers: must be a whole number >= 1"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--workers", "-3"], "argument --workers: must be a whole number >= 1"),
+    ("dejavu_agents.tournament", ["--game", "grab", "--table-size", "7"], "grab seats 2 to 6 players, not a table of 7"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--table-size", "3"], "grid seats exactly 2 players, not a table of 3"),
+    ("dejavu_agents.tournament", ["--game", "grab", "--players", "random,perfect"],
      "a grab table seats 4 players, but only 2 players entered"),
-    ("agents.tournament", ["--game", "grid", "--out", "{file}"], "argument --out: {file} is a file, not a folder"),
-    ("agents.tournament", ["--game", "grid", "--out", "{file}/results"], "cannot make the folder"),
-    ("agents.tournament", ["--game", "grab", "--players", "random,{run}/best.zip"], "trained for grid, not grab"),
-    ("agents.play", [], "the following arguments are required: {{grid,grab}}"),
-    ("agents.play", ["chess"], "invalid choice: 'chess'"),
-    ("agents.play", ["grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
-    ("agents.play", ["grid", "--opponent", "nobody"], "unknown grid player 'nobody'"),
-    ("agents.play", ["grid", "--opponent", "ppo-grab"], "unknown grid player 'ppo-grab'"),
-    ("agents.play", ["grab", "--opponents", ","], "no players given"),
-    ("agents.play", ["grab", "--opponents", "random,random,random,random,random,random"],
+    ("dejavu_agents.tournament", ["--game", "grid", "--out", "{file}"], "argument --out: {file} is a file, not a folder"),
+    ("dejavu_agents.tournament", ["--game", "grid", "--out", "{file}/results"], "cannot make the folder"),
+    ("dejavu_agents.tournament", ["--game", "grab", "--players", "random,{run}/best.zip"], "trained for grid, not grab"),
+    ("dejavu_agents.play", [], "the following arguments are required: {{grid,grab}}"),
+    ("dejavu_agents.play", ["chess"], "invalid choice: 'chess'"),
+    ("dejavu_agents.play", ["grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("dejavu_agents.play", ["grid", "--opponent", "nobody"], "unknown grid player 'nobody'"),
+    ("dejavu_agents.play", ["grid", "--opponent", "ppo-grab"], "unknown grid player 'ppo-grab'"),
+    ("dejavu_agents.play", ["grab", "--opponents", ","], "no players given"),
+    ("dejavu_agents.play", ["grab", "--opponents", "random,random,random,random,random,random"],
      "grab seats 1 to 5 opponents beside you, got 6"),
-    ("agents.play", ["grab", "--reaction-time", "0"], "argument --reaction-time: must be a finite number > 0"),
-    ("agents.play", ["grab", "--reaction-time", "nan"], "argument --reaction-time: must be a finite number > 0"),
+    ("dejavu_agents.play", ["grab", "--reaction-time", "0"], "argument --reaction-time: must be a finite number > 0"),
+    ("dejavu_agents.play", ["grab", "--reaction-time", "nan"], "argument --reaction-time: must be a finite number > 0"),
     ("experiments.evaluate", ["--game", "grab"], "the following arguments are required: --players, --opponents"),
     ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--table-size", "0"],
      "argument --table-size: must be a whole number >= 1, got 0"),
@@ -129,14 +129,14 @@ def test_a_mistake_is_one_line_on_stderr_and_status_2(
 
 @pytest.mark.parametrize("module", sorted({m for m, _, _ in CASES}))
 def test_help_shows_the_defaults_and_an_example(module: str, capsys: pytest.CaptureFixture[str]) -> None:
-    main = __import__(f"{module}.__main__" if module.startswith("agents") else module, fromlist=["main"]).main
+    main = __import__(f"{module}.__main__" if module.startswith("dejavu_agents") else module, fromlist=["main"]).main
     with pytest.raises(SystemExit) as stop:
         main(["--help"])
     text = capsys.readouterr().out
     assert stop.value.code == 0
     assert f"example:\n  python -m {module}" in text
     words = " ".join(text.split())
-    if module in ("agents.tournament", "experiments.evaluate"):
+    if module in ("dejavu_agents.tournament", "experiments.evaluate"):
         assert "--games GAMES games per" in words and "(default: 2000)" in words
         assert "--seed SEED" in words and "(default: 0)" in words
 
@@ -199,9 +199,9 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
     )
 )
 def test_the_tournament_never_fails_obscurely(argv: list[str]) -> None:
-    from agents.tournament.__main__ import main
+    from dejavu_agents.tournament.__main__ import main
 
-    _check(*_outcome(lambda: main(argv)), "python -m agents.tournament")
+    _check(*_outcome(lambda: main(argv)), "python -m dejavu_agents.tournament")
 
 
 @SETTINGS
@@ -235,12 +235,12 @@ def test_the_gauntlet_never_fails_obscurely(argv: list[str]) -> None:
     )
 )  # fmt: skip
 def test_the_play_mode_never_fails_obscurely(argv: list[str]) -> None:
-    from agents.play.__main__ import main
+    from dejavu_agents.play.__main__ import main
 
     def no_input(prompt: str) -> str:
         raise EOFError  # the person leaves at once
 
-    _check(*_outcome(lambda: main(argv, no_input, lambda *args: None)), "python -m agents.play")
+    _check(*_outcome(lambda: main(argv, no_input, lambda *args: None)), "python -m dejavu_agents.play")
 
 
 @pytest.mark.slow

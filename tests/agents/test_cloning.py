@@ -1,4 +1,4 @@
-"""Behaviour cloning (``agents.cloning``): the teacher's view and labels, batching, loss going down,
+"""Behaviour cloning (``dejavu_agents.cloning``): the teacher's view and labels, batching, loss going down,
 legal play, config wiring."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.cloning import (
+from dejavu_agents.cloning import (
     PolicyHeads,
     PretrainConfig,
     TeacherView,
@@ -21,9 +21,9 @@ from agents.cloning import (
     record,
     stacked,
 )
-from agents.games import get_game
-from agents.ppo import PolicyLanes, PPOPlayer
-from agents.registry import make_player
+from dejavu_agents.games import get_game
+from dejavu_agents.ppo import PolicyLanes, PPOPlayer
+from dejavu_agents.registry import make_player
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import LAYOUTS
 from dejavu_env.wrappers import ObservationStack

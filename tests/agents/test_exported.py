@@ -13,9 +13,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, save_export  # noqa: E402  (after the torch skip)
-from agents.policy_net import MASKED_LOGIT, NetSpec, PolicyNet  # noqa: E402  (after the torch skip)
-from agents.tournament import get_game  # noqa: E402  (after the torch skip)
+from dejavu_agents.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, save_export  # noqa: E402  (after the torch skip)
+from dejavu_agents.policy_net import MASKED_LOGIT, NetSpec, PolicyNet  # noqa: E402  (after the torch skip)
+from dejavu_agents.tournament import get_game  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.observation import LAYOUTS  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.rules import N_ACTIONS  # noqa: E402  (after the torch skip)
@@ -89,7 +89,7 @@ def test_an_exported_player_plays_whole_games_with_legal_moves_only(tmp_path: Pa
 
 def test_loading_an_exported_player_does_not_import_ray(tmp_path: Path) -> None:
     path = _export(tmp_path)
-    code = (f"import sys; from agents.exported import ExportedPlayer; ExportedPlayer(path={str(path)!r}, game='grid'); "
+    code = (f"import sys; from dejavu_agents.exported import ExportedPlayer; ExportedPlayer(path={str(path)!r}, game='grid'); "
             "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -98,7 +98,7 @@ def test_the_shipped_rllib_grid_is_small_for_grid_and_beats_random() -> None:
     card = ExportCard.load(CHECKPOINTS / "rllib-grid.json")
     assert card.game == "grid" and card.obs_mode == "info_state"
     assert (CHECKPOINTS / "rllib-grid.pt").stat().st_size < 5_000_000
-    from agents.registry import make_player
+    from dejavu_agents.registry import make_player
 
     player = make_player("grid", "rllib-grid", seed=0)
     spec = get_game("grid")
@@ -110,9 +110,9 @@ def test_the_shipped_rllib_grid_is_small_for_grid_and_beats_random() -> None:
 
 
 def test_the_learner_encoder_is_the_learners_own_network_and_survives_the_export(tmp_path: Path) -> None:
-    """``encoder: learner`` runs :class:`agents.learners.nets.LearnerNet` (not a copy of it): with the same
+    """``encoder: learner`` runs :class:`dejavu_agents.learners.nets.LearnerNet` (not a copy of it): with the same
     weights, the policy net's masked logits and value are the learner's, before and after an export."""
-    from agents.learners.nets import MASKED
+    from dejavu_agents.learners.nets import MASKED
 
     torch.manual_seed(3)
     net = PolicyNet(_grid_spec(encoder="learner", encoder_kwargs={"features": "grid_slots", "hidden": [32]}))

@@ -1,4 +1,4 @@
-"""A workbench command started without its extra stops with one line naming the extra (agents.extras)."""
+"""A workbench command started without its extra stops with one line naming the extra (dejavu_agents.extras)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def _absent(*names: str) -> Callable[..., ModuleSpec | None]:
 @pytest.mark.parametrize(
     ("module", "absent", "extra"),
     [
-        ("agents.tournament", "openskill", "agents"),
-        ("agents.play", "rich", "agents"),
+        ("dejavu_agents.tournament", "openskill", "agents"),
+        ("dejavu_agents.play", "rich", "agents"),
         ("experiments.evaluate", "pandas", "agents"),
         ("experiments.train", "torch", "train"),
         ("experiments.benchmark_training", "sb3_contrib", "train"),
@@ -74,6 +74,6 @@ def test_every_extra_module_is_installed_here() -> None:
 
 def test_the_commands_start_when_their_extras_are_installed() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "agents.tournament", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "dejavu_agents.tournament", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 import dejavu_env
-from agents.cloning import TeacherView
-from agents.games import GAMES, GameAdapter, get_game
-from agents.games.base import MatchOutcome
+from dejavu_agents.cloning import TeacherView
+from dejavu_agents.games import GAMES, GameAdapter, get_game
+from dejavu_agents.games.base import MatchOutcome
 
 ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
-OWN_MODULES = ("agents/games", "agents/registry.py")
+OWN_MODULES = ("dejavu_agents/games", "dejavu_agents/registry.py")
 """Where game names may be compared or used as keys: the adapters, and the player registry's table."""
-NOT_OURS = ("agents/rllib", "experiments/rllib.py")
+NOT_OURS = ("dejavu_agents/rllib", "experiments/rllib.py")
 EVERY_SEAT = {"grid": {"agent_seat": None}}
 """Env keywords that put the agent at a random seat each game, so a test covers every seat."""
 PRIVILEGED = {("grab", "info_state", "observation"): 36}
@@ -127,9 +127,9 @@ def _game_name_uses(path: Path) -> list[str]:
 
 
 def test_nothing_outside_the_adapters_asks_which_game_it_is() -> None:
-    """No ``if game == "grid"`` and no dict of per-game branches in agents/ or experiments/."""
+    """No ``if game == "grid"`` and no dict of per-game branches in dejavu_agents/ or experiments/."""
     found = []
-    for folder in ("agents", "experiments"):
+    for folder in ("dejavu_agents", "experiments"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
             if not relative.startswith(OWN_MODULES + NOT_OURS):

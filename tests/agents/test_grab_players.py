@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from agents import make_player
-from agents.grab import PRESETS, HumanGrabPlayer, HumanParams, PerfectGrabPlayer
-from agents.tournament import run_tournament
+from dejavu_agents.grab import PRESETS, HumanGrabPlayer, HumanParams, PerfectGrabPlayer
+from dejavu_agents.tournament import run_tournament
 from dejavu_env.grab.cards import N_ASIDE, canonical_deck
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.match import play_game

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from agents import make_player
-from agents.grid.counting import Beliefs, CountingGridPlayer
-from agents.grid.forgetful import ForgetfulGridPlayer, GridMemory, MemoryParams
-from agents.grid.greedy import GreedyGridPlayer
-from agents.grid.knowledge import GridView, read_view
-from agents.registry import available_players
-from agents.tournament import run_tournament
+from dejavu_agents.grid.counting import Beliefs, CountingGridPlayer
+from dejavu_agents.grid.forgetful import ForgetfulGridPlayer, GridMemory, MemoryParams
+from dejavu_agents.grid.greedy import GreedyGridPlayer
+from dejavu_agents.grid.knowledge import GridView, read_view
+from dejavu_agents.registry import available_players
+from dejavu_agents.tournament import run_tournament
 from dejavu_env.grid.cards import BLUE, N_SLOTS, card_id
 from dejavu_env.grid.env import DejaVuGridEnv
 from dejavu_env.grid.match import play_game

@@ -72,7 +72,7 @@ def _no_tracebacks(text: str) -> None:
 
 def test_ctrl_c_stops_a_tournament_with_the_tables_so_far(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    argv = ["agents.tournament", "--game", "grab", "--players", "perfect,human-casual,human-child,random",
+    argv = ["dejavu_agents.tournament", "--game", "grab", "--players", "perfect,human-casual,human-child,random",
             "--table-size", "2", "--games", "100000", "--workers", "2", "--out", str(out)]  # fmt: skip
     status, stdout, stderr = interrupt_when(argv, lambda err: re.search(r"\| *[1-9]\d*/", err) is not None)
     _no_tracebacks(stdout + stderr)
@@ -131,7 +131,7 @@ def test_ctrl_c_stops_training_and_keeps_the_last_model(tmp_path: Path) -> None:
         r"python -m experiments\.train: interrupted: stopped at [\d,]+ timesteps; the model so far is in .*last\.zip",
         lines[0],
     ), lines[0]
-    from agents.ppo import PPOPlayer
+    from dejavu_agents.ppo import PPOPlayer
 
     player = PPOPlayer(checkpoint=run / "last.zip", game="grab")
     assert player.card.obs_mode == "observation"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.models import CHECKPOINTS, ModelCard, checkpoint_card, is_path, resolve_checkpoint, shipped_checkpoints
-from agents.ppo import PPOPlayer
-from agents.registry import make_player
-from agents.specs import parse_player
+from dejavu_agents.models import CHECKPOINTS, ModelCard, checkpoint_card, is_path, resolve_checkpoint, shipped_checkpoints
+from dejavu_agents.ppo import PPOPlayer
+from dejavu_agents.registry import make_player
+from dejavu_agents.specs import parse_player
 
 
 class Rigged:
@@ -124,7 +124,7 @@ def test_players_of_one_checkpoint_share_the_loaded_model() -> None:
 
 def test_the_features_extractor_is_told_the_cards_view(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    from agents.grid.features import GridSlotExtractor
+    from dejavu_agents.grid.features import GridSlotExtractor
 
     player = make_player("grid", "ppo-grid", seed=0)
     assert isinstance(player.model.policy.features_extractor, GridSlotExtractor)

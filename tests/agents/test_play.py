@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agents.play.__main__ import main
-from agents.play.moves import LIST, Command, describe_grid_moves, parse_grab, parse_grid
+from dejavu_agents.play.__main__ import main
+from dejavu_agents.play.moves import LIST, Command, describe_grid_moves, parse_grab, parse_grid
 from dejavu_env.grab.cards import object_names
 
 NAMES = object_names()
@@ -172,7 +172,7 @@ def test_unknown_players_and_end_of_input_are_handled(capsys: pytest.CaptureFixt
 
 def test_play_runs_from_the_shell_with_real_stdin() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "agents.play", "grid", "--seed", "4"],
+        [sys.executable, "-m", "dejavu_agents.play", "grid", "--seed", "4"],
         input="look 2\nend\nquit\n", capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert "counting played:" in done.stdout and done.stdout.rstrip().endswith("Bye.")

@@ -86,5 +86,5 @@ def test_every_registered_player_builds_with_its_name() -> None:
 
 
 def test_importing_agents_does_not_import_torch() -> None:
-    code = "import sys, agents, agents.tournament, agents.play; assert 'torch' not in sys.modules, 'torch imported'"
+    code = "import sys, dejavu_agents, dejavu_agents.tournament, dejavu_agents.play; assert 'torch' not in sys.modules, 'torch imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from agents.tournament.schedule import make_schedule, make_tables
+from dejavu_agents.tournament.schedule import make_schedule, make_tables
 
 
 def test_tables_are_every_combination_of_distinct_players() -> None:

@@ -7,9 +7,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from agents.ppo import CHECKPOINTS, ModelCard
-from agents.registry import make_player
-from agents.tournament import get_game, run_tournament
+from dejavu_agents.ppo import CHECKPOINTS, ModelCard
+from dejavu_agents.registry import make_player
+from dejavu_agents.tournament import get_game, run_tournament
 from tests.agents.test_play import Script, first_legal_grid_move
 
 pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.models import CHECKPOINTS
-from agents.specs import PlayerSpec, parse_player, parse_players
+from dejavu_agents.models import CHECKPOINTS
+from dejavu_agents.specs import PlayerSpec, parse_player, parse_players
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_lists_need_players_and_distinct_names(run_folder: Path) -> None:
 
 def test_a_checkpoint_spec_builds_a_named_learned_player(run_folder: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    from agents.games import get_game
+    from dejavu_agents.games import get_game
 
     player = parse_player("grid", f"mine={run_folder / 'best.zip'}").build(get_game("grid"))
     assert player.name == "mine" and player.card.game == "grid"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.stats import mean_interval, t_quantile, wilson_interval
+from dejavu_agents.stats import mean_interval, t_quantile, wilson_interval
 
 
 @pytest.mark.parametrize(

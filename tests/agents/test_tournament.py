@@ -6,8 +6,8 @@ import csv
 
 import pytest
 
-from agents.tournament import run_tournament, write_outputs
-from agents.tournament.report import pairs_markdown
+from dejavu_agents.tournament import run_tournament, write_outputs
+from dejavu_agents.tournament.report import pairs_markdown
 from tests.agents.fake_game import FakeGame
 
 
@@ -67,7 +67,7 @@ def test_table_size_is_checked_against_the_game() -> None:
 
 def test_outputs_are_written_and_agree_with_the_result(tmp_path) -> None:
     result = run_tournament(FakeGame(), ["weak", "mid", "strong"], games=20, seed=0, workers=1)
-    paths = write_outputs(result, tmp_path, command="python -m agents.tournament --game fake")
+    paths = write_outputs(result, tmp_path, command="python -m dejavu_agents.tournament --game fake")
     assert sorted(p.name for p in paths) == ["heatmap.png", "pairs.csv", "pairs.md", "players.csv", "players.md"]
     with (tmp_path / "pairs.csv").open() as handle:
         rows = list(csv.DictReader(handle))
@@ -76,8 +76,8 @@ def test_outputs_are_written_and_agree_with_the_result(tmp_path) -> None:
     assert rows[0]["player"] == first.player and int(rows[0]["wins"]) == first.wins
     assert float(rows[0]["ci_low"]) == pytest.approx(first.ci_low, abs=1e-4)
     assert (tmp_path / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    markdown = pairs_markdown(result, "python -m agents.tournament --game fake")
-    assert "python -m agents.tournament --game fake" in markdown
+    markdown = pairs_markdown(result, "python -m dejavu_agents.tournament --game fake")
+    assert "python -m dejavu_agents.tournament --game fake" in markdown
     assert markdown.count("\n| ") == 7  # header + six ordered pairs
 
 
@@ -93,7 +93,7 @@ def test_grid_seat_swapping_mirrors_identical_players(monkeypatch) -> None:
 
 
 def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
-    from agents.tournament.__main__ import main
+    from dejavu_agents.tournament.__main__ import main
 
     argv = ["--game", "grab", "--players", "perfect,human-child,random", "--table-size", "2", "--games", "6",
             "--workers", "1", "--no-progress", "--out", str(tmp_path)]  # fmt: skip
@@ -104,13 +104,13 @@ def test_cli_prints_and_writes_the_tables(tmp_path, capsys) -> None:
     first_row = table[next(i for i, line in enumerate(table) if line.startswith("─")) + 1]
     assert first_row.startswith("perfect")
     header = (tmp_path / "players.md").read_text()
-    assert "python -m agents.tournament --game grab --players perfect,human-child,random" in header
+    assert "python -m dejavu_agents.tournament --game grab --players perfect,human-child,random" in header
     with (tmp_path / "players.csv").open() as handle:
         assert next(csv.reader(handle))[:6] == ["player", "games", "wins", "shared_wins", "draws", "losses"]
 
 
 def test_cli_reports_bad_arguments(capsys) -> None:
-    from agents.tournament.__main__ import main
+    from dejavu_agents.tournament.__main__ import main
 
     with pytest.raises(SystemExit) as stop:
         main(["--game", "grab", "--players", "perfect,nobody", "--table-size", "2", "--workers", "1"])
@@ -138,7 +138,7 @@ def _terminal_text(draw) -> str:
 def test_tables_fit_an_80_column_terminal_without_cutting_anything() -> None:
     import dataclasses
 
-    from agents.tournament.report import print_tables
+    from dejavu_agents.tournament.report import print_tables
 
     result = run_tournament(FakeGame(default_seats=3), ["weak", "mid", "strong", "even-a"], games=30, workers=1)
     names = {"weak": "human-casual", "mid": "human-expert", "strong": "ppo-grab", "even-a": "runs/grab/best.zip"}
@@ -159,7 +159,7 @@ def test_tables_fit_an_80_column_terminal_without_cutting_anything() -> None:
 def test_an_interrupted_tournament_says_so() -> None:
     import dataclasses
 
-    from agents.tournament.report import describe
+    from dejavu_agents.tournament.report import describe
 
     result = run_tournament(FakeGame(), ["weak", "mid"], games=4, workers=1)
     assert "4 games, seed 0" in describe(result)

@@ -76,7 +76,7 @@ def test_the_gauntlet_table_fits_an_80_column_terminal(capsys: pytest.CaptureFix
 
     from rich.console import Console
 
-    from agents.games import get_game
+    from dejavu_agents.games import get_game
     from experiments.evaluate import print_gauntlet
 
     rows = gauntlet("grab", ["human-casual", "perfect"], ["human-expert"], games=4, seed=1, reference="perfect")

@@ -11,11 +11,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.cloning import PretrainConfig, TeacherView, pretrain
-from agents.games import get_game
-from agents.grid.counting import Beliefs
-from agents.grid.knowledge import read_view
-from agents.registry import make_player
+from dejavu_agents.cloning import PretrainConfig, TeacherView, pretrain
+from dejavu_agents.games import get_game
+from dejavu_agents.grid.counting import Beliefs
+from dejavu_agents.grid.knowledge import read_view
+from dejavu_agents.registry import make_player
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import decode
 from dejavu_env.grid.rules import LOOK, REVEAL
@@ -24,7 +24,7 @@ from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_fact
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.grid.features import GridSlotExtractor  # noqa: E402  (after the skips: it imports torch)
+from dejavu_agents.grid.features import GridSlotExtractor  # noqa: E402  (after the skips: it imports torch)
 
 pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
 
@@ -124,7 +124,7 @@ def test_beliefs_are_countings_deductions() -> None:
 
 
 def test_importing_agents_does_not_import_torch() -> None:
-    code = "import sys, agents, agents.grid, agents.registry; sys.exit('torch' in sys.modules)"
+    code = "import sys, dejavu_agents, dejavu_agents.grid, dejavu_agents.registry; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
@@ -148,7 +148,7 @@ def test_config_builds_a_policy_on_the_slot_extractor() -> None:
     assert model.policy.features_extractor.obs_mode == "info_state"  # from the config's env_kwargs, not guessed
     assert model.policy.action_net.in_features == 8 * 8 + 16  # the action layer reads the slot embeddings
     with pytest.raises(ValueError, match="features_extractor_class"):
-        resolve_policy_kwargs({"features_extractor_class": "agents.grid.features:NoSuchClass"})
+        resolve_policy_kwargs({"features_extractor_class": "dejavu_agents.grid.features:NoSuchClass"})
     with pytest.raises(ValueError, match="features_extractor_class"):
         resolve_policy_kwargs({"features_extractor_class": "GridSlotExtractor"})
     assert resolve_policy_kwargs({"net_arch": [8]}) == {"net_arch": [8]}

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.games import get_game
-from agents.mixture import MixtureOpponent
-from agents.ppo import ModelCard, PPOPlayer
+from dejavu_agents.games import get_game
+from dejavu_agents.mixture import MixtureOpponent
+from dejavu_agents.ppo import ModelCard, PPOPlayer
 from experiments.train import CONFIGS, TrainConfig, train
 
 pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
@@ -68,7 +68,7 @@ def test_trained_player_only_plays_legal_actions(name: str, tmp_path: Path) -> N
 
 
 def test_mixture_draws_members_by_weight_and_refuses_mixed_views() -> None:
-    from agents.registry import make_player
+    from dejavu_agents.registry import make_player
 
     pool = {"random": make_player("grid", "random"), "greedy": make_player("grid", "greedy")}
     mix = MixtureOpponent(pool, {"random": 1.0, "greedy": 3.0}, seed=0)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.grab.perfect import PerfectGrabPlayer
+from dejavu_agents.grab.perfect import PerfectGrabPlayer
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab import batched

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.grid.greedy import GreedyGridPlayer
+from dejavu_agents.grid.greedy import GreedyGridPlayer
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.streams import Streams
 from dejavu_env.grid import batched

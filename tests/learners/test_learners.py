@@ -11,12 +11,12 @@ import pytest
 import torch
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.learners import checkpoint
-from agents.learners.league import League, SnapshotPlayer
-from agents.learners.nets import LearnerNet, NetConfig
-from agents.learners.player import LearnerPlayer
-from agents.ppo import ModelCard
-from agents.registry import make_player
+from dejavu_agents.learners import checkpoint
+from dejavu_agents.learners.league import League, SnapshotPlayer
+from dejavu_agents.learners.nets import LearnerNet, NetConfig
+from dejavu_agents.learners.player import LearnerPlayer
+from dejavu_agents.ppo import ModelCard
+from dejavu_agents.registry import make_player
 from dejavu_env.grab.match import play_game as play_grab
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO

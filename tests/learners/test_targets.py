@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from agents.learners.targets import SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
+from dejavu_agents.learners.targets import SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from agents.exported import ExportCard
+from dejavu_agents.exported import ExportCard
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 

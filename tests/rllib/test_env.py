@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("ray")
 
-from agents.rllib.env import env_name, make_env
-from agents.rllib.league import LeagueMapping, episode_win
+from dejavu_agents.rllib.env import env_name, make_env
+from dejavu_agents.rllib.league import LeagueMapping, episode_win
 
 pytestmark = pytest.mark.ray
 
@@ -96,7 +96,7 @@ def test_a_win_is_the_top_return_and_a_shared_top_counts_only_where_the_game_say
 
 
 def test_the_tune_sweep_is_a_grid_over_seeds_and_ppo_keys() -> None:
-    from agents.rllib.training import ppo_config
+    from dejavu_agents.rllib.training import ppo_config
     from experiments.rllib import param_space
     from tests.rllib.tiny import tiny_spec
 
@@ -147,7 +147,7 @@ def test_a_game_cut_by_the_turn_limit_ends_there_for_the_learner_and_rllib_does_
 def test_tally_shaping_pays_the_agents_own_tally_as_it_grows_and_keeps_the_win() -> None:
     """With ``potential: tally`` each agent's return is its win reward plus ``shaping`` times the change of its
     own tally (pile, End card, half a point per token) from its first observation to its final score."""
-    from agents.learners.targets import grid_tally
+    from dejavu_agents.learners.targets import grid_tally
 
     paid = 0
     for seed in range(8):

@@ -10,7 +10,7 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.evaluation.postprocessing import Postprocessing
 
-from agents.rllib.learner import standardised
+from dejavu_agents.rllib.learner import standardised
 
 pytestmark = pytest.mark.ray
 

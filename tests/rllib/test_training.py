@@ -13,11 +13,11 @@ pytest.importorskip("ray")
 import torch
 from ray.rllib.core.columns import Columns
 
-from agents.exported import ExportedPlayer
-from agents.rllib.export import export_checkpoint, load_main_module
-from agents.rllib.games import get_spec
-from agents.rllib.learner import ADAM_EPS
-from agents.rllib.training import ppo_config
+from dejavu_agents.exported import ExportedPlayer
+from dejavu_agents.rllib.export import export_checkpoint, load_main_module
+from dejavu_agents.rllib.games import get_spec
+from dejavu_agents.rllib.learner import ADAM_EPS
+from dejavu_agents.rllib.training import ppo_config
 from tests.rllib.tiny import tiny_spec
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
@@ -82,7 +82,7 @@ def _record_observations(player: ExportedPlayer, count: int) -> list[dict[str, n
 
 LEARNER_RECIPE = {"model": {"encoder": "learner", "encoder_kwargs": {"features": "grid_slots", "hidden": [32]}},
                   "shaping": 0.1, "potential": "tally", "bootstrap_truncated": False}
-"""The shipped config's recipe (agents.learners' net, own-tally shaping, no bootstrap at the turn limit), small."""
+"""The shipped config's recipe (dejavu_agents.learners' net, own-tally shaping, no bootstrap at the turn limit), small."""
 
 
 @pytest.mark.parametrize("recipe", [{}, LEARNER_RECIPE], ids=["mlp", "learner"])

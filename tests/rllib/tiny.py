@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.rllib.training import RunSpec
+from dejavu_agents.rllib.training import RunSpec
 
 PPO = {"train_batch_size_per_learner": 300, "minibatch_size": 150, "num_epochs": 1}
 LEAGUES = {

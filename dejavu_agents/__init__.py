@@ -1,0 +1,45 @@
+"""Players for the Déjà Vu environments, a tournament to compare them, and a terminal play mode.
+
+The workbench, package by package (each module's docstring says more):
+
+- :class:`Player` (:mod:`dejavu_agents.base`): the one interface (``act(observation, action_mask)``,
+  ``reset(seed)``, ``obs_mode``, ``name``; Grab players also ``reaction_time``). Any player
+  plugs into the envs as ``opponent=`` / ``opponents=``, into the match runners and into
+  the tournament.
+- :func:`make_player` and :data:`PLAYERS` (:mod:`dejavu_agents.registry`): players by game and name,
+  e.g. ``make_player("grab", "human-casual", seed=0)``; heuristics in :mod:`dejavu_agents.grid` and
+  :mod:`dejavu_agents.grab`, :class:`RandomPlayer` for any game, :mod:`dejavu_agents.mixture` for a
+  weighted mix of players.
+- :mod:`dejavu_agents.games`: one adapter per game, the only place that tells the games apart
+  (seats, how opponents enter an env, which score picks the best checkpoint, the report's
+  words, the teacher's view, the play session).
+- :mod:`dejavu_agents.ppo` and :mod:`dejavu_agents.models`: trained models as players, and where a
+  checkpoint may be loaded from (a shipped name, or an explicit path; a checkpoint is code).
+- :mod:`dejavu_agents.cloning`: behaviour cloning, the warm start of the learned players.
+- :mod:`dejavu_agents.tournament`, :mod:`dejavu_agents.play`: ``python -m dejavu_agents.tournament`` and
+  ``python -m dejavu_agents.play``; :mod:`dejavu_agents.specs` reads players as the command lines name them
+  (registered names, checkpoint paths, ``name=path``) and :mod:`dejavu_agents.cli` holds what every
+  command line shares.
+
+Importing this package imports neither torch nor the tournament's dependencies; learned
+players load torch only when built. A command (``python -m agents...``) started without its
+extra stops with one line naming it (:mod:`dejavu_agents.extras`).
+"""
+
+from dejavu_agents.base import OBS_MODES, Player
+from dejavu_agents.extras import check_command_extras
+from dejavu_agents.random_player import RandomPlayer
+from dejavu_agents.registry import PLAYERS, PlayerEntry, available_players, make_player, register_player
+
+check_command_extras()
+
+__all__ = [
+    "OBS_MODES",
+    "PLAYERS",
+    "Player",
+    "PlayerEntry",
+    "RandomPlayer",
+    "available_players",
+    "make_player",
+    "register_player",
+]

@@ -1,0 +1,71 @@
+"""Which extra each command needs, and the one line that names it when it is missing.
+
+The wheel is the library alone (``dejavu_env``); the workbench (``dejavu_agents/``, ``experiments/``)
+runs from a clone with the extras of ``pyproject.toml``. Started on an install without its
+extra, a command would die on a ``ModuleNotFoundError`` traceback deep in some import. So the
+two packages' ``__init__`` (which Python runs before the command's own module) call
+:func:`check_command_extras`: under ``python -m agents...`` or ``python -m experiments...`` it
+checks that the command's extra is installed, and if not prints one line naming the extra and
+the command that installs it, and exits with status 2. A plain ``import dejavu_agents`` is never
+stopped: the registry and the heuristic players need only the core install.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "agents": ("openskill", "matplotlib", "tqdm", "rich", "pandas"),
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml"),
+    "distributed": ("ray",),
+}
+"""The import names each extra of ``pyproject.toml`` brings (beside the extras it includes)."""
+
+INCLUDES: dict[str, tuple[str, ...]] = {
+    "agents": ("agents",),
+    "train": ("agents", "train"),
+    "distributed": ("agents", "train", "distributed"),
+}
+
+COMMANDS: dict[str, str | None] = {
+    "experiments.benchmark": None,
+    "experiments.train": "train",
+    "experiments.train_batched": "train",
+    "experiments.benchmark_training": "train",
+    "experiments.rllib": "distributed",
+    "experiments.rllib_throughput": "distributed",
+}
+"""The extra of each command that needs more than ``agents``; ``None``: the core install is enough."""
+
+
+def command_module() -> str | None:
+    """The module that ``python -m <module>`` runs in this process, if it was started so."""
+    argv = list(getattr(sys, "orig_argv", []))
+    if "-m" in argv[:-1]:
+        return argv[argv.index("-m") + 1]
+    return None
+
+
+def missing_modules(extra: str) -> list[str]:
+    """The import names of ``extra`` (and of the extras it includes) that are not installed."""
+    return [name for part in INCLUDES[extra] for name in EXTRAS[part] if importlib.util.find_spec(name) is None]
+
+
+def check_command_extras() -> None:
+    """Exit (status 2) with one line on stderr if the workbench command being run lacks its extra."""
+    module = command_module()
+    if module is None or module.split(".")[0] not in ("dejavu_agents", "experiments"):
+        return
+    extra = COMMANDS.get(module, "agents")
+    if extra is None:
+        return
+    absent = missing_modules(extra)
+    if absent:
+        torch_first = "pip install torch==2.13.0 && " if extra != "agents" else ""
+        print(
+            f"python -m {module}: error: needs the {extra!r} extra ({', '.join(absent)} not installed); "
+            f'from the clone: {torch_first}pip install -e ".[{extra}]"',
+            file=sys.stderr,
+        )
+        raise SystemExit(2)

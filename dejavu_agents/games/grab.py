@@ -1,0 +1,88 @@
+"""The grab game (2 to 6 seats, three rounds of racing for objects) as the workbench sees it."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dejavu_agents.cli import positive_float, seed_type
+from dejavu_agents.games.base import GameAdapter, Wording
+from dejavu_agents.grab.batch_players import BATCH_OPPONENTS
+from dejavu_env.core.game import Outcome as GameOutcome
+from dejavu_env.core.players import PlayerFn
+from dejavu_env.grab import match
+from dejavu_env.grab.observation import LAYOUTS, Observer
+from dejavu_env.grab.rules import GAME_INFO, PASS, GrabState, legal_mask
+
+AGENT_SEAT = 0
+"""The single-agent env seats the agent at 0 and its opponents after it."""
+DEFAULT_PLAY_OPPONENTS = "human-child,human-casual,human-expert"
+
+
+class GrabAdapter(GameAdapter):
+    """Grab: 2 to 6 seats (4 by default), rotated on each deal. Standing and points are both the
+    game's total points; the winners are every seat with the top total, so a shared win is a
+    win for each sharer. The best checkpoint is the one with the most points per game."""
+
+    info = GAME_INFO
+    layouts = LAYOUTS
+    best_score = "mean_points"
+    best_interval = ("points_low", "points_high")
+    best_label = "mean points (3 rounds)"
+    pass_action = PASS
+    opponent_keyword = "opponents"
+    batch_opponents = BATCH_OPPONENTS
+    play_summary = "the real-time grab game, against 1 to 5 players"
+    play_example = "grab --opponents human-casual,perfect"
+    wording = Wording(
+        pairing=("every table of {table_size} distinct players, {games} per table with the seats rotated on each deal"),
+        head_to_head="a head-to-head win means scoring more points than that opponent at the same table",
+        points="total points of the game",
+        wins="games with the top total, a shared top total counting as a win for each sharer",
+        heatmap="rate of outscoring the opponent at the same table",
+        gauntlet=(
+            "each player at a table of {others} copies of the opponent, seats rotated through every position; "
+            "win = the top total at the table (a shared top total counts)"
+        ),
+    )
+
+    def play_match(self, players: Sequence[PlayerFn], seed: int) -> GameOutcome:
+        return match.play_game(list(players), seed).outcome
+
+    def standing(self, outcome: GameOutcome) -> tuple[float, ...]:
+        return tuple(float(s) for s in outcome.scores)
+
+    def observer(self, seat: int, obs_mode: str) -> Observer:
+        return Observer(seat, obs_mode)
+
+    def legal_mask(self, state: GrabState, seat: int) -> np.ndarray:
+        return legal_mask(state, seat)
+
+    def decision_seat(self, state: GrabState) -> int:
+        return AGENT_SEAT
+
+    def add_play_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--opponents",
+            default=DEFAULT_PLAY_OPPONENTS,
+            help=f"comma-separated registered players ({', '.join(self.players())}) or checkpoints "
+            "(path or name=path); 1 to 5 of them",
+        )
+        parser.add_argument(
+            "--reaction-time", type=positive_float, default=0.7, help="your mean reaction time in seconds"
+        )
+        parser.add_argument(
+            "--seed", type=seed_type, help="shuffle and opponent seed (default: a fresh game each time)"
+        )
+
+    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
+        from dejavu_agents.play.grab import play_grab
+        from dejavu_agents.specs import parse_players
+
+        specs = parse_players(self.name, args.opponents, distinct=False)
+        self.check_opponent_count(len(specs))
+        play_grab([spec.build(self) for spec in specs], [spec.name for spec in specs], args.reaction_time, args.seed,
+                  terminal)  # fmt: skip

@@ -1,0 +1,53 @@
+"""Saving and loading the learner's networks: a zip of the net's shape and its weights, with a model card.
+
+A checkpoint is ``<name>.zip`` holding ``net.json`` (the :class:`~dejavu_agents.learners.nets.NetConfig`)
+and ``weights.pt`` (the state dict: weights and the input scale, no optimiser state), with
+the project's JSON model card ``<name>.json`` beside it (algo ``"compact_ppo"``, game,
+obs_mode), as for the SB3 checkpoints, so nothing can feed it the wrong view; where it
+may be loaded from (a shipped name, or a path) is :mod:`dejavu_agents.models`' rule, as for them.
+
+Unlike an SB3 zip, it holds no pickled code: the weights are read with
+``torch.load(weights_only=True)``, which builds tensors only.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import torch
+
+from dejavu_agents.learners.nets import LearnerNet, NetConfig
+from dejavu_agents.models import ModelCard
+
+ALGO = "compact_ppo"
+NET_FILE = "net.json"
+WEIGHTS_FILE = "weights.pt"
+
+
+def save(net: LearnerNet, card: ModelCard, path: Path) -> Path:
+    """Write ``net`` to ``path`` (``.zip`` added when missing) and ``card`` beside it; return the zip's path."""
+    path = Path(path).with_suffix(".zip")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    torch.save({k: v.detach().clone() for k, v in net.state_dict().items()}, buffer)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(NET_FILE, json.dumps(net.config.to_dict(), indent=2) + "\n")
+        archive.writestr(WEIGHTS_FILE, buffer.getvalue())
+    card.save(path.with_suffix(".json"))
+    return path
+
+
+def load(path: Path) -> LearnerNet:
+    """The network saved in the zip ``path``, in eval mode; ``ValueError`` if the zip is not one of ours."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            config = NetConfig.from_dict(json.loads(archive.read(NET_FILE)))
+            state = torch.load(io.BytesIO(archive.read(WEIGHTS_FILE)), weights_only=True)
+    except (KeyError, zipfile.BadZipFile, json.JSONDecodeError, TypeError) as err:
+        raise ValueError(f"{path} is not a {ALGO} checkpoint: {err}") from None
+    net = LearnerNet(config)
+    net.load_state_dict(state)
+    return net.eval()

@@ -1,0 +1,82 @@
+"""A trained :mod:`dejavu_agents.learners` network as a player of single games (the registry, the tournament, dejavu_agents.play).
+
+The checkpoint's model card says which view the network reads; a recurrent network keeps its
+memory between decisions of one game and forgets it at :meth:`LearnerPlayer.reset`.
+Masked logits make every choice legal, so unlike the RecurrentPPO player there is no
+fallback to count (``illegal_choices`` stays 0, for the evaluation tables).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from dejavu_agents.base import Player
+from dejavu_agents.learners.checkpoint import ALGO, load
+from dejavu_agents.learners.nets import LearnerNet
+from dejavu_agents.models import ModelCard, checkpoint_card, resolve_checkpoint
+
+
+class LearnerPlayer(Player):
+    """Plays a :mod:`dejavu_agents.learners` checkpoint; greedy (``deterministic=True``) unless told otherwise.
+
+    Build it from a ``checkpoint`` (a shipped name such as ``"ppo-grid-scratch"``, or a path:
+    :func:`dejavu_agents.models.resolve_checkpoint` says which is which), or from a loaded ``net``
+    and its ``card`` (training-time evaluation). ``game``, when given, must be the card's.
+    Sampling (``deterministic=False``) draws from the player's own seeded generator.
+    """
+
+    default_name = "learner"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        checkpoint: str | Path | None = None,
+        net: LearnerNet | None = None,
+        card: ModelCard | None = None,
+        deterministic: bool = True,
+        game: str | None = None,
+    ) -> None:
+        if net is None:
+            if checkpoint is None:
+                raise ValueError("LearnerPlayer needs a checkpoint name or path, or a loaded net and its card")
+            path = resolve_checkpoint(checkpoint)
+            card = _playable(checkpoint_card(path, game))
+            net = load(path)
+        elif card is None:
+            raise ValueError("LearnerPlayer given a net needs its ModelCard")
+        elif game is not None and card.game != game:
+            raise ValueError(f"the net was trained for {card.game}, not {game}")
+        self.net = net
+        self.card = _playable(card)
+        self.obs_mode = card.obs_mode
+        self.deterministic = deterministic
+        self.illegal_choices = 0
+        self.decisions = 0
+        super().__init__(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._state = self.net.initial_state(1)
+        self._start = torch.ones(1, dtype=torch.bool)
+
+    def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        obs = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32)).reshape(1, -1)
+        mask = torch.as_tensor(np.asarray(action_mask) != 0).reshape(1, -1)
+        with torch.no_grad():
+            out = self.net(self.net.featurize(obs, mask), mask, self._state, self._start)
+        self._state = out.state
+        self._start = torch.zeros(1, dtype=torch.bool)
+        self.decisions += 1
+        if self.deterministic:
+            return int(out.logits.argmax())
+        probs = torch.softmax(out.logits[0], -1).double().numpy()
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+
+
+def _playable(card: ModelCard) -> ModelCard:
+    if card.algo != ALGO:
+        raise ValueError(f"LearnerPlayer plays {ALGO} checkpoints, this card says {card.algo!r}")
+    return card

@@ -1,0 +1,449 @@
+"""A compact PPO for the batched envs, in the style of CleanRL's ``ppo.py`` and ``ppo_atari_lstm.py``.
+
+Why not stable-baselines3 here: sb3-contrib has masking (MaskablePPO) and recurrence
+(RecurrentPPO) but not both, and RecurrentPPO has no action masks, so on Grab it wastes
+most of its early decisions on illegal grabs; it is also bound by per-step Python work
+that a batched env no longer has (see ``docs/training.md`` for the measurements). This
+learner is the textbook algorithm over the batched env's arrays:
+
+- **Rollout**: ``n_steps`` decisions of every env of a gymnasium vector env in
+  ``"SameStep"`` autoreset mode (``gym.make_vec(..., vectorization_mode="vector_entry_point",
+  autoreset_mode="SameStep")``); actions sampled from the masked logits.
+- **Advantages**: GAE(lambda); an episode cut by the env's turn limit (``truncated``) is
+  bootstrapped from the value of its last observation, an ended one is not.
+- **Update**: ``n_epochs`` passes of clipped PPO over minibatches. A feed-forward net
+  samples single decisions; a recurrent one takes whole env rows of the rollout (every
+  step of a subset of the envs) and re-runs the GRU from the state it had at the rollout's
+  start: truncated back-propagation through time over ``n_steps``.
+- **Extras**, each optional: potential-based reward shaping (:mod:`dejavu_agents.learners.targets`),
+  an auxiliary cross-entropy loss on a target computed from the agent's own observations,
+  a linear entropy schedule, learning-rate annealing, a KL early stop.
+
+Everything runs in one process on one torch thread (``torch.set_num_threads(1)`` is the
+caller's job: the training script does it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from dejavu_agents.learners.nets import LearnerNet, Output, sample
+from dejavu_agents.learners.targets import Bonus, Potential, SeenCounts
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO's hyper-parameters (CleanRL's names where they exist).
+
+    ``minibatch_size`` counts decisions; for a recurrent net it is rounded to whole env rows
+    of ``n_steps`` decisions. ``ent_coef_final``: the entropy bonus decays linearly from
+    ``ent_coef`` to it over the ``total`` steps given to :meth:`PPO.learn` (``None``: constant).
+    ``shaping_coef`` multiplies the potential's difference; ``shaping_final`` makes the terms
+    add up to ``phi(end) - phi(start)`` (progress, paid and kept) instead of vanishing
+    (potential-based, ``phi = 0`` at the end). ``bonus_coef`` multiplies a bonus (a reward
+    for what a step did, kept: it changes the objective). ``aux_coef`` weighs the auxiliary loss.
+    ``bootstrap_truncated``: an episode cut by the env's turn limit continues in the value's
+    eyes (the textbook choice for a time limit that is not part of the task); ``False`` makes
+    the cut a terminal draw, for games whose evaluation counts it as one (Grid's tournament).
+    """
+
+    n_steps: int = 64
+    n_epochs: int = 4
+    minibatch_size: int = 8192
+    learning_rate: float = 3e-4
+    anneal_lr: bool = False
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    clip_vloss: bool = False
+    ent_coef: float = 0.01
+    ent_coef_final: float | None = None
+    vf_coef: float = 0.5
+    aux_coef: float = 0.0
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    reward_scale: float = 1.0
+    shaping_coef: float = 0.0
+    shaping_final: bool = False
+    bonus_coef: float = 0.0
+    bootstrap_truncated: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("n_steps", "n_epochs", "minibatch_size"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        if self.learning_rate <= 0 or self.clip_range <= 0:
+            raise ValueError("learning_rate and clip_range must be positive")
+
+
+@dataclass
+class Stats:
+    """What one iteration (rollout plus update) measured; ``episodes`` holds the finished episodes' results."""
+
+    steps: int = 0
+    rollout_s: float = 0.0
+    update_s: float = 0.0
+    losses: dict[str, float] = field(default_factory=dict)
+    returns: list[float] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    wins: list[float] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    margins: list[float] = field(default_factory=list)
+    opponents: list[int] = field(default_factory=list)
+
+    def by_opponent(self) -> dict[int, tuple[int, float, float]]:
+        """Per league index (the opponent at the agent's left): ``(episodes, win rate, mean score)``."""
+        ids = np.asarray(self.opponents)
+        wins, scores = np.asarray(self.wins), np.asarray(self.scores)
+        return {
+            int(k): (int((ids == k).sum()), float(wins[ids == k].mean()), float(scores[ids == k].mean()))
+            for k in np.unique(ids)
+        }
+
+    def summary(self) -> dict[str, float]:
+        """Means over the iteration's episodes (NaN when none ended), losses and speeds."""
+
+        def mean(values: list[float] | list[int]) -> float:
+            return float(np.mean(values)) if values else float("nan")
+
+        seconds = self.rollout_s + self.update_s
+        return {
+            "episodes": len(self.returns),
+            "ep_return": mean(self.returns),
+            "ep_length": mean(self.lengths),
+            "win_rate": mean(self.wins),
+            "score": mean(self.scores),
+            "margin": mean(self.margins),
+            "steps_per_s": self.steps / seconds if seconds else float("nan"),
+            "rollout_s": self.rollout_s,
+            "update_s": self.update_s,
+            **self.losses,
+        }
+
+
+class Rollout:
+    """The tensors of one rollout, ``(n_steps, n_envs, ...)``."""
+
+    def __init__(self, steps: int, envs: int, obs_size: int, n_actions: int, aux_items: int) -> None:
+        self.obs = torch.zeros(steps, envs, obs_size)
+        self.masks = torch.zeros(steps, envs, n_actions, dtype=torch.bool)
+        self.starts = torch.zeros(steps, envs, dtype=torch.bool)
+        self.actions = torch.zeros(steps, envs, dtype=torch.long)
+        self.logprobs = torch.zeros(steps, envs)
+        self.values = torch.zeros(steps, envs)
+        self.rewards = torch.zeros(steps, envs)
+        self.aux = torch.zeros(steps, envs, aux_items, dtype=torch.long) if aux_items else None
+        self.advantages = torch.zeros(steps, envs)
+        self.returns = torch.zeros(steps, envs)
+
+
+class PPO:
+    """PPO on one batched vector env (see the module docstring).
+
+    ``env``: a gymnasium vector env with ``"SameStep"`` autoreset whose observations are the
+    Déjà Vu dicts; ``net``: the :class:`~dejavu_agents.learners.nets.LearnerNet` to train;
+    ``potential``: a shaping potential (:mod:`dejavu_agents.learners.targets`) or ``None``;
+    ``bonus``: a reward for what each step did (:mod:`dejavu_agents.learners.targets`) or ``None``;
+    ``seen_counts``: keep Grab's :class:`~dejavu_agents.learners.targets.SeenCounts` over the
+    agent's observations, the auxiliary head's target and the history a potential or a
+    bonus may read (required when the net has an auxiliary head or a bonus is given).
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        net: LearnerNet,
+        config: PPOConfig,
+        seed: int = 0,
+        potential: Potential | None = None,
+        seen_counts: bool = False,
+        bonus: Bonus | None = None,
+    ) -> None:
+        if (net.aux is not None or bonus is not None) and not seen_counts:
+            raise ValueError("the auxiliary head's target and the bonus are the seen counts: pass seen_counts=True")
+        self.env = env
+        self.net = net
+        self.config = config
+        self.n_envs = int(env.num_envs)
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.generator = torch.Generator().manual_seed(seed)
+        self.potential = potential
+        self.bonus = bonus
+        self.seen = SeenCounts(self.n_envs) if seen_counts else None
+        items = net.config.aux_shape[0] if net.config.aux_shape else 0
+        self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items)
+        self.num_timesteps = 0
+        self.iterations = 0
+        self._seed = seed
+        self._obs: dict[str, np.ndarray] | None = None
+        self._starts = np.ones(self.n_envs, dtype=bool)
+        self._state = net.initial_state(self.n_envs)
+        self._episode_return = np.zeros(self.n_envs)
+        self._episode_length = np.zeros(self.n_envs, dtype=np.int64)
+        self._total = 0
+
+    # ------------------------------------------------------------------ rollout
+    def _reset(self) -> None:
+        self._obs, _ = self.env.reset(seed=self._seed)
+        self._starts[:] = True
+        self._state = self.net.initial_state(self.n_envs)
+        self._episode_return[:] = 0
+        self._episode_length[:] = 0
+
+    def _current(self) -> dict[str, np.ndarray]:
+        """The envs' latest observations: ``None`` only until :meth:`collect` first resets the envs."""
+        assert self._obs is not None, "collect() resets the envs before their observations are read"
+        return self._obs
+
+    def collect(self, stats: Stats) -> None:
+        """Play ``n_steps`` decisions in every env into :attr:`rollout`, and compute advantages."""
+        if self._obs is None:
+            self._reset()
+        config, r = self.config, self.rollout
+        self.initial_state = self._state.clone()
+        for t in range(config.n_steps):
+            current = self._current()
+            obs = current["observation"]
+            masks = current["action_mask"].astype(bool)
+            r.masks[t] = torch.from_numpy(masks)
+            r.obs[t] = self.net.featurize(torch.from_numpy(obs), r.masks[t])
+            r.starts[t] = torch.from_numpy(self._starts)
+            seen = None if self.seen is None else self.seen(obs, self._starts)
+            if r.aux is not None and seen is not None:
+                r.aux[t] = torch.from_numpy(seen)
+            with torch.no_grad():
+                out = self.net(r.obs[t], r.masks[t], self._state, r.starts[t])
+                action = sample(out.logits, self.generator)
+                logp = torch.log_softmax(out.logits, -1).gather(1, action[:, None])[:, 0]
+            self._state = out.state
+            r.actions[t], r.logprobs[t], r.values[t] = action, logp, out.value
+            seated = self._seated()
+            self._obs, reward, terminated, truncated, info = self.env.step(action.numpy())
+            ended = terminated | truncated
+            self._episode_return += reward
+            self._episode_length += 1
+            shaped = self._reward(reward, obs, seen, info, terminated, truncated, out)
+            r.rewards[t] = torch.from_numpy(shaped.astype(np.float32))
+            if ended.any():
+                self._record(stats, info, ended, seated)
+            self._starts = ended
+        self.num_timesteps += config.n_steps * self.n_envs
+        stats.steps += config.n_steps * self.n_envs
+        self._advantages()
+
+    def _reward(
+        self,
+        reward: np.ndarray,
+        obs: np.ndarray,
+        seen: np.ndarray | None,
+        info: dict[str, Any],
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        out: Output,
+    ) -> np.ndarray:
+        """The reward the learner trains on: the env's, scaled, plus the bonus, the shaping terms and
+        (where the turn limit cut an episode that continues in the value's eyes) the bootstrap."""
+        config = self.config
+        ended = terminated | truncated
+        shaped = np.asarray(reward, dtype=np.float64) * config.reward_scale
+        shaping = self.potential is not None and config.shaping_coef != 0
+        if shaping or (self.bonus is not None and config.bonus_coef):
+            following = self._final_observations(info, ended)
+            seen_after = None if self.seen is None else self.seen.peek(following, np.zeros(self.n_envs, dtype=bool))
+            if self.bonus is not None and seen_after is not None:
+                shaped += config.bonus_coef * self.bonus(obs, following, seen_after)
+            if self.potential is not None and shaping:
+                after = self.potential(following, seen_after, terminated)
+                before = self.potential(obs, seen, np.zeros(self.n_envs, dtype=bool))
+                if config.shaping_final:  # progress: the terms add up to phi(end) - phi(start)
+                    shaped += config.shaping_coef * (after - before)
+                else:  # potential-based: phi is 0 once the episode ends
+                    after[terminated if config.bootstrap_truncated else ended] = 0.0
+                    shaped += config.shaping_coef * (config.gamma * after - before)
+        cut = truncated & ~terminated
+        if config.bootstrap_truncated and cut.any():
+            shaped[cut] += config.gamma * self._final_values(info, cut, out)
+        return shaped
+
+    def _final_observations(self, info: dict[str, Any], ended: np.ndarray) -> np.ndarray:
+        """The observation each env's decision led to: its episode's last one where it ended."""
+        obs = self._current()["observation"].copy()
+        for i in np.flatnonzero(ended).tolist():
+            obs[i] = info["final_obs"][i]["observation"]
+        return obs
+
+    def _final_values(self, info: dict[str, Any], cut: np.ndarray, out: Output) -> np.ndarray:
+        rows = np.flatnonzero(cut)
+        obs = torch.from_numpy(np.stack([info["final_obs"][i]["observation"] for i in rows.tolist()]))
+        masks = torch.from_numpy(np.stack([info["final_obs"][i]["action_mask"] for i in rows.tolist()]).astype(bool))
+        with torch.no_grad():
+            inputs = self.net.featurize(obs, masks)
+            tail = self.net(inputs, masks, out.state[rows], torch.zeros(len(rows), dtype=torch.bool))
+        return tail.value.numpy() * 1.0
+
+    def _seated(self) -> np.ndarray:
+        """Which league member sits at each env's first opponent seat now (0 without a league)."""
+        ids = getattr(self.env.unwrapped, "opponent_ids", None)
+        return np.zeros(self.n_envs, dtype=np.int64) if ids is None else ids[:, 0].astype(np.int64)
+
+    def _record(self, stats: Stats, info: dict[str, Any], ended: np.ndarray, seated: np.ndarray) -> None:
+        final = info["final_info"]
+        rows = np.flatnonzero(ended)
+        stats.opponents += seated[rows].tolist()
+        winners = np.asarray(final["winners"])[rows]
+        stats.returns += self._episode_return[rows].tolist()
+        stats.lengths += self._episode_length[rows].tolist()
+        stats.wins += ((winners[:, 0] == 1) & (winners.sum(axis=1) == 1)).astype(float).tolist()
+        scores = np.asarray(final["scores"], dtype=np.float64)[rows]
+        stats.scores += scores[:, 0].tolist()
+        stats.margins += (scores[:, 0] - np.delete(scores, 0, axis=1).max(axis=1)).tolist()
+        self._episode_return[rows] = 0
+        self._episode_length[rows] = 0
+
+    def _advantages(self) -> None:
+        config, r = self.config, self.rollout
+        with torch.no_grad():
+            current = self._current()
+            obs = torch.from_numpy(current["observation"])
+            masks = torch.from_numpy(current["action_mask"].astype(bool))
+            inputs = self.net.featurize(obs, masks)
+            next_value = self.net(inputs, masks, self._state, torch.from_numpy(self._starts)).value
+        next_start = torch.from_numpy(self._starts)
+        last = torch.zeros(self.n_envs)
+        for t in reversed(range(config.n_steps)):
+            if t == config.n_steps - 1:
+                going, value = (~next_start).float(), next_value
+            else:
+                going, value = (~r.starts[t + 1]).float(), r.values[t + 1]
+            delta = r.rewards[t] + config.gamma * value * going - r.values[t]
+            last = delta + config.gamma * config.gae_lambda * going * last
+            r.advantages[t] = last
+        r.returns.copy_(r.advantages + r.values)
+
+    # ------------------------------------------------------------------ update
+    def _entropy_coef(self) -> float:
+        config = self.config
+        if config.ent_coef_final is None or not self._total:
+            return config.ent_coef
+        done = min(self.num_timesteps / self._total, 1.0)
+        return config.ent_coef + (config.ent_coef_final - config.ent_coef) * done
+
+    def update(self, stats: Stats) -> None:
+        """``n_epochs`` of clipped PPO over the rollout."""
+        config, r = self.config, self.rollout
+        recurrent = self.net.config.recurrent
+        steps, envs = config.n_steps, self.n_envs
+        if recurrent:
+            per_batch = max(1, min(envs, config.minibatch_size // steps))
+            units = envs
+        else:
+            per_batch = min(config.minibatch_size, steps * envs)
+            units = steps * envs
+        ent_coef = self._entropy_coef()
+        sums: dict[str, float] = {}
+        count = 0
+        kl_stop = False
+        for _ in range(config.n_epochs):
+            order = torch.randperm(units, generator=self.generator)
+            for start in range(0, units, per_batch):
+                chosen = order[start : start + per_batch]
+                loss, parts = self._loss(chosen, recurrent, ent_coef)
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), config.max_grad_norm)
+                self.optimizer.step()
+                for key, value in parts.items():
+                    sums[key] = sums.get(key, 0.0) + value
+                count += 1
+                if config.target_kl is not None and parts["approx_kl"] > 1.5 * config.target_kl:
+                    kl_stop = True
+                    break
+            if kl_stop:
+                break
+        values, returns = r.values.flatten(), r.returns.flatten()
+        variance = returns.var()
+        explained = float(1 - (returns - values).var() / variance) if variance > 0 else float("nan")
+        stats.losses = {key: value / count for key, value in sums.items()}
+        stats.losses.update(explained_variance=explained, ent_coef=ent_coef, lr=self.optimizer.param_groups[0]["lr"])
+
+    def _loss(self, chosen: torch.Tensor, recurrent: bool, ent_coef: float) -> tuple[torch.Tensor, dict[str, float]]:
+        config, r = self.config, self.rollout
+        if recurrent:
+            out = self.net.unroll(r.obs[:, chosen], r.masks[:, chosen], self.initial_state[chosen], r.starts[:, chosen])
+        else:
+            obs = r.obs.reshape(-1, self.net.input_size)[chosen]
+            masks = r.masks.reshape(-1, self.net.config.n_actions)[chosen]
+            out = self.net(obs, masks, self.net.initial_state(len(chosen)), torch.zeros(len(chosen), dtype=torch.bool))
+
+        def take(tensor: torch.Tensor) -> torch.Tensor:
+            return tensor[:, chosen] if recurrent else tensor.reshape(-1, *tensor.shape[2:])[chosen]
+
+        log_probs = torch.log_softmax(out.logits, -1)
+        actions = take(r.actions)
+        new_logp = log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        old_logp = take(r.logprobs)
+        advantages = take(r.advantages)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        log_ratio = new_logp - old_logp
+        ratio = log_ratio.exp()
+        clipped_ratio = ratio.clamp(1 - config.clip_range, 1 + config.clip_range)
+        pg_loss = torch.max(-advantages * ratio, -advantages * clipped_ratio)
+        pg_loss = pg_loss.mean()
+        returns, old_values = take(r.returns), take(r.values)
+        if config.clip_vloss:
+            clipped = old_values + (out.value - old_values).clamp(-config.clip_range, config.clip_range)
+            v_loss = 0.5 * torch.max((out.value - returns) ** 2, (clipped - returns) ** 2).mean()
+        else:
+            v_loss = 0.5 * ((out.value - returns) ** 2).mean()
+        entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
+        loss = pg_loss + config.vf_coef * v_loss - ent_coef * entropy
+        parts = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": entropy.item()}
+        if out.aux is not None and r.aux is not None:
+            target = take(r.aux)
+            aux_loss = nn.functional.cross_entropy(out.aux.reshape(-1, out.aux.shape[-1]), target.reshape(-1))
+            accuracy = (out.aux.argmax(-1) == target).float().mean()
+            loss = loss + config.aux_coef * aux_loss
+            parts.update(aux_loss=aux_loss.item(), aux_accuracy=accuracy.item())
+        with torch.no_grad():
+            parts["approx_kl"] = float(((ratio - 1) - log_ratio).mean())
+            parts["clip_frac"] = float(((ratio - 1).abs() > config.clip_range).float().mean())
+        return loss, parts
+
+    # ------------------------------------------------------------------ loop
+    def iterate(self) -> Stats:
+        """One rollout and one update; returns what they measured."""
+        stats = Stats()
+        if self.config.anneal_lr and self._total:
+            frac = max(1.0 - self.num_timesteps / self._total, 0.0)
+            self.optimizer.param_groups[0]["lr"] = frac * self.config.learning_rate
+        begin = time.perf_counter()
+        self.net.eval()
+        self.collect(stats)
+        middle = time.perf_counter()
+        self.net.train()
+        self.update(stats)
+        stats.rollout_s, stats.update_s = middle - begin, time.perf_counter() - middle
+        self.iterations += 1
+        return stats
+
+    def learn(
+        self, timesteps: int, callback: Callable[[PPO, Stats], bool] | None = None, total: int | None = None
+    ) -> None:
+        """Train for ``timesteps`` more env steps (whole iterations); ``callback(ppo, stats)`` after each,
+        returning ``False`` to stop. ``total``: the whole run's length, for the schedules (default: this call's)."""
+        self._total = total or self.num_timesteps + timesteps
+        goal = self.num_timesteps + timesteps
+        while self.num_timesteps < goal:
+            stats = self.iterate()
+            if callback is not None and callback(self, stats) is False:
+                return

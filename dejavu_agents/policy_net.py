@@ -1,0 +1,190 @@
+"""The torch network of the RLlib players, shared by training (inside an RLModule) and play (exported).
+
+Why one class in a Ray-free module: the exported player must act exactly as the trained
+policy did, and the simplest way to make that true is to run the very same ``nn.Module``
+code in both places. :mod:`dejavu_agents.rllib.module` wraps a :class:`PolicyNet` in an RLlib
+RLModule for training; :mod:`dejavu_agents.exported` rebuilds it from a model card and a
+``state_dict`` to play, with torch alone.
+
+The net reads the PettingZoo observation dict (``"observation"``: the flat float vector,
+``"action_mask"``: 0/1 per action), encodes the vector, and returns masked action logits
+and a state value. Masked-out actions get the most negative float32 instead of ``-inf``,
+so a row whose mask is all zero (the final observation of an AEC game, where nobody may
+act) still gives finite, uniform probabilities rather than NaNs that would poison a batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+
+MASKED_LOGIT = torch.finfo(torch.float32).min
+ENCODERS = ("mlp", "grid_slots", "learner")
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    """Everything needed to rebuild a :class:`PolicyNet`: stored in the model card as JSON.
+
+    ``obs_high``: the observation Box's upper bound per entry (the MLP encoder divides by it,
+    so raw counts such as a deck size of 24 enter at the scale of the one-hot bits).
+    ``encoder``: ``"mlp"`` (layers ``hiddens``), ``"grid_slots"`` (the slot-relational
+    extractor of :mod:`dejavu_agents.grid.features`, with ``encoder_kwargs``) or ``"learner"``
+    (the whole actor-critic of :mod:`dejavu_agents.learners`, a :class:`~dejavu_agents.learners.nets.LearnerNet`
+    whose :class:`~dejavu_agents.learners.nets.NetConfig` fields other than the sizes are
+    ``encoder_kwargs``, e.g. ``{features: grid_slots, hidden: [128]}``: the slot-equivariant
+    encoder of the facts ``counting`` reasons with, and per-slot Look and Reveal logits).
+    ``vf_hiddens``: the value head's hidden layers; the policy head is one linear layer on
+    the encoding (``"learner"`` brings its own heads and ignores ``hiddens`` and ``vf_hiddens``).
+    """
+
+    obs_size: int
+    n_actions: int
+    obs_high: list[float]
+    encoder: str = "mlp"
+    hiddens: list[int] = field(default_factory=lambda: [256, 256])
+    encoder_kwargs: dict[str, Any] = field(default_factory=dict)
+    vf_hiddens: list[int] = field(default_factory=lambda: [128])
+
+    def __post_init__(self) -> None:
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        if len(self.obs_high) != self.obs_size:
+            raise ValueError(f"obs_high has {len(self.obs_high)} entries for an observation of {self.obs_size}")
+
+    @classmethod
+    def from_space(cls, space: spaces.Dict, n_actions: int, **kwargs: Any) -> NetSpec:
+        """The spec for a PettingZoo ``{"observation": Box, "action_mask": Box}`` space."""
+        box = space["observation"]
+        if not isinstance(box, spaces.Box) or box.shape is None:
+            raise TypeError(f"the observation must be a Box, got {box!r}")
+        high = [float(h) if h > 0 else 1.0 for h in box.high.reshape(-1)]
+        return cls(obs_size=int(box.shape[0]), n_actions=n_actions, obs_high=high, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in pairwise(sizes):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+class _MLPEncoder(nn.Module):
+    scale: torch.Tensor
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        self.register_buffer("scale", 1.0 / torch.tensor(spec.obs_high, dtype=torch.float32))
+        self.body = _mlp([spec.obs_size, *spec.hiddens])
+        self.out_dim = spec.hiddens[-1] if spec.hiddens else spec.obs_size
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.body(observation * self.scale)
+
+
+class _GridSlotEncoder(nn.Module):
+    """The grid's slot-relational extractor (imported here only: it needs stable-baselines3)."""
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        from dejavu_agents.grid.features import GridSlotExtractor
+
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (spec.obs_size,)),
+                "action_mask": spaces.Box(0, 1, (spec.n_actions,)),
+            }
+        )
+        if "obs_mode" not in spec.encoder_kwargs:
+            raise ValueError("the grid_slots encoder needs encoder_kwargs.obs_mode: the view it reads, never guessed")
+        self.extractor = GridSlotExtractor(space, **spec.encoder_kwargs)
+        self.out_dim = self.extractor.features_dim
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.extractor({"observation": observation, "action_mask": mask})
+
+
+class _LearnerEncoder(nn.Module):
+    """The trunk of an :mod:`dejavu_agents.learners` :class:`~dejavu_agents.learners.nets.LearnerNet` (the net whose
+    recipe learnt Grid from a blank network), for RLlib: imported, not written again.
+
+    The encoding is the trunk's output with the encoder's per-action logit terms (the per-slot
+    Look and Reveal logits of ``grid_slots``, zeros otherwise) appended, so that RLlib's one
+    embeddings tensor carries both; :class:`PolicyNet` reads the learner's own actor and critic
+    heads from it. A memory core (``core: gru``) has no place in a feed-forward RLModule.
+    """
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        from dejavu_agents.learners.nets import LearnerNet, NetConfig
+
+        config = NetConfig(obs_size=spec.obs_size, n_actions=spec.n_actions, **spec.encoder_kwargs)
+        if config.recurrent:
+            raise ValueError("the learner encoder of an RLlib module is feed-forward: core must be 'mlp'")
+        self.net = LearnerNet(config, np.asarray(spec.obs_high, dtype=np.float32))
+        self.width = int(self.net.encoder.out)
+        self.out_dim = self.width + spec.n_actions
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        masks = mask != 0
+        with torch.no_grad():  # the facts are parameter-free: no gradient to keep
+            inputs = self.net.encoder.featurize(observation, masks)
+        h, extra = self.net.encoder(inputs)
+        return torch.cat([h, h.new_zeros(h.shape[0], self.out_dim - self.width) if extra is None else extra], dim=-1)
+
+    def logits(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.net.actor(embedding[:, : self.width]) + embedding[:, self.width :]
+
+    def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.net.critic(embedding[:, : self.width]).squeeze(-1)
+
+
+class PolicyNet(nn.Module):
+    """Encoder, a linear policy head with masked logits, and a value head (see :class:`NetSpec`)."""
+
+    def __init__(self, spec: NetSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        self.encoder: _MLPEncoder | _GridSlotEncoder | _LearnerEncoder = _ENCODERS[spec.encoder](spec)
+        if isinstance(self.encoder, _LearnerEncoder):
+            return  # the learner's own actor and critic heads
+        width = self.encoder.out_dim
+        self.pi = nn.Linear(width, spec.n_actions)
+        value_width = spec.vf_hiddens[-1] if spec.vf_hiddens else width
+        self.vf = nn.Sequential(_mlp([width, *spec.vf_hiddens]), nn.Linear(value_width, 1))
+        # Small initial logits: a blank policy starts near uniform over the legal actions.
+        nn.init.orthogonal_(self.pi.weight, gain=0.01)
+        nn.init.zeros_(self.pi.bias)
+
+    def encode(self, observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.encoder(observation.float(), mask.float())
+
+    def logits(self, embedding: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Action logits with every action whose mask bit is 0 set to :data:`MASKED_LOGIT`."""
+        raw = self.encoder.logits(embedding) if isinstance(self.encoder, _LearnerEncoder) else self.pi(embedding)
+        return raw.masked_fill(mask == 0, MASKED_LOGIT)
+
+    def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        if isinstance(self.encoder, _LearnerEncoder):
+            return self.encoder.value(embedding)
+        return self.vf(embedding).squeeze(-1)
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        embedding = self.encode(observation, mask)
+        return self.logits(embedding, mask), self.value(embedding)
+
+
+_ENCODERS: dict[str, type[_MLPEncoder] | type[_GridSlotEncoder] | type[_LearnerEncoder]] = {
+    "mlp": _MLPEncoder,
+    "grid_slots": _GridSlotEncoder,
+    "learner": _LearnerEncoder,
+}

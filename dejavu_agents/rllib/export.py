@@ -1,0 +1,41 @@
+"""From an RLlib checkpoint to a Ray-free player: ``main``'s weights as a ``.pt`` plus its model card.
+
+Only the ``main`` RLModule is read back (``RLModule.from_checkpoint`` on its folder inside
+the algorithm checkpoint), not the whole algorithm, so exporting starts no env runner.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dejavu_agents.exported import ExportCard, save_export
+from dejavu_agents.rllib.league import MAIN
+
+MODULE_PATH = ("learner_group", "learner", "rl_module", MAIN)
+"""Where the new API stack stores the ``main`` module inside an algorithm checkpoint."""
+
+
+def load_main_module(checkpoint: Path | str) -> Any:
+    """The trained ``main`` RLModule of an algorithm checkpoint folder."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    folder = Path(checkpoint).joinpath(*MODULE_PATH)
+    if not folder.is_dir():
+        raise ValueError(f"{checkpoint} is not an RLlib algorithm checkpoint with a {MAIN!r} module (no {folder})")
+    return RLModule.from_checkpoint(folder)
+
+
+def export_module(module: Any, path: Path | str, *, game: str, obs_mode: str, env: dict[str, Any],
+                  training: dict[str, Any]) -> Path:
+    """Write ``module``'s :class:`~dejavu_agents.policy_net.PolicyNet` to ``<path>.pt`` and its card to ``<path>.json``."""
+    card = ExportCard(game=game, obs_mode=obs_mode, net=module.net.spec.to_dict(), env=dict(env),
+                      training=dict(training))
+    return save_export(module.net, card, path)
+
+
+def export_checkpoint(checkpoint: Path | str, path: Path | str, *, game: str, obs_mode: str, env: dict[str, Any],
+                      training: dict[str, Any]) -> Path:
+    """:func:`export_module` of the ``main`` module in an algorithm checkpoint folder."""
+    return export_module(load_main_module(checkpoint), path, game=game, obs_mode=obs_mode, env=env,
+                         training={**training, "checkpoint": Path(checkpoint).name})

@@ -1,0 +1,100 @@
+"""RLModules (RLlib's new API stack): the learner with action masking, and heuristics as frozen opponents.
+
+:class:`MaskedPPOModule` follows RLlib's ``ActionMaskingTorchRLModule`` example: the env's
+observation is a dict holding the vector and the action mask, and masked-out actions get a
+logit no sample can pick, in exploration, inference and training alike (so PPO's ratios are
+taken over the legal actions only). Unlike the example it keeps the whole network in one
+:class:`dejavu_agents.policy_net.PolicyNet`, which is what makes the export a plain ``state_dict``:
+the exported player runs the same class without Ray.
+
+:class:`HeuristicModule` seats a registered player (``dejavu_agents.registry.make_player``) in the
+league, as RLlib's self-play examples seat ``RandomRLModule``: it returns actions directly
+and is never trained.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.rl_module import RLModule
+from ray.rllib.core.rl_module.torch import TorchRLModule
+
+from dejavu_agents.policy_net import NetSpec, PolicyNet
+from dejavu_agents.registry import make_player
+from dejavu_agents.rllib.training import MODEL_KEYS
+
+
+def net_spec(module: RLModule) -> NetSpec:
+    """The :class:`NetSpec` of a module whose ``model_config`` holds :data:`MODEL_KEYS`.
+
+    RLlib merges its default model config (``fcnet_hiddens``...) into every module's, so
+    only our keys are read; a config's typos are caught earlier, by ``RunSpec.check``.
+    """
+    config = dict(module.model_config or {})
+    kwargs = {key: config[key] for key in MODEL_KEYS if key in config}
+    return NetSpec.from_space(module.observation_space, int(module.action_space.n), **kwargs)
+
+
+class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
+    """PPO's actor-critic over a :class:`PolicyNet`; ``model_config``: the NetSpec fields other than the spaces'."""
+
+    def setup(self) -> None:
+        self.net = PolicyNet(net_spec(self))
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        embedding = self.net.encode(obs["observation"], obs["action_mask"])
+        return {Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, obs["action_mask"])}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        embedding = self.net.encode(obs["observation"], obs["action_mask"])
+        return {
+            Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, obs["action_mask"]),
+            Columns.EMBEDDINGS: embedding,
+        }
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        if embeddings is None:
+            obs = batch[Columns.OBS]
+            embeddings = self.net.encode(obs["observation"], obs["action_mask"])
+        return self.net.value(embeddings)
+
+
+class HeuristicModule(RLModule):
+    """A registered player as a frozen league member; ``model_config``: ``game``, ``player``, ``seed``.
+
+    The player is asked row by row, so it must choose from the current observation alone
+    (see :data:`dejavu_agents.rllib.games.GameSpec.league_heuristics`).
+    """
+
+    def setup(self) -> None:
+        config = dict(self.model_config or {})
+        self.player = make_player(config["game"], config["player"], seed=config.get("seed", 0))
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        vectors = _numpy(obs["observation"])
+        masks = _numpy(obs["action_mask"]).astype(np.int8)
+        actions = [self.player.act({"observation": v, "action_mask": m}, m) for v, m in zip(vectors, masks)]
+        return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        raise NotImplementedError(f"{self.model_config['player']} is a heuristic: it is never trained")
+
+    def get_state(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return {}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Nothing to load: a heuristic has no weights."""
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to compile (RLlib calls this on torch-framework modules)."""
+
+
+def _numpy(value: Any) -> np.ndarray:
+    return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)

@@ -1,0 +1,92 @@
+"""``python -m dejavu_agents.tournament``: a round-robin tournament from the shell.
+
+Example::
+
+    python -m dejavu_agents.tournament --game grid --players random,greedy,counting --games 2000 --seed 0 --out results/
+
+Players are registered names or checkpoints (``runs/grid/<run>/best.zip``, or
+``mine=runs/grid/<run>/best.zip`` to name it in the tables). Every argument is checked
+before the first game; Ctrl-C stops early, printing and saving the tables of the games
+finished.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+
+from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
+from dejavu_agents.games import GAMES
+from dejavu_agents.specs import PlayerSpec, parse_players
+from dejavu_agents.text import counted
+from dejavu_agents.tournament import TournamentInterrupted, TournamentResult, print_tables, run_tournament, write_outputs
+
+PROG = "python -m dejavu_agents.tournament"
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog=PROG,
+        description="Play every pair (grid) or every table (grab) of players; print and save the results.",
+        example=f"{PROG} --game grid --players random,greedy,counting --games 2000 --seed 0 --out results/grid",
+    )
+    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="the game")
+    parser.add_argument(
+        "--players",
+        help="comma-separated registered players or checkpoints (a path, or name=path) "
+        "(default: every registered player of the game)",
+    )
+    parser.add_argument("--games", type=positive_int, default=2000, help="games per pair (grid) or per table (grab)")
+    parser.add_argument("--seed", type=seed_type, default=0, help="tournament seed: same seed, same tables")
+    parser.add_argument("--table-size", type=positive_int, help="grab: players per table, 2 to 6 (default 4); grid: 2")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
+    parser.add_argument("--out", type=out_folder, help="folder for pairs.csv/.md, players.csv/.md and heatmap.png")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def _save(result: TournamentResult, out: str | None, argv: Sequence[str]) -> None:
+    if out:
+        command = shlex.join(["python", "-m", "dejavu_agents.tournament", *argv])
+        for path in write_outputs(result, out, command):
+            print(f"wrote {path}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    game = GAMES[args.game]
+    if args.players is None:
+        specs = [PlayerSpec(name) for name in game.players()]
+    else:
+        specs = checked(parser, lambda: parse_players(game.name, args.players))
+    size = checked(parser, lambda: game.table_size(args.table_size))
+    if len(specs) < size:
+        parser.error(f"a {game.name} table seats {size} players, but only {counted(len(specs), 'player')} entered")
+    try:
+        result = run_tournament(
+            game, specs, args.games, seed=args.seed, table_size=size, workers=args.workers,
+            progress=not args.no_progress,
+        )  # fmt: skip
+    except TournamentInterrupted as stop:
+        if stop.result is None:
+            return interrupted(PROG, "no game had finished, nothing to show")
+        print_tables(stop.result)
+        _save(stop.result, args.out, argv)
+        saved = f", saved in {args.out}" if args.out else ""
+        return interrupted(PROG, f"stopped after {stop.result.matches:,} of {counted(stop.result.scheduled, 'game')}; "
+                                 f"the tables above count those{saved}")  # fmt: skip
+    except KeyboardInterrupt:
+        return interrupted(PROG, "stopped before the first game finished, nothing to show")
+    except ValueError as error:
+        return fail(PROG, str(error))
+    print_tables(result)
+    _save(result, args.out, argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
