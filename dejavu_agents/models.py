@@ -35,7 +35,7 @@ from typing import Any
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints: the only folder a checkpoint *name* resolves to."""
 ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo")
-"""SB3's two (:class:`dejavu_agents.ppo.PPOPlayer` plays them) and :mod:`dejavu_agents.learners`' (its ``LearnerPlayer``)."""
+"""SB3's two (:class:`~dejavu_agents.ppo.PPOPlayer` plays them) and the learners' (``LearnerPlayer``)."""
 OBS_MODES = ("info_state", "observation")
 
 

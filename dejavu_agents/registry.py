@@ -57,7 +57,7 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
         "ppo-grid-scratch": PlayerEntry(
             "dejavu_agents.learners.player:LearnerPlayer",
             {"checkpoint": "ppo-grid-scratch", "game": "grid"},
-            "compact masked PPO from a blank network on the batched env (dejavu_agents/checkpoints/ppo-grid-scratch.zip)",
+            "compact masked PPO from a blank network on the batched env (checkpoints/ppo-grid-scratch.zip)",
         ),
         "rllib-grid": PlayerEntry(
             "dejavu_agents.exported:ExportedPlayer",

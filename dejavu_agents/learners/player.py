@@ -1,4 +1,4 @@
-"""A trained :mod:`dejavu_agents.learners` network as a player of single games (the registry, the tournament, dejavu_agents.play).
+"""A trained :mod:`dejavu_agents.learners` network as a player of single games (registry, tournament, play CLI).
 
 The checkpoint's model card says which view the network reads; a recurrent network keeps its
 memory between decisions of one game and forgets it at :meth:`LearnerPlayer.reset`.

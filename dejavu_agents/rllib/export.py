@@ -28,7 +28,7 @@ def load_main_module(checkpoint: Path | str) -> Any:
 
 def export_module(module: Any, path: Path | str, *, game: str, obs_mode: str, env: dict[str, Any],
                   training: dict[str, Any]) -> Path:
-    """Write ``module``'s :class:`~dejavu_agents.policy_net.PolicyNet` to ``<path>.pt`` and its card to ``<path>.json``."""
+    """Write ``module``'s :class:`~.policy_net.PolicyNet` to ``<path>.pt`` and its card to ``<path>.json``."""
     card = ExportCard(game=game, obs_mode=obs_mode, net=module.net.spec.to_dict(), env=dict(env),
                       training=dict(training))
     return save_export(module.net, card, path)

@@ -58,7 +58,7 @@ class RunSpec:
     potential: str = "lead"
     """What the shaping pays the change of: ``"lead"`` (score lead) or ``"tally"`` (the agent's own tally)."""
     bootstrap_truncated: bool = True
-    """``False``: a game cut by the turn limit ends there for the learner (:class:`dejavu_agents.rllib.env.TurnLimitEnds`)."""
+    """``False``: a game cut by the turn limit ends there for the learner (:class:`~.env.TurnLimitEnds`)."""
     seed: int = 0
     num_env_runners: int = 1
     num_envs_per_env_runner: int = 1

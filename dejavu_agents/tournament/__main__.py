@@ -21,7 +21,13 @@ from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, po
 from dejavu_agents.games import GAMES
 from dejavu_agents.specs import PlayerSpec, parse_players
 from dejavu_agents.text import counted
-from dejavu_agents.tournament import TournamentInterrupted, TournamentResult, print_tables, run_tournament, write_outputs
+from dejavu_agents.tournament import (
+    TournamentInterrupted,
+    TournamentResult,
+    print_tables,
+    run_tournament,
+    write_outputs,
+)
 
 PROG = "python -m dejavu_agents.tournament"
 

@@ -23,8 +23,9 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # dejavu_agents/ is used from the clone
 
-import dejavu_env  # noqa: E402, F401  (registers the ids)
 from agents import Player, make_player  # noqa: E402  (found through the sys.path change above)
+
+import dejavu_env  # noqa: E402, F401  (registers the ids)
 
 OUT = ROOT / "docs" / "_static" / "gifs"
 

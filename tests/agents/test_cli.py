@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from dejavu_agents.models import CHECKPOINTS
 
+TOURNAMENT = "dejavu_agents.tournament"
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -41,24 +43,24 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 # (module, argv with {file}/{run}/{root} placeholders, text the error line holds)
 CASES = [
-    ("dejavu_agents.tournament", [], "the following arguments are required: --game"),
-    ("dejavu_agents.tournament", ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--players", ","], "no players given"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--players", "random,nobody"], "unknown grid player 'nobody'"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--players", "random,random"], "each player may enter once"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--games", "-5"], "argument --games: must be a whole number >= 1, got -5"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--games", "many"], "argument --games: must be a whole number >= 1"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--workers", "0"], "argument --workers: must be a whole number >= 1"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--workers", "-3"], "argument --workers: must be a whole number >= 1"),
-    ("dejavu_agents.tournament", ["--game", "grab", "--table-size", "7"], "grab seats 2 to 6 players, not a table of 7"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--table-size", "3"], "grid seats exactly 2 players, not a table of 3"),
-    ("dejavu_agents.tournament", ["--game", "grab", "--players", "random,perfect"],
+    (TOURNAMENT, [], "the following arguments are required: --game"),
+    (TOURNAMENT, ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
+    (TOURNAMENT, ["--game", "grid", "--players", ","], "no players given"),
+    (TOURNAMENT, ["--game", "grid", "--players", "random,nobody"], "unknown grid player 'nobody'"),
+    (TOURNAMENT, ["--game", "grid", "--players", "random,random"], "each player may enter once"),
+    (TOURNAMENT, ["--game", "grid", "--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
+    (TOURNAMENT, ["--game", "grid", "--games", "-5"], "argument --games: must be a whole number >= 1, got -5"),
+    (TOURNAMENT, ["--game", "grid", "--games", "many"], "argument --games: must be a whole number >= 1"),
+    (TOURNAMENT, ["--game", "grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    (TOURNAMENT, ["--game", "grid", "--workers", "0"], "argument --workers: must be a whole number >= 1"),
+    (TOURNAMENT, ["--game", "grid", "--workers", "-3"], "argument --workers: must be a whole number >= 1"),
+    (TOURNAMENT, ["--game", "grab", "--table-size", "7"], "grab seats 2 to 6 players, not a table of 7"),
+    (TOURNAMENT, ["--game", "grid", "--table-size", "3"], "grid seats exactly 2 players, not a table of 3"),
+    (TOURNAMENT, ["--game", "grab", "--players", "random,perfect"],
      "a grab table seats 4 players, but only 2 players entered"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--out", "{file}"], "argument --out: {file} is a file, not a folder"),
-    ("dejavu_agents.tournament", ["--game", "grid", "--out", "{file}/results"], "cannot make the folder"),
-    ("dejavu_agents.tournament", ["--game", "grab", "--players", "random,{run}/best.zip"], "trained for grid, not grab"),
+    (TOURNAMENT, ["--game", "grid", "--out", "{file}"], "argument --out: {file} is a file, not a folder"),
+    (TOURNAMENT, ["--game", "grid", "--out", "{file}/results"], "cannot make the folder"),
+    (TOURNAMENT, ["--game", "grab", "--players", "random,{run}/best.zip"], "trained for grid, not grab"),
     ("dejavu_agents.play", [], "the following arguments are required: {{grid,grab}}"),
     ("dejavu_agents.play", ["chess"], "invalid choice: 'chess'"),
     ("dejavu_agents.play", ["grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),

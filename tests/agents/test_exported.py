@@ -89,7 +89,8 @@ def test_an_exported_player_plays_whole_games_with_legal_moves_only(tmp_path: Pa
 
 def test_loading_an_exported_player_does_not_import_ray(tmp_path: Path) -> None:
     path = _export(tmp_path)
-    code = (f"import sys; from dejavu_agents.exported import ExportedPlayer; ExportedPlayer(path={str(path)!r}, game='grid'); "
+    code = (f"import sys; from dejavu_agents.exported import ExportedPlayer; "
+            f"ExportedPlayer(path={str(path)!r}, game='grid'); "
             "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -10,7 +10,6 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import pytest
-
 from agents import extras
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +73,7 @@ def test_every_extra_module_is_installed_here() -> None:
 
 def test_the_commands_start_when_their_extras_are_installed() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "dejavu_agents.tournament", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "dejavu_agents.tournament", "--help"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert done.returncode == 0, done.stderr

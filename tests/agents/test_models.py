@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from dejavu_agents.models import CHECKPOINTS, ModelCard, checkpoint_card, is_path, resolve_checkpoint, shipped_checkpoints
+from dejavu_agents.models import (
+    CHECKPOINTS,
+    ModelCard,
+    checkpoint_card,
+    is_path,
+    resolve_checkpoint,
+    shipped_checkpoints,
+)
 from dejavu_agents.ppo import PPOPlayer
 from dejavu_agents.registry import make_player
 from dejavu_agents.specs import parse_player

@@ -7,8 +7,8 @@ import sys
 
 import numpy as np
 import pytest
-
 from agents import PLAYERS, Player, PlayerEntry, RandomPlayer, available_players, make_player, register_player
+
 from dejavu_env.core.players import PlayerFn, ask_player, player_obs_mode, reset_player
 
 
@@ -86,5 +86,8 @@ def test_every_registered_player_builds_with_its_name() -> None:
 
 
 def test_importing_agents_does_not_import_torch() -> None:
-    code = "import sys, dejavu_agents, dejavu_agents.tournament, dejavu_agents.play; assert 'torch' not in sys.modules, 'torch imported'"
+    code = (
+        "import sys, dejavu_agents, dejavu_agents.tournament, dejavu_agents.play; "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -82,7 +82,7 @@ def _record_observations(player: ExportedPlayer, count: int) -> list[dict[str, n
 
 LEARNER_RECIPE = {"model": {"encoder": "learner", "encoder_kwargs": {"features": "grid_slots", "hidden": [32]}},
                   "shaping": 0.1, "potential": "tally", "bootstrap_truncated": False}
-"""The shipped config's recipe (dejavu_agents.learners' net, own-tally shaping, no bootstrap at the turn limit), small."""
+"""The shipped config's recipe (the learners' net, own-tally shaping, no bootstrap at the turn limit), small."""
 
 
 @pytest.mark.parametrize("recipe", [{}, LEARNER_RECIPE], ids=["mlp", "learner"])
