@@ -16,9 +16,9 @@ from pathlib import Path
 
 import gymnasium as gym
 import torch
-from agents import make_player
 
 import dejavu_env  # noqa: F401
+from dejavu_agents import make_player
 from dejavu_agents.ppo import CHECKPOINTS, PPOPlayer
 
 

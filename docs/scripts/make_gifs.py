@@ -12,7 +12,6 @@ seed, so the same code gives the same file; each file stays well under 1 MB.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,12 +19,10 @@ import gymnasium as gym
 import numpy as np
 from PIL import Image
 
+import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_agents import Player, make_player
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))  # dejavu_agents/ is used from the clone
-
-from agents import Player, make_player  # noqa: E402  (found through the sys.path change above)
-
-import dejavu_env  # noqa: E402, F401  (registers the ids)
 
 OUT = ROOT / "docs" / "_static" / "gifs"
 

@@ -10,7 +10,8 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import pytest
-from agents import extras
+
+from dejavu_agents import extras
 
 ROOT = Path(__file__).resolve().parents[2]
 

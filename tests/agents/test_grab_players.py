@@ -11,8 +11,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from agents import make_player
 
+from dejavu_agents import make_player
 from dejavu_agents.grab import PRESETS, HumanGrabPlayer, HumanParams, PerfectGrabPlayer
 from dejavu_agents.tournament import run_tournament
 from dejavu_env.grab.cards import N_ASIDE, canonical_deck

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 import pytest
-from agents import make_player
 
+from dejavu_agents import make_player
 from dejavu_agents.grid.counting import Beliefs, CountingGridPlayer
 from dejavu_agents.grid.forgetful import ForgetfulGridPlayer, GridMemory, MemoryParams
 from dejavu_agents.grid.greedy import GreedyGridPlayer

@@ -7,8 +7,8 @@ import sys
 
 import numpy as np
 import pytest
-from agents import PLAYERS, Player, PlayerEntry, RandomPlayer, available_players, make_player, register_player
 
+from dejavu_agents import PLAYERS, Player, PlayerEntry, RandomPlayer, available_players, make_player, register_player
 from dejavu_env.core.players import PlayerFn, ask_player, player_obs_mode, reset_player
 
 

@@ -83,7 +83,7 @@ def test_outputs_are_written_and_agree_with_the_result(tmp_path) -> None:
 
 def test_grid_seat_swapping_mirrors_identical_players(monkeypatch) -> None:
     """The grid runner seeds players by seat, so two copies of one seeded player replay each deal mirrored."""
-    from agents import PLAYERS, PlayerEntry, RandomPlayer
+    from dejavu_agents import PLAYERS, PlayerEntry, RandomPlayer
 
     monkeypatch.setitem(PLAYERS["grid"], "random-b", PlayerEntry(RandomPlayer))
     result = run_tournament("grid", ["random", "random-b"], games=40, seed=5, workers=1)
