@@ -1,0 +1,85 @@
+"""``python -m dejavu_agents.scorecard``: one player's score card on the fixed panel, printed and written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int
+from dejavu_agents.games import GAMES
+from dejavu_agents.scorecard.calibration import anchor_ratings
+from dejavu_agents.scorecard.card import card_markdown, make_card
+from dejavu_agents.scorecard.panel import PANELS
+from dejavu_agents.specs import parse_player
+from dejavu_agents.tournament.run import JobsInterrupted
+
+PROG = "python -m dejavu_agents.scorecard"
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog=PROG,
+        description="A score card: the player against a fixed, versioned panel on fixed seeds and game counts "
+        "(grid: win rates and a rating; grab: points normalised between random and perfect).",
+        example=f"{PROG} --game grid --player ppo-grid --out experiments/results/scorecards",
+    )
+    parser.add_argument("--game", required=True, choices=sorted(PANELS), help="the game")
+    parser.add_argument("--player", help="a registered name or a checkpoint (a path, or name=path)")
+    parser.add_argument(
+        "--out", type=out_folder, default=Path("scorecards"), help="folder for <game>-<player>.json and .md"
+    )
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--calibrate", action="store_true",
+        help="grid: measure the panel's anchor ratings (its members against each other) instead of a card",
+    )  # fmt: skip
+    return parser
+
+
+def card_stem(game: str, player: str) -> str:
+    """The card's file name without suffix: ``<game>-<player>``, the player's name made safe for a file name."""
+    return f"{game}-{re.sub(r'[^A-Za-z0-9._-]+', '_', player).strip('_.')}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    progress = not args.no_progress
+    if args.calibrate:
+        if args.game != "grid" or args.player is not None:
+            parser.error("--calibrate measures the grid panel's anchors: give --game grid and no --player")
+        try:
+            ratings, games = anchor_ratings(workers=args.workers, progress=progress)
+        except (KeyboardInterrupt, JobsInterrupted):
+            return interrupted(PROG, "calibration stopped; nothing to show")
+        scores = {f"{a} vs {b}": {"score": s, "games": n} for (a, b), (s, n) in games.items()}
+        print(json.dumps({"ratings": ratings, "games": scores}, indent=2))
+        return 0
+    if args.player is None:
+        parser.error("--player is required (or --calibrate)")
+    spec = checked(parser, lambda: parse_player(args.game, args.player))
+    checked(parser, lambda: spec.build(GAMES[args.game]))
+    try:
+        card = make_card(args.game, spec, workers=args.workers, progress=progress)
+    except (KeyboardInterrupt, JobsInterrupted):
+        return interrupted(PROG, "stopped before the panel was played; a partial card is not a card, nothing written")
+    except ValueError as error:
+        return fail(PROG, str(error))
+    text = card_markdown(card)
+    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / card_stem(args.game, spec.name)
+    stem.with_suffix(".json").write_text(json.dumps(card, indent=2, allow_nan=False) + "\n")
+    stem.with_suffix(".md").write_text(text)
+    print(f"wrote {stem.with_suffix('.json')}\nwrote {stem.with_suffix('.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""A score card: what a paper reports about one player, on one panel version, as JSON and Markdown.
+
+:func:`grid_card` and :func:`grab_card` play the panel (:mod:`dejavu_agents.scorecard.panel`)
+and return the card as a plain dict (what the JSON file holds, see ``docs/evaluating.md``);
+:func:`card_markdown` renders it. A card is ``complete`` only when every panel member was
+played: an opponent that is not registered in this install (``missing``) is left out of
+the card, and the card says so, so that an incomplete card is never read as a full one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from dejavu_agents.games import get_game
+from dejavu_agents.registry import available_players
+from dejavu_agents.scorecard.panel import GRAB_PANEL, GRID_PANEL, GrabPanel, GridPanel
+from dejavu_agents.scorecard.play import Played, Seat, play_all, schedule
+from dejavu_agents.scorecard.rating import Record, fit
+from dejavu_agents.specs import PlayerSpec
+from dejavu_agents.stats import mean_interval, wilson_interval
+from dejavu_agents.tournament.report import markdown_table
+
+FORMAT = "dejavu-scorecard/1"
+"""The card's own layout version (the JSON keys), apart from the panel's."""
+
+
+def _header(game: str, panel: GridPanel | GrabPanel, spec: PlayerSpec, obs_mode: str) -> dict[str, Any]:
+    from dejavu_env import __version__
+
+    return {
+        "format": FORMAT,
+        "panel": panel.version,
+        "game": game,
+        "env_id": panel.env_id,
+        "dejavu_env": __version__,
+        "player": spec.name,
+        "checkpoint": None if spec.checkpoint is None else spec.checkpoint.name,
+        "obs_mode": obs_mode,
+        "seed": panel.seed,
+    }
+
+
+def _win_row(opponent: str, played: Sequence[Played]) -> dict[str, Any]:
+    games = len(played)
+    wins = sum(p.result == 1 for p in played)
+    draws = sum(p.result == 0 for p in played)
+    low, high = wilson_interval(wins, games)
+    return {"opponent": opponent, "games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
+            "win_rate": wins / games, "win_low": low, "win_high": high}  # fmt: skip
+
+
+def grid_card(spec: PlayerSpec, *, panel: GridPanel = GRID_PANEL, workers: int = 1, progress: bool = False) -> dict:
+    """Play ``spec`` against Grid's panel; the card as a dict."""
+    game = get_game("grid")
+    start = time.perf_counter()
+    registered = set(available_players("grid"))
+    present = [o for o in panel.opponents if o.name in registered]
+    missing = [o.name for o in panel.opponents if o.name not in registered]
+    jobs = [Seat(spec, PlayerSpec(o.name), m) for o in present for m in schedule(o.name, 2, o.games, panel.seed)]
+    results = play_all(game, jobs, workers, progress)
+    rows, records = [], []
+    for opponent in present:
+        played = [r for job, r in zip(jobs, results) if job.opponent.name == opponent.name]
+        row = _win_row(opponent.name, played)
+        row["opponent_rating"] = opponent.rating
+        rows.append(row)
+        if opponent.rating is not None:
+            records.append(Record(opponent.rating, row["wins"] + row["draws"] / 2, row["games"]))
+    rating = fit(records)
+    uncalibrated = [o.name for o in present if o.rating is None]
+    card = _header("grid", panel, spec, spec.build(game).obs_mode)
+    card.update(
+        complete=not missing, missing=missing, wall_s=round(time.perf_counter() - start, 1), workers=workers,
+        opponents=rows,
+        rating={"value": round(rating.value, 1), "low": round(rating.low, 1), "high": round(rating.high, 1),
+                "scale": "Elo (400 points = odds of 10:1), random = 0, the panel's anchors fixed",
+                "from": [o.name for o in present if o.rating is not None], "uncalibrated": uncalibrated},
+    )  # fmt: skip
+    return card
+
+
+def grab_card(spec: PlayerSpec, *, panel: GrabPanel = GRAB_PANEL, workers: int = 1, progress: bool = False) -> dict:
+    """Play ``spec``, ``panel.low`` and ``panel.high`` at Grab's standard tables on the same deals; the card."""
+    game = get_game("grab")
+    start = time.perf_counter()
+    entrants = {"player": spec, "low": PlayerSpec(panel.low), "high": PlayerSpec(panel.high)}
+    jobs = [
+        (role, table, Seat(entrant, PlayerSpec(table.opponent), m))
+        for table in panel.tables
+        for role, entrant in entrants.items()
+        for m in schedule(table.opponent, table.seats, table.games, panel.seed)
+    ]
+    results = play_all(game, [job for _, _, job in jobs], workers, progress)
+    rows = []
+    for table in panel.tables:
+        by_role = {role: [r for (rl, t, _), r in zip(jobs, results) if rl == role and t == table] for role in entrants}
+        points = [p.points for p in by_role["player"]]
+        low = [p.points for p in by_role["low"]]
+        high = [p.points for p in by_role["high"]]
+        span = sum(high) / len(high) - sum(low) / len(low)
+        if span <= 0:
+            raise ValueError(f"{panel.high} does not outscore {panel.low} at the {table.opponent} table: no scale")
+        normalised = [(p - r) / span for p, r in zip(points, low)]  # paired on the deal and seat
+        norm, norm_low, norm_high = mean_interval(normalised)
+        mean, p_low, p_high = mean_interval(points)
+        row = _win_row(table.opponent, by_role["player"])
+        row.update(seats=table.seats, mean_points=mean, points_low=p_low, points_high=p_high,
+                   low_points=sum(low) / len(low), high_points=sum(high) / len(high),
+                   normalised=norm, normalised_low=norm_low, normalised_high=norm_high)  # fmt: skip
+        rows.append(row)
+    card = _header("grab", panel, spec, spec.build(game).obs_mode)
+    card.update(complete=True, missing=[], wall_s=round(time.perf_counter() - start, 1), workers=workers,
+                low=panel.low, high=panel.high, tables=rows)  # fmt: skip
+    return card
+
+
+def make_card(game: str, spec: PlayerSpec, *, workers: int = 1, progress: bool = False) -> dict:
+    """The card of ``spec`` on ``game``'s current panel."""
+    if game == "grid":
+        return grid_card(spec, workers=workers, progress=progress)
+    if game == "grab":
+        return grab_card(spec, workers=workers, progress=progress)
+    raise ValueError(f"no score card panel for {game!r}; panels: grid, grab")
+
+
+def _ci(value: float, low: float, high: float, digits: int = 3) -> str:
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def citation(card: dict) -> str:
+    """The one line a paper quotes: player, panel version, headline numbers."""
+    if card["game"] == "grid":
+        r = card["rating"]
+        head = f"rating {r['value']:.0f} [{r['low']:.0f}, {r['high']:.0f}]"
+    else:
+        head = ", ".join(f"{t['opponent']} {t['normalised']:.3f}" for t in card["tables"])
+        head = f"normalised points ({card['obs_mode']}) {head}"
+    incomplete = "" if card["complete"] else f" (incomplete: {', '.join(card['missing'])} not played)"
+    return f"{card['player']}: {head}; {card['panel']}, dejavu-env {card['dejavu_env']}{incomplete}"
+
+
+def card_markdown(card: dict) -> str:
+    """The card as a Markdown page."""
+    lines = [f"# Score card: {card['player']} ({card['env_id']})", "",
+             f"Panel `{card['panel']}`, seed {card['seed']}, dejavu-env {card['dejavu_env']}; the player reads "
+             f"`{card['obs_mode']}`. Played in {card['wall_s']:.0f} s on {card['workers']} worker(s).", ""]  # fmt: skip
+    if not card["complete"]:
+        lines += [f"**Incomplete:** {', '.join(card['missing'])} not registered in this install, not played.", ""]
+    if card["game"] == "grid":
+        r = card["rating"]
+        lines += [f"**Rating {r['value']:.0f}** [{r['low']:.0f}, {r['high']:.0f}] ({r['scale']}; from "
+                  f"{', '.join(r['from'])}).", ""]  # fmt: skip
+        rows = [[o["opponent"], o["games"], o["wins"], o["draws"], o["losses"],
+                 _ci(o["win_rate"], o["win_low"], o["win_high"]),
+                 "" if o["opponent_rating"] is None else f"{o['opponent_rating']:.0f}"]
+                for o in card["opponents"]]  # fmt: skip
+        lines.append(markdown_table(("opponent", "games", "wins", "draws", "losses", "win rate [95% CI]",
+                                     "opponent rating"), rows))  # fmt: skip
+        lines += ["", "Head to head, seats swapped on each deal; win rate = games won (a draw is not a win), "
+                  "Wilson 95% interval."]  # fmt: skip
+    else:
+        rows = [[f"{t['opponent']} x{t['seats'] - 1}", t["games"], _ci(t["normalised"], t["normalised_low"],
+                 t["normalised_high"]), _ci(t["mean_points"], t["points_low"], t["points_high"], 2),
+                 f"{t['low_points']:.2f}", f"{t['high_points']:.2f}", _ci(t["win_rate"], t["win_low"], t["win_high"])]
+                for t in card["tables"]]  # fmt: skip
+        lines.append(markdown_table(("table", "games", f"normalised ({card['low']} 0, {card['high']} 1)",
+                                     "points", card["low"], card["high"], "win rate"), rows))  # fmt: skip
+        lines += ["", f"The player in one seat among copies of the table's opponent, seats rotated on each deal; "
+                  f"{card['low']} and {card['high']} play the same deals in the same seats. Normalised = "
+                  f"(points - {card['low']}'s) / ({card['high']}'s - {card['low']}'s), paired by deal, "
+                  "Student t 95% interval; win = the top total (shared counts)."]  # fmt: skip
+    lines += ["", "Cite as:", "", f"> {citation(card)}", ""]
+    return "\n".join(lines)
