@@ -1,0 +1,147 @@
+"""The leaderboard and the exploitability table, generated from the committed score cards and runs.
+
+``python -m experiments.leaderboard`` reads every card in ``experiments/results/scorecards/``
+(``<game>-<player>.json``, written by ``python -m dejavu_agents.scorecard``) and every run in
+``experiments/results/exploit/`` (``<player>/result.json``, by ``python -m dejavu_agents.exploit``)
+and writes:
+
+- ``experiments/results/scorecards/leaderboard.md``: one table per game (the docs site
+  includes it in ``docs/evaluating.md``), Grab's split by the view the player reads, since a
+  player given the history (``info_state``) and one that must remember it (``observation``)
+  are not doing the same task;
+- the same tables into ``README.md``, between the markers ``<!-- leaderboard:start -->`` and
+  ``<!-- leaderboard:end -->``;
+- ``experiments/results/exploit/table.md`` and ``curves.png`` (every run's curve in one plot).
+
+``--check`` writes nothing and exits 1 when a committed file differs from what the cards give
+(the test suite runs the same comparison), so a table can never drift from its cards.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dejavu_agents.cli import Parser
+from dejavu_agents.exploit.report import exploit_table, load_runs, plot_curves
+from dejavu_agents.tournament.report import markdown_table
+
+ROOT = Path(__file__).resolve().parents[1]
+CARDS = ROOT / "experiments" / "results" / "scorecards"
+EXPLOIT = ROOT / "experiments" / "results" / "exploit"
+README = ROOT / "README.md"
+START, END = "<!-- leaderboard:start -->", "<!-- leaderboard:end -->"
+PROG = "python -m experiments.leaderboard"
+
+
+def load_cards(folder: Path = CARDS) -> list[dict[str, Any]]:
+    """Every card in ``folder``, as written by the score card CLI."""
+    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+
+
+def _ci(value: float, low: float, high: float) -> str:
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _panel_note(cards: Sequence[dict[str, Any]]) -> str:
+    panels = sorted({c["panel"] for c in cards})
+    if len(panels) != 1:
+        raise ValueError(f"the cards of one table must share a panel version, got {panels}")
+    missing = sorted({m for c in cards for m in c["missing"]})
+    note = f"Panel `{panels[0]}`."
+    if missing:
+        note += f" Incomplete: {', '.join(missing)} not played (not registered when the cards were made)."
+    return note
+
+
+def grid_table(cards: Sequence[dict[str, Any]]) -> str:
+    """Grid's cards, highest rating first: the rating and the win rate against each panel member."""
+    cards = sorted(cards, key=lambda c: -c["rating"]["value"])
+    opponents = [o["opponent"] for o in cards[0]["opponents"]]
+    rows = []
+    for card in cards:
+        by = {o["opponent"]: o for o in card["opponents"]}
+        r = card["rating"]
+        rows.append([f"`{card['player']}`", f"{r['value']:.0f} [{r['low']:.0f}, {r['high']:.0f}]",
+                     *(_ci(by[n]["win_rate"], by[n]["win_low"], by[n]["win_high"]) for n in opponents)])  # fmt: skip
+    table = markdown_table(("player", "rating [95% CI]", *(f"vs {n}" for n in opponents)), rows)
+    return f"**Grid** (`{cards[0]['env_id']}`). {_panel_note(cards)} Win rates with Wilson 95% intervals; rating " \
+        f"on Elo's scale, random = 0.\n\n{table}"
+
+
+def grab_table(cards: Sequence[dict[str, Any]]) -> str:
+    """Grab's cards, one table per view, highest mean normalised points first."""
+    parts = []
+    for obs_mode in sorted({c["obs_mode"] for c in cards}):
+        chosen = [c for c in cards if c["obs_mode"] == obs_mode]
+        chosen.sort(key=lambda c: -sum(t["normalised"] for t in c["tables"]))
+        tables = [f"{t['opponent']} x{t['seats'] - 1}" for t in chosen[0]["tables"]]
+        rows = [[f"`{c['player']}`", *(_ci(t["normalised"], t["normalised_low"], t["normalised_high"])
+                                       for t in c["tables"])] for c in chosen]  # fmt: skip
+        table = markdown_table(("player", *(f"at {name}" for name in tables)), rows)
+        parts.append(f"**Grab**, players reading `{obs_mode}` (`{chosen[0]['env_id']}`). {_panel_note(chosen)} "
+                     f"Points normalised between {chosen[0]['low']} (0) and {chosen[0]['high']} (1) on the same "
+                     f"deals, Student t 95% intervals.\n\n{table}")  # fmt: skip
+    return "\n\n".join(parts)
+
+
+def leaderboard(cards: Sequence[dict[str, Any]]) -> str:
+    """Both games' tables, as the README and the docs show them."""
+    if not cards:
+        raise ValueError("no score cards to rank")
+    parts = []
+    for game, build in (("grid", grid_table), ("grab", grab_table)):
+        chosen = [c for c in cards if c["game"] == game]
+        if chosen:
+            parts.append(build(chosen))
+    parts.append("Each row is a committed card (`experiments/results/scorecards/`); regenerate with "
+                 "`python -m experiments.leaderboard`. How the cards are made: `docs/evaluating.md`.")  # fmt: skip
+    return "\n\n".join(parts) + "\n"
+
+
+def with_section(readme: str, section: str) -> str:
+    """``readme`` with the text between the leaderboard markers replaced by ``section``."""
+    head, start, rest = readme.partition(START)
+    _, end, tail = rest.partition(END)
+    if not start or not end:
+        raise ValueError(f"README.md has no {START} ... {END} section")
+    return f"{head}{START}\n{section}{END}{tail}"
+
+
+def outputs(cards_folder: Path = CARDS, exploit_folder: Path = EXPLOIT, readme: Path = README) -> dict[Path, str]:
+    """Every generated text file and its content."""
+    board = leaderboard(load_cards(cards_folder))
+    files = {cards_folder / "leaderboard.md": board, readme: with_section(readme.read_text(), board)}
+    runs = load_runs(exploit_folder)
+    if runs:
+        files[exploit_folder / "table.md"] = exploit_table(runs) + "\n"
+    return files
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = Parser(prog=PROG, description="Regenerate the leaderboard tables from the committed score cards.")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a committed table is stale")
+    args = parser.parse_args(argv)
+    try:
+        files = outputs()
+    except ValueError as error:
+        parser.error(str(error))
+    stale = [path for path, text in files.items() if not path.exists() or path.read_text() != text]
+    if args.check:
+        for path in stale:
+            print(f"{PROG}: stale: {path.relative_to(ROOT)}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(files[path])
+        print(f"wrote {path.relative_to(ROOT)}")
+    runs = load_runs(EXPLOIT)
+    if runs:
+        print(f"wrote {plot_curves(runs, EXPLOIT / 'curves.png').relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
