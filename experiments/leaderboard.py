@@ -11,6 +11,7 @@ and writes:
   are not doing the same task;
 - the same tables into ``README.md``, between the markers ``<!-- leaderboard:start -->`` and
   ``<!-- leaderboard:end -->``;
+- ``experiments/results/scorecards/wall_times.md``: how long each card took to play;
 - ``experiments/results/exploit/table.md`` and ``curves.png`` (every run's curve in one plot).
 
 ``--check`` writes nothing and exits 1 when a committed file differs from what the cards give
@@ -102,6 +103,13 @@ def leaderboard(cards: Sequence[dict[str, Any]]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def wall_table(cards: Sequence[dict[str, Any]]) -> str:
+    """How long each committed card took to play, as its JSON records it."""
+    rows = [[c["game"], f"`{c['player']}`", f"{c['wall_s']:.0f}", c["workers"]]
+            for c in sorted(cards, key=lambda c: (c["game"] != "grid", c["wall_s"]))]  # fmt: skip
+    return markdown_table(("game", "player", "wall s", "workers"), rows) + "\n"
+
+
 def with_section(readme: str, section: str) -> str:
     """``readme`` with the text between the leaderboard markers replaced by ``section``."""
     head, start, rest = readme.partition(START)
@@ -114,7 +122,8 @@ def with_section(readme: str, section: str) -> str:
 def outputs(cards_folder: Path = CARDS, exploit_folder: Path = EXPLOIT, readme: Path = README) -> dict[Path, str]:
     """Every generated text file and its content."""
     board = leaderboard(load_cards(cards_folder))
-    files = {cards_folder / "leaderboard.md": board, readme: with_section(readme.read_text(), board)}
+    files = {cards_folder / "leaderboard.md": board, readme: with_section(readme.read_text(), board),
+             cards_folder / "wall_times.md": wall_table(load_cards(cards_folder))}  # fmt: skip
     runs = load_runs(exploit_folder)
     if runs:
         files[exploit_folder / "table.md"] = exploit_table(runs) + "\n"

@@ -85,6 +85,6 @@ GRAB_PANEL = GrabPanel(
     version=f"{GRAB_ENV}/panel-1",
     env_id=GRAB_ENV,
     seed=2026,
-    tables=(GrabTable("human-casual", 4, 500), GrabTable("human-expert", 4, 500)),
+    tables=(GrabTable("human-casual", 4, 200), GrabTable("human-expert", 4, 200)),
 )
 PANELS: dict[str, GridPanel | GrabPanel] = {"grid": GRID_PANEL, "grab": GRAB_PANEL}
