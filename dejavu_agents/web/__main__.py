@@ -28,7 +28,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (another one exposes the server)")
     parser.add_argument("--port", type=positive_int, default=8000, help="TCP port")
-    parser.add_argument("--log", type=Path, help="JSONL file the agreed games are appended to (default: record nothing)")
+    parser.add_argument("--log", type=Path, help="JSONL file the agreed games are appended to (default: none)")
     parser.add_argument(
         "--checkpoint", action="append", default=[], metavar="GAME:NAME=PATH",
         help="a checkpoint links may name as NAME (repeatable); links never name paths",

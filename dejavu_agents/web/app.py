@@ -108,8 +108,8 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
 
 
 def _error_page(status: int, message: str) -> HTMLResponse:
-    return _page("Déjà Vu: error", f'<p class="error" role="alert">{escape(message)}</p><p><a href="/">Start page</a></p>',
-                 status)  # fmt: skip
+    body = f'<p class="error" role="alert">{escape(message)}</p><p><a href="/">Start page</a></p>'
+    return _page("Déjà Vu: error", body, status)
 
 
 def _session(server: Server, request: Request) -> Session:
@@ -163,7 +163,7 @@ async def index(server: Server, request: Request) -> Response:
     def options(game: str) -> str:
         return "".join(f"<option>{escape(n)}</option>" for n in player_names(game, server.checkpoints))
 
-    recording = "Games are recorded only if you agree, before each game." if server.log else "This server records nothing."
+    recording = "Games are recorded only if you agree, before each game." if server.log else "Nothing is recorded."
     body = (
         "<h1>Play Déjà Vu</h1>"
         f"<p>{recording}</p>"

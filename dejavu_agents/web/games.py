@@ -140,6 +140,7 @@ class WebGame(ABC):
     def replay_frame(self, step: int) -> tuple[str, int]:
         """The board after ``step`` recorded steps of the finished game, and the number of steps."""
 
+    @abstractmethod
     def stop(self) -> None:
         """Stop any background work (the session is being dropped)."""
 
@@ -195,6 +196,9 @@ class GridGame(WebGame):
             if self.table.state.player == self.table.bot_seat:
                 await self._bot_turn()
             return "ok"
+
+    def stop(self) -> None:
+        """Nothing runs in the background: the bot plays inside the person's request."""
 
     def _view(self, state: Any, mode: str) -> dict[str, Any]:
         vector = grid_observation.observe(state, self.table.person_seat, mode)

@@ -47,9 +47,8 @@ def grab_html(
         if k in taken:
             buttons.append(_tile(deck, k, " taken"))
         elif mask is not None and mask[1 + k]:
-            buttons.append(
-                f'<button class="tile" data-action="{1 + k}" style="{_colours(deck, k)}">{escape(deck.names[k])}</button>'
-            )
+            style, name = _colours(deck, k), escape(deck.names[k])
+            buttons.append(f'<button class="tile" data-action="{1 + k}" style="{style}">{name}</button>')
         else:
             buttons.append(_tile(deck, k))
     pass_button = '<button class="move" data-action="0">Pass</button>' if mask is not None and mask[0] else ""
@@ -64,7 +63,7 @@ def grab_html(
     verdict = ""
     if result is not None and result.over:
         winners = [names[w] for w in result.winners]
-        verdict = f"<p class=\"verdict\">Game over: {escape(' and '.join(winners))} "
+        verdict = f'<p class="verdict">Game over: {escape(" and ".join(winners))} '
         verdict += ("win" if len(winners) > 1 or winners == [names[0]] else "wins") + ".</p>"
     items = "".join(f"<li>{escape(line)}</li>" for line in news)
     return (

@@ -88,9 +88,8 @@ class GridTable:
         played = []
         state, seat = self.state, self.bot_seat
         while not self.over and state.player == seat:
-            action = ask_player(
-                self.bot, seat, self._bot_observer.observe(state), legal_mask(state, seat), partial(is_legal, state, seat)
-            )
+            vector = self._bot_observer.observe(state)
+            action = ask_player(self.bot, seat, vector, legal_mask(state, seat), partial(is_legal, state, seat))
             state.apply(action)
             move = GridMove(seat, action, t_ms)
             self.moves.append(move)

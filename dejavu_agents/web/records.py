@@ -117,11 +117,18 @@ class GameLog:
         self._lock = threading.Lock()
 
     def append(self, record: GameRecord) -> None:
-        """Write ``record`` as one line, flushed and synced before returning."""
+        """Write ``record`` as one line, flushed and synced before returning.
+
+        If a crash cut the last line short, the new record starts on a line of its own, so the
+        damage stays on one line (which the reader names) and never spreads to a good record.
+        """
         line = record.to_json() + "\n"
         with self._lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    line = "\n" + line
                 os.write(fd, line.encode("utf-8"))
                 os.fsync(fd)
             finally:

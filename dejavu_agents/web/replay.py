@@ -36,14 +36,16 @@ class Replay:
 
 def replay(record: GameRecord) -> Replay:
     """Play ``record`` back; ``ValueError`` if a move is illegal or the result differs from the record's."""
-    states = _replay_grid(record) if record.game == "grid" else _replay_grab(record)
-    last = states[-1]
+    states: list[Any]
     if record.game == "grid":
+        states = _replay_grid(record)
+        last = states[-1]
         result = grid_outcome(last)
         if not last.terminal and last.turns >= DEFAULT_MAX_TURNS:
             result = Outcome(scores=result.scores, winners=(), reason="truncated")
     else:
-        result = grab_rules.outcome(last)
+        states = _replay_grab(record)
+        result = grab_rules.outcome(states[-1])
     recorded = record.outcome
     if not result.over:
         raise ValueError(f"the recorded moves stop before the game's end ({len(states) - 1} steps)")
