@@ -12,14 +12,17 @@ Then share a link such as ``/play?game=grid&opponent=counting`` or
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from dejavu_agents.cli import Parser, fail, positive_int
 from dejavu_agents.web.links import GAMES
+from dejavu_env.core.providers import provided_names
 
 PROG = "python -m dejavu_agents.web"
+NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 
 
 def build_parser() -> Parser:
@@ -46,6 +49,10 @@ def parse_checkpoints(items: Sequence[str]) -> dict[str, dict[str, Path]]:
         name, equals, path = rest.partition("=")
         if not colon or not equals or game not in GAMES or not name or not path:
             raise ValueError(f"write a checkpoint as GAME:NAME=PATH with GAME one of {', '.join(GAMES)}, got {item!r}")
+        if not NAME.match(name):
+            raise ValueError(f"a checkpoint's name goes into links: letters, digits, '.', '-' or '_', got {name!r}")
+        if name in provided_names(game) or name in found.get(game, {}):
+            raise ValueError(f"{name!r} already names a {game} player; give the checkpoint another name")
         spec = checkpoint_spec(game, name, path)
         assert spec.checkpoint is not None
         found.setdefault(game, {})[name] = spec.checkpoint

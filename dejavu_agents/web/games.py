@@ -188,14 +188,15 @@ class GridGame(WebGame):
                 raise ValueError("the game is over; start a new one")
             _check_step(step, len(self.table.moves))
             self.table.person_move(action, self.elapsed_ms())
-            self._tell(self.table.moves[-1:])
+            played = self.table.moves[-1]
+            self._tell([played])
             if self.table.over:
                 await self.finish()
                 return "game over"
             self.publish()
             if self.table.state.player == self.table.bot_seat:
                 await self._bot_turn()
-            return "ok"
+            return f"you played {action_name(played.action)}"
 
     def stop(self) -> None:
         """Nothing runs in the background: the bot plays inside the person's request."""
