@@ -213,12 +213,16 @@ class SeatTick:
 class HumanFit:
     """Maximum-likelihood parameters of :class:`HumanGrabPlayer` for one player's games.
 
-    ``params`` are the fitted :class:`HumanParams`; ``reaction_spread`` the fitted coefficient
-    of variation of the reaction times (the engine's ``reaction_spread``); ``judgements`` the
-    sightings whose outcome (grab or not) the games show, ``grabs`` the timed grabs.
+    ``params`` are the fitted :class:`HumanParams`; ``errors`` their standard errors (from the
+    inverse Hessian of the log-likelihood, the asymptotic covariance of a maximum-likelihood
+    estimate, carried to each parameter by the delta method); ``reaction_spread`` the fitted
+    coefficient of variation of the reaction times (the engine's ``reaction_spread``);
+    ``judgements`` the sightings whose outcome (grab or not) the games show, ``grabs`` the
+    timed grabs.
     """
 
     params: HumanParams
+    errors: dict[str, float]
     reaction_spread: float
     judgements: int
     grabs: int
@@ -328,10 +332,8 @@ def fit_human_params(
         dtype=dt, requires_grad=True,
     )  # fmt: skip
 
-    def memory_nll() -> torch.Tensor:
-        halflife, look, rounds, noise, threshold = (
-            theta[0].exp(), theta[1].sigmoid(), theta[2].sigmoid(), theta[3].exp(), theta[4].exp()
-        )
+    def memory_nll(t: torch.Tensor) -> torch.Tensor:
+        halflife, look, rounds, noise, threshold = t[0].exp(), t[1].sigmoid(), t[2].sigmoid(), t[3].exp(), t[4].exp()
         trace = lambda age: torch.exp(-math.log(2.0) * age / halflife)  # noqa: E731
         f = trace(age_this) + rounds * trace(age_earlier) + look * trace(age_partners).sum(dim=1)
         z = (f - threshold) / noise
@@ -341,39 +343,55 @@ def fit_human_params(
     logs = torch.tensor([math.log(ms) for ms in times], dtype=dt)
     speed = torch.tensor([float(logs.mean()), math.log(float(logs.std()) + 1e-3)], dtype=dt, requires_grad=True)
 
-    def speed_nll() -> torch.Tensor:
-        mu, s = speed[0], speed[1].exp()
+    def speed_nll(t: torch.Tensor) -> torch.Tensor:
+        mu, s = t[0], t[1].exp()
         nll = (((logs - mu) / s) ** 2 / 2 + torch.log(s)).sum()
         if window_ms is not None:
             nll = nll + len(times) * torch.special.log_ndtr((math.log(window_ms) - mu) / s)
         return nll
 
     speed_ll = -_minimise(speed_nll, speed)
-    with torch.no_grad():
-        halflife, look, rounds, noise, threshold = (
-            float(theta[0].exp()), float(theta[1].sigmoid()), float(theta[2].sigmoid()), float(theta[3].exp()),
-            float(theta[4].exp()),
-        )  # fmt: skip
-        mu, s = float(speed[0]), float(speed[1].exp())
-    params = HumanParams(
-        memory_halflife=halflife, lookalike_confusion=look, round_confusion=rounds, noise=noise, threshold=threshold,
-        reaction_time=math.exp(mu + s * s / 2) / 1000.0,
-    )  # fmt: skip
-    return HumanFit(params, math.sqrt(math.expm1(s * s)), len(data.grabbed), len(times), memory_ll + speed_ll)
+
+    def natural(t: torch.Tensor) -> torch.Tensor:
+        return torch.stack([t[0].exp(), t[1].sigmoid(), t[2].sigmoid(), t[3].exp(), t[4].exp()])
+
+    def reaction_mean(t: torch.Tensor) -> torch.Tensor:
+        return torch.exp(t[0] + t[1].exp() ** 2 / 2).reshape(1) / 1000.0
+
+    values = natural(theta.detach()).tolist()
+    memory_errors = _standard_errors(memory_nll, theta, natural)
+    (reaction_time,) = reaction_mean(speed.detach()).tolist()
+    (reaction_error,) = _standard_errors(speed_nll, speed, reaction_mean)
+    s = float(speed.detach()[1].exp())
+    names = ("memory_halflife", "lookalike_confusion", "round_confusion", "noise", "threshold")
+    params = HumanParams(**dict(zip(names, values)), reaction_time=reaction_time)
+    errors = {**dict(zip(names, memory_errors)), "reaction_time": reaction_error}
+    return HumanFit(params, errors, math.sqrt(math.expm1(s * s)), len(data.grabbed), len(times), memory_ll + speed_ll)
 
 
-def _minimise(loss: Callable[[], Any], variables: Any) -> float:
-    """Minimise ``loss()`` over the tensor ``variables`` with L-BFGS; return the final loss."""
+def _standard_errors(loss: Callable[[Any], Any], variables: Any, transform: Callable[[Any], Any]) -> list[float]:
+    """Standard errors of ``transform(variables)`` at the minimum of the negative log-likelihood ``loss``:
+    the inverse Hessian is the estimate's covariance, the Jacobian of ``transform`` carries it over."""
+    import torch
+
+    point = variables.detach().clone()
+    covariance = torch.linalg.pinv(torch.autograd.functional.hessian(loss, point))
+    jacobian = torch.autograd.functional.jacobian(transform, point)
+    return torch.sqrt(torch.diagonal(jacobian @ covariance @ jacobian.T).clamp(min=0)).tolist()
+
+
+def _minimise(loss: Callable[[Any], Any], variables: Any) -> float:
+    """Minimise ``loss(variables)`` over the tensor ``variables`` with L-BFGS; return the final loss."""
     import torch
 
     optimiser = torch.optim.LBFGS([variables], lr=1.0, max_iter=500, line_search_fn="strong_wolfe")
 
     def closure() -> Any:
         optimiser.zero_grad()
-        value = loss()
+        value = loss(variables)
         value.backward()
         return value
 
     optimiser.step(closure)
     with torch.no_grad():
-        return float(loss())
+        return float(loss(variables))
