@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note about httpx2, not about this code
     from starlette.testclient import TestClient

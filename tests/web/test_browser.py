@@ -4,7 +4,7 @@ The tests click only what a person can click (buttons by their ``data-action``),
 board's ``data-state`` with selectors (the page's Content-Security-Policy forbids evaluated scripts), take screenshots a reviewer can look at, and check that the game the
 server recorded replays to the final scores the page showed. Screenshots go to the folder in
 ``DEJAVU_WEB_SHOTS`` (the docs' are made with ``DEJAVU_WEB_SHOTS=docs/_static``), else to the
-test's temporary folder.
+test's temporary folder, with the final boards (always there).
 
 Skipped, with the reason, where Playwright or a Chromium is missing; CI installs both.
 """
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the test extra)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -88,7 +89,7 @@ def recorded(log: Path, player_id: str) -> object:
     return record
 
 
-def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path) -> None:
+def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path, tmp_path: Path) -> None:
     base, log = server
     page = browser.new_page(viewport={"width": 900, "height": 760})
     page.goto(f"{base}/play?game=grid&opponent=greedy&seed=21")
@@ -106,7 +107,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
             page.screenshot(path=str(shots / "web-grid.png"))  # mid-reveal: faces up, Reveal and Stop
             shot = True
     text = page.inner_text("#board")
-    page.screenshot(path=str(shots / "web-grid-over.png"))
+    page.screenshot(path=str(tmp_path / "web-grid-over.png"))
     record = recorded(log, "browser-grid")
     scores = replay(record).outcome.scores
     shown = re.search(r"Scores: you (\d+(?:\.\d)?), greedy (\d+(?:\.\d)?)", text)
@@ -118,7 +119,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
     page.close()
 
 
-def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path) -> None:
+def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path, tmp_path: Path) -> None:
     """A person with a perfect memory: grab whatever shows a second time this round, if it is still there."""
     base, log = server
     page = browser.new_page(viewport={"width": 900, "height": 760})
@@ -150,7 +151,7 @@ def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object
                 shot = True
         except playwright.Error:
             continue  # the board was replaced under the click: the next card is up
-    page.screenshot(path=str(shots / "web-grab-over.png"))
+    page.screenshot(path=str(tmp_path / "web-grab-over.png"))
     text = page.inner_text("#board")
     record = recorded(log, "browser-grab")
     played = replay(record)

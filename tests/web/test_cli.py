@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
 from dejavu_agents.web.__main__ import main, parse_checkpoints
 
 ROOT = Path(__file__).resolve().parents[2]
