@@ -110,7 +110,8 @@ def test_refused_moves_name_the_problem_and_change_nothing(client: TestClient) -
     assert client.get(f"/game/{game_id}/replay").status_code == 409
     assert client.get(f"/api/games/{game_id}/record").status_code == 409
     play_grid(client, game_id)
-    late = client.post(f"/api/games/{game_id}/move", json={"action": 18, "step": step_of(board(client, game_id)["board"])})
+    last_step = step_of(board(client, game_id)["board"])
+    late = client.post(f"/api/games/{game_id}/move", json={"action": 18, "step": last_step})
     assert late.status_code == 400 and "game is over" in late.json()["error"]
 
 
@@ -203,7 +204,7 @@ def test_grab_refuses_stale_and_gone_grabs(client: TestClient) -> None:
         step = step_of(html)
         stale = client.post(f"/api/games/{game_id}/move", json={"action": actions(html)[-1], "step": step - 1})
         assert stale.status_code == 400
-        held = re.findall(r'<tr><th>perfect</th><td>\d+</td><td>(.*?)</td>', html)
+        held = re.findall(r"<tr><th>perfect</th><td>\d+</td><td>(.*?)</td>", html)
         if held and "tile" in held[0]:
             # An object the bot holds: every grab of it is refused by the engine.
             gone_names = re.findall(r">([^<>]+)</span>", held[0])

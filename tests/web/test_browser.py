@@ -1,10 +1,11 @@
 """Whole games in a real browser: Playwright drives Debian's headless Chromium through the page.
 
 The tests click only what a person can click (buttons by their ``data-action``), wait for the
-board's ``data-state`` with selectors (the page's Content-Security-Policy forbids evaluated scripts), take screenshots a reviewer can look at, and check that the game the
-server recorded replays to the final scores the page showed. Screenshots go to the folder in
-``DEJAVU_WEB_SHOTS`` (the docs' are made with ``DEJAVU_WEB_SHOTS=docs/_static``), else to the
-test's temporary folder, with the final boards (always there).
+board's ``data-state`` with selectors (the page's Content-Security-Policy forbids evaluated
+scripts), take screenshots a reviewer can look at, and check that the game the server
+recorded replays to the final scores the page showed. The mid-game screenshots go to the
+folder in ``DEJAVU_WEB_SHOTS`` (the docs' are made with ``DEJAVU_WEB_SHOTS=docs/_static``),
+else to the test's temporary folder, with the final boards (always there).
 
 Skipped, with the reason, where Playwright or a Chromium is missing; CI installs both.
 """

@@ -63,7 +63,7 @@ def test_a_replay_refuses_a_record_that_the_rules_or_its_outcome_contradict() ->
     taken = next(i for i, t in enumerate(ticks) if any(t["actions"]))
     seat = next(s for s, a in enumerate(ticks[taken]["actions"]) if a)
     ticks[taken + 1] = {**ticks[taken + 1], "actions": [ticks[taken]["actions"][seat]] * len(grab.players)}
-    with pytest.raises(ValueError, match="not in the middle|out of the round"):
+    with pytest.raises(ValueError, match=r"not in the middle|out of the round"):
         replay(replace(grab, moves=ticks))
 
 
@@ -100,7 +100,7 @@ def test_an_append_is_one_whole_line_even_after_a_crash_left_a_partial_one(tmp_p
     log.append(record)
     lines = path.read_text().splitlines()
     assert len(lines) == 3 and GameRecord.from_json(lines[2]) == record
-    with pytest.raises(ValueError, match="games.jsonl:2: not JSON"):
+    with pytest.raises(ValueError, match=r"games\.jsonl:2: not JSON"):
         list(read_records(path))
 
 
