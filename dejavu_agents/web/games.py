@@ -15,6 +15,7 @@ card flips. A round's end pauses the clock so the person can read the result.
 from __future__ import annotations
 
 import asyncio
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from dejavu_env.grid import observation as grid_observation
 from dejavu_env.grid.rules import action_name
 from dejavu_env.grid.rules import legal_mask as grid_mask
 
+logger = logging.getLogger(__name__)
 NEWS_LINES = 10
 ABANDON_S = 90.0
 """A grab game whose page has not asked for news this long is stopped (and not recorded)."""
@@ -264,7 +266,19 @@ class GrabGame(WebGame):
             self.task.cancel()
 
     async def run(self) -> None:
-        """The clock: one tick every ``flip_ms`` until the game is over (or abandoned)."""
+        """The clock (see :meth:`_ticks`); a bot's fault stops the game with a message instead of freezing it."""
+        try:
+            await self._ticks()
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a faulty bot: show it on the page, keep the server up
+            logger.exception("grab game %s stopped", self.id)
+            self.phase = "failed"
+            self.say(f"The game stopped: {err}")
+            self.publish()
+
+    async def _ticks(self) -> None:
+        """One tick every ``flip_ms`` until the game is over (or abandoned)."""
         loop = asyncio.get_running_loop()
         table = self.table
         while not table.over:
@@ -342,7 +356,7 @@ class GrabGame(WebGame):
     def render(self) -> str:
         state = self.table.state
         playing = self.phase == "playing" and self.tick_open and state.in_round[0]
-        page_state = {"consent": "consent", "playing": "playing"}.get(self.phase, "over")
+        page_state = self.phase if self.phase in ("consent", "playing", "over") else "stopped"
         view = grab_observation.decode(grab_observation.Observer(0, "observation").observe(state), "observation")
         return grab_html(
             view, deck=self.deck, mask=grab_mask(state, 0) if playing else None,

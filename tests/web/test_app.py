@@ -215,3 +215,39 @@ def test_grab_refuses_stale_and_gone_grabs(client: TestClient) -> None:
             if answer.status_code == 400 and "not in the middle" in answer.json()["error"]:
                 seen_gone = True
     assert seen_gone
+
+
+def test_a_restarted_server_keeps_the_finished_games_and_appends(log_path: Path) -> None:
+    for seed in (31, 32):
+        with TestClient(create_app(log_path), base_url=BASE) as fresh_server:
+            play_grid(fresh_server, start(fresh_server, f"/play?game=grid&opponent=greedy&seed={seed}"))
+    assert [r.seed for r in read_records(log_path)] == [31, 32]
+
+
+def test_an_abandoned_grab_game_stops_and_is_not_recorded(
+    client: TestClient, log_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dejavu_agents.web import games
+
+    monkeypatch.setattr(games, "ABANDON_S", 0.5)
+    game_id = start(client, "/play?game=grab&opponents=perfect&flip_ms=200")
+    time.sleep(1.5)  # nobody polls
+    now = board(client, game_id)
+    assert now["phase"] == "abandoned" and 'data-state="stopped"' in now["board"]
+    assert "not recorded" in now["board"] and not log_path.exists()
+
+
+def test_a_faulty_bot_stops_the_game_with_a_message(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dejavu_agents.base import Player
+    from dejavu_agents.registry import PLAYERS, PlayerEntry
+
+    class Broken(Player):
+        def act(self, observation: dict, action_mask: object) -> int:
+            raise RuntimeError("out of cheese")
+
+    monkeypatch.setitem(PLAYERS["grab"], "broken", PlayerEntry(Broken))
+    game_id = start(client, "/play?game=grab&opponents=broken&flip_ms=200", record=False)
+    deadline = time.monotonic() + 10
+    while (now := board(client, game_id))["phase"] == "playing" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert now["phase"] == "failed" and "out of cheese" in now["board"]

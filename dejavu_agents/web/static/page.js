@@ -35,7 +35,7 @@
         const data = await response.json();
         if (!response.ok) { message(data.error); return; }
         show(data);
-        if (data.phase === "over" || data.phase === "abandoned") return;
+        if (data.phase !== "consent" && data.phase !== "playing") return;
       } catch (error) {
         message("lost the connection to the server; retrying");
         await new Promise((resolve) => setTimeout(resolve, 1000));
