@@ -355,7 +355,7 @@ class GrabGame(WebGame):
 
     def render(self) -> str:
         state = self.table.state
-        playing = self.phase == "playing" and self.tick_open and state.in_round[0]
+        playing = self.phase == "playing" and self.tick_open  # out of the round, Pass is the one legal move
         page_state = self.phase if self.phase in ("consent", "playing", "over") else "stopped"
         view = grab_observation.decode(grab_observation.Observer(0, "observation").observe(state), "observation")
         return grab_html(

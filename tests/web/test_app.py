@@ -7,6 +7,7 @@ version stay as they were.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import warnings
@@ -14,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
 with warnings.catch_warnings():
@@ -84,6 +87,35 @@ def test_a_recorded_grid_game_is_logged_whole_and_replays(client: TestClient, lo
     unrecorded = start(client, "/play?game=grid&opponent=greedy&seed=12", record=False)
     play_grid(client, unrecorded)
     assert len(list(read_records(log_path))) == 1  # nothing without consent
+
+
+def test_the_person_may_sit_second(client: TestClient, log_path: Path) -> None:
+    final = play_grid(client, start(client, "/play?game=grid&opponent=greedy&seat=1&seed=13"))
+    assert "You are seat 1" in final["board"]
+    (record,) = read_records(log_path)
+    assert record.seat == 1 and record.players == ["greedy", "person"] and record.moves[0]["seat"] == 0
+    assert list(replay(record).outcome.scores) == record.outcome["scores"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=JSON | st.fixed_dictionaries({"action": JSON, "step": JSON}))
+def test_any_json_body_is_answered_and_a_refusal_changes_nothing(client: TestClient, body: object) -> None:
+    if not hasattr(client, "fuzzed_game"):
+        client.fuzzed_game = start(client, "/play?game=grid&opponent=greedy&seed=14", record=False)  # type: ignore[attr-defined]
+    game_id = client.fuzzed_game  # type: ignore[attr-defined]
+    before = board(client, game_id)
+    content = json.dumps(body).encode()
+    answer = client.post(f"/api/games/{game_id}/move", content=content, headers={"content-type": "application/json"})
+    assert answer.status_code in (200, 400), answer.text
+    if answer.status_code == 400:
+        assert answer.json()["error"] and board(client, game_id) == before
 
 
 def test_refused_moves_name_the_problem_and_change_nothing(client: TestClient) -> None:
