@@ -215,7 +215,10 @@ async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
     def players() -> list[Any]:
         return [build_player(wanted.game, name, server.checkpoints, wanted.seed) for name in wanted.opponents]
 
-    bots = await asyncio.to_thread(players)
+    try:
+        bots = await asyncio.to_thread(players)
+    except ImportError as err:  # a learned player without its extra (torch: pip install ".[train]")
+        raise Refused(400, f"this server cannot load that player: {err}") from None
     if wanted.game == "grid":
         names = ["You", wanted.opponents[0]] if wanted.seat == 0 else [wanted.opponents[0], "You"]
         return GridGame(new_game_id(), wanted, names, server.log, bots[0])

@@ -41,9 +41,10 @@ def _slot(view: View, slot: int, mask: np.ndarray | None) -> str:
         face = f"{numbers[0]}+{numbers[1]}"
         classes.append("known")
     seen = '<span class="opp-knows" title="the opponent has seen this face">seen by opponent</span>'
+    private = view["known_opp"][slot] and not view["face_up"][slot]  # a face-up card everyone sees
     return (
         f'<div class="{" ".join(classes)}" data-slot="{slot}"><span class="blue">{blue}</span>'
-        f'<span class="face">{face}</span>{seen if view["known_opp"][slot] else ""}'
+        f'<span class="face">{face}</span>{seen if private else ""}'
         f"{_button(LOOK + slot, 'Look', mask)}{_button(REVEAL + slot, 'Reveal', mask)}</div>"
     )
 

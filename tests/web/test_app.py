@@ -283,3 +283,16 @@ def test_a_faulty_bot_stops_the_game_with_a_message(client: TestClient, monkeypa
     while (now := board(client, game_id))["phase"] == "playing" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert now["phase"] == "failed" and "out of cheese" in now["board"]
+
+
+def test_a_player_whose_extra_is_missing_is_a_clear_refusal(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dejavu_agents.web import app
+
+    def no_torch(*args: object) -> None:
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(app, "build_player", no_torch)
+    answer = client.get("/play?game=grid&opponent=ppo-grid", follow_redirects=False)
+    assert answer.status_code == 400 and "cannot load that player" in answer.text
