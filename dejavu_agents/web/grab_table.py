@@ -8,7 +8,7 @@ reaction wins the object, the others get nothing this tick) with the times it ha
 - a bot's reaction time is drawn from the engine's own lognormal, ``exp(log_mean + sigma * z)``
   with the state's ``log_means`` and ``sigma`` (the distribution the engine races with);
 - a person's is the time from the tick's start to the server's receipt of the grab, given
-  by the caller (:mod:`dejavu_agents.web.grab_clock` reads the clock).
+  by the caller (:class:`dejavu_agents.web.games.GrabGame` reads the clock).
 
 The engine then gets only the winners' grabs (every other seat passes), checked by its own
 :func:`~dejavu_env.grab.rules.check_actions`, so it never races and the recorded actions
