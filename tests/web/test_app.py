@@ -296,3 +296,11 @@ def test_a_player_whose_extra_is_missing_is_a_clear_refusal(
     monkeypatch.setattr(app, "build_player", no_torch)
     answer = client.get("/play?game=grid&opponent=ppo-grid", follow_redirects=False)
     assert answer.status_code == 400 and "cannot load that player" in answer.text
+
+
+def test_the_start_page_and_the_rules_are_served(client: TestClient) -> None:
+    start_page = client.get("/")
+    assert start_page.status_code == 200 and "<option>counting</option>" in start_page.text
+    rules = client.get("/rules")
+    assert rules.status_code == 200 and "Grid game" in rules.text and "<pre" in rules.text
+    assert client.get("/static/page.js").status_code == 200
