@@ -36,6 +36,8 @@ that every name plays in the batch.
 from __future__ import annotations
 
 import copy
+import io
+import pickle
 import types
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
@@ -134,8 +136,9 @@ class SingleGamePlayers:
     observation, a read-only mask, the legality check), so a fault is a ``PlayerError``
     naming the env and seat; ``snapshot`` / ``restore`` let the env roll the players back
     with the batch. A snapshot copies an instance the first time the step touches it
-    (copy on write), sharing the parts that play does not change: modules, and networks or
-    models (objects with a ``state_dict`` or ``predict`` method), whose weights are fixed.
+    (copy on write, by pickle), sharing the parts that play does not change: modules, and
+    networks or models (objects with a ``state_dict`` or ``predict`` method), whose weights are
+    fixed.
     """
 
     trusted = False
@@ -209,10 +212,44 @@ class SingleGamePlayers:
     def _save(self, key: tuple[int, int], player: Any) -> None:
         if self._saved is None or key in self._saved:
             return
-        self._saved[key] = None if player is None else copy.deepcopy(player, dict(self._shared[key]))
+        self._saved[key] = None if player is None else _copy(player, self._shared[key])
 
     def __repr__(self) -> str:
         return f"SingleGamePlayers({self.name!r})"
+
+
+class _SharingPickler(pickle.Pickler):
+    """Pickles a player but leaves out the objects in ``shared`` (by identity), which the copy shares."""
+
+    def __init__(self, file: io.BytesIO, shared: dict[int, Any]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.shared = shared
+
+    def persistent_id(self, obj: Any) -> int | None:
+        return id(obj) if id(obj) in self.shared else None
+
+
+class _SharingUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, shared: dict[int, Any]) -> None:
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.shared[pid]
+
+
+def _copy(player: Any, shared: dict[int, Any]) -> Any:
+    """An independent copy of ``player`` that shares the objects of ``shared``: by pickle, twice as fast as
+    ``copy.deepcopy`` on the heuristics' nested memories; by ``deepcopy`` where an attribute does not pickle."""
+    try:
+        if not shared:
+            return pickle.loads(pickle.dumps(player, protocol=pickle.HIGHEST_PROTOCOL))
+        buffer = io.BytesIO()
+        _SharingPickler(buffer, shared).dump(player)
+        buffer.seek(0)
+        return _SharingUnpickler(buffer, shared).load()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return copy.deepcopy(player, dict(shared))
 
 
 def _fixed_parts(player: Any) -> dict[int, Any]:

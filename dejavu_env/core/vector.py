@@ -8,7 +8,8 @@ observation dict, the same ``info`` keys and types stacked per env as gymnasium'
 envs stack them (every key ``k`` with its mask ``info["_k"]``), the same reset options, the
 same illegal-action policies and error contract. What it adds:
 
-**Autoreset** (``autoreset_mode``, in ``metadata["autoreset_mode"]``): ``"NextStep"`` by
+**Autoreset** (``autoreset_mode``, the keyword and values of gymnasium's ``SyncVectorEnv`` and
+``AsyncVectorEnv``: an ``AutoresetMode`` or its string; in ``metadata["autoreset_mode"]``): ``"NextStep"`` by
 default, gymnasium's own and ``CartPoleVectorEnv``'s: the step that ends an env's episode
 returns its last observation; the next step resets that env (its action is ignored, reward
 0, ``terminated`` and ``truncated`` False, ``info`` the new episode's). ``"SameStep"``: the
@@ -38,10 +39,13 @@ Options are checked in full, naming the env, before anything changes.
 **Opponents in the batch**: the other seats are *batch players*
 (:mod:`dejavu_env.core.batch_players`): a game's own by name (``"random"``, Grid
 ``"greedy"``, Grab ``"memory"`` and ``"perfect"``), the batched equivalent of the single
-env's default players, or any callable ``policy(observations, masks) -> actions`` (a frozen
-learner). ``league=[...]`` seats a pool instead: at every reset each opponent seat of each
-env draws one of them (weights ``league_probs``, from the env's stream; change them with
-:meth:`set_league_probs`); ``opponent_ids`` says who sits where.
+env's default players, any other registered name (Grid ``"counting"``, Grab ``"human-casual"``,
+the learned players: one scalar player per env and seat, the slow path, see
+:class:`~dejavu_env.core.batch_players.SingleGamePlayers`), or any callable
+``policy(observations, masks) -> actions`` (a frozen learner). ``league=[...]`` seats a pool
+instead: at every reset each opponent seat of each env draws one of them (weights
+``league_probs``, from the env's stream; change them with :meth:`set_league_probs`);
+``opponent_ids`` says who sits where.
 
 **Backend** (``backend``): ``"auto"`` (the default) steps the games with the compiled kernels
 of :mod:`dejavu_env.core.compiled` where numba is installed (the ``fast`` extra), else with the
@@ -50,8 +54,12 @@ from the same seed: the choice changes the speed only.
 
 **Errors**: a malformed ``actions`` (shape, dtype, range) or, under ``illegal_action="raise"``,
 an illegal one is a ``ValueError`` naming the env index and the problem, and no env
-changes. A batch player that faults is a :class:`~dejavu_env.core.players.PlayerError`
-naming env and seat, and the whole batch is rolled back to before the step.
+changes; so are a bad seed (a 64-bit stream key each), options, and a ``num_envs`` beyond the
+machine's memory (checked before anything is allocated). A batch player that faults is a
+:class:`~dejavu_env.core.players.PlayerError` naming env and seat, and the whole batch is
+rolled back to before the step or reset; so is any other exception that escapes a reset, or a
+step with a player seated that is not the game's own (a ``KeyboardInterrupt``, a deal that
+never opens), which is then raised as it was.
 
 A game's vector env subclasses :class:`DejaVuVectorEnv` and fills in the hooks marked
 *game hook*.
