@@ -21,7 +21,6 @@ from dejavu_env.core.sizes import check_batch_memory
 from dejavu_env.grid.rules import END_TURN
 
 IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
-BACKENDS = ("numpy", "numba")
 
 
 def make(env_id: str, n: int = 4, **kwargs):
@@ -59,13 +58,12 @@ def random_actions(obs, rng) -> np.ndarray:
     return nth_set(obs["action_mask"], rng.random(len(obs["action_mask"])))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fault", [KeyboardInterrupt(), ValueError("bad")])
 @pytest.mark.parametrize("env_id", IDS)
-def test_an_interrupt_or_error_inside_a_policy_rolls_back_and_is_raised(env_id, fault, backend):
+def test_an_interrupt_or_error_inside_a_policy_rolls_back_and_is_raised(env_id, fault):
     policy, same = Switch(), Switch()
-    env = make(env_id, backend=backend, **seat(env_id, policy))
-    twin = make(env_id, backend=backend, **seat(env_id, same))
+    env = make(env_id, **seat(env_id, policy))
+    twin = make(env_id, **seat(env_id, same))
     obs, _ = env.reset(seed=0)
     twin.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -90,11 +88,10 @@ def test_an_interrupt_or_error_inside_a_policy_rolls_back_and_is_raised(env_id, 
     assert data_equivalence(env.step(actions), twin.step(actions))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_seeded_reset_that_faults_keeps_the_old_streams(backend):
+def test_a_seeded_reset_that_faults_keeps_the_old_streams():
     policy, same = Switch(), Switch()
-    env = make("DejaVuGrid-v0", backend=backend, agent_seat=1, opponent=policy)  # the opponent opens: reset asks it
-    twin = make("DejaVuGrid-v0", backend=backend, agent_seat=1, opponent=same)
+    env = make("DejaVuGrid-v0", agent_seat=1, opponent=policy)  # the opponent opens: reset asks it
+    twin = make("DejaVuGrid-v0", agent_seat=1, opponent=same)
     obs, _ = env.reset(seed=0)
     twin.reset(seed=0)
     seed = env.unwrapped.np_random_seed
@@ -122,10 +119,9 @@ class Looker:
         return np.where(masks[:, END_TURN], END_TURN, masks.argmax(axis=1))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_an_opponent_whose_opening_turn_always_ends_the_game_rolls_back(backend):
+def test_an_opponent_whose_opening_turn_always_ends_the_game_rolls_back():
     policy, same = Looker(), Looker()
-    kwargs = {"backend": backend, "agent_seat": 1, "max_turns": 3}
+    kwargs = {"agent_seat": 1, "max_turns": 3}
     env, twin = make("DejaVuGrid-v0", opponent=policy, **kwargs), make("DejaVuGrid-v0", opponent=same, **kwargs)
     obs, _ = env.reset(seed=0)
     twin.reset(seed=0)
@@ -160,12 +156,11 @@ def test_seeds_beyond_64_bits_are_refused_before_anything_changes(env_id):
 
 
 def test_max_turns_beyond_an_int64_is_refused():
-    for backend in BACKENDS:
-        with pytest.raises(ValueError, match="max_turns must be between 2 and"):
-            make("DejaVuGrid-v0", backend=backend, max_turns=2**63)
-        env = make("DejaVuGrid-v0", backend=backend, max_turns=2**63 - 1)
-        obs, _ = env.reset(seed=0)
-        env.step(obs["action_mask"].argmax(axis=1))
+    with pytest.raises(ValueError, match="max_turns must be between 2 and"):
+        make("DejaVuGrid-v0", max_turns=2**63)
+    env = make("DejaVuGrid-v0", max_turns=2**63 - 1)  # the compiled kernels count turns in an int64
+    obs, _ = env.reset(seed=0)
+    env.step(obs["action_mask"].argmax(axis=1))
 
 
 @pytest.mark.parametrize("n", [10**7, 10**12, 2**63])

@@ -51,10 +51,9 @@ def test_both_ladders_have_heuristics_without_a_batched_twin():
     assert {"human-child", "human-casual", "human-expert", "perfect"} <= set(HEURISTICS["grab"])
 
 
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize(("game", "name"), [(g, n) for g in GAMES for n in HEURISTICS[g]])
-def test_every_heuristic_name_plays_in_make_vec(game, name, backend):
-    env = make(game, 4, backend=backend, **seated(game, name))
+def test_every_heuristic_name_plays_in_make_vec(game, name):
+    env = make(game, 4, **seated(game, name))
     twin = name in env.unwrapped.batch_players
     assert all(isinstance(p, SingleGamePlayers) != twin for p in env.unwrapped.players)
     trace = play(env, seed=0, steps=30)
@@ -127,11 +126,10 @@ def snapshot(env) -> tuple:
     return base.state.copy().data, base.streams.snapshot(), base.action_masks(), base.opponent_ids.copy()
 
 
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize("fault", [RuntimeError, KeyboardInterrupt])
 @pytest.mark.parametrize("game", GAMES)
-def test_a_faulty_scalar_player_rolls_the_batch_and_its_players_back(game, fault, backend, counter):
-    kwargs = seated(game, "counter") | {"backend": backend}
+def test_a_faulty_scalar_player_rolls_the_batch_and_its_players_back(game, fault, counter):
+    kwargs = seated(game, "counter")
     env, twin = make(game, 4, **kwargs), make(game, 4, **kwargs)
     rng = np.random.default_rng(1)
     obs, _ = env.reset(seed=3)

@@ -4,7 +4,7 @@ Run from the clone's root::
 
     PYTHONPATH=. python docs/scripts/single_game_players_speed.py
 
-Steps per CPU-second of a random legal agent at ``num_envs=64`` on both backends, against a
+Steps per CPU-second of a random legal agent at ``num_envs=64``, against a
 batched twin for comparison and against players seated one per env (``SingleGamePlayers``),
 with CartPole-v1 through ``gym.make`` before and after as the yardstick (figures on a shared
 machine drift; the ratios less).
@@ -64,9 +64,8 @@ def main() -> None:
     yardstick = cartpole()
     print(f"CartPole-v1: {yardstick:,.0f} steps/CPU-s")
     for env_id, kwargs in CASES:
-        for backend in ("numba", "numpy"):
-            rate = batched(env_id, backend=backend, **kwargs)
-            print(f"{env_id} {kwargs} {backend}: {rate:,.0f} steps/CPU-s = {rate / yardstick:.3f} x CartPole-v1")
+        rate = batched(env_id, **kwargs)
+        print(f"{env_id} {kwargs}: {rate:,.0f} steps/CPU-s = {rate / yardstick:.3f} x CartPole-v1")
     print(f"CartPole-v1 again: {cartpole():,.0f} steps/CPU-s")
 
 
