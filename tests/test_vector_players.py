@@ -71,6 +71,13 @@ def test_names_mix_with_batch_players_in_a_league(game):
     assert isinstance(env.unwrapped.players[1], SingleGamePlayers) and len(trace) == 21
 
 
+def test_a_league_of_one_name_keeps_one_player_per_env_and_seat():
+    env = make("grab", 3, league=["human-casual"])  # one pool entry at every seat: one request for all seats
+    first, again = play(env, 1, 25), play(make("grab", 3, league=["human-casual"]), 1, 25)
+    assert data_equivalence(first, again)
+    assert env.unwrapped.players[0].reaction_time == 0.7, "the preset's speed races at every seat"
+
+
 @pytest.mark.parametrize(
     ("game", "kwargs"),
     [("grid", {"opponent": "counting"}), ("grab", {"opponents": ["perfect", "human-casual", "human-expert"]})],
