@@ -97,6 +97,15 @@ def test_an_unknown_name_lists_every_name():
         make("grab", 2, n_players=3, opponents=["memory", "nobody"])
 
 
+def test_a_name_that_cannot_be_built_says_which_and_why(monkeypatch):
+    def needs_torch(seed=None):
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setitem(PLAYERS["grid"], "heavy", PlayerEntry(needs_torch))
+    with pytest.raises(ValueError, match=r"opponent: the player 'heavy' could not be built: No module named 'torch'"):
+        make("grid", 2, opponent="heavy")
+
+
 class Counter(Player):
     """A scalar player whose choice depends on its memory (the decisions of its game so far); it raises
     ``Counter.fault`` at its third decision while that is set, and in ``reset`` while ``Counter.fault_in_reset`` is."""

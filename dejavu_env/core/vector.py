@@ -430,7 +430,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         """The registered player ``name`` in every env, or a ``ValueError`` naming ``where`` and every name."""
         try:
             return SingleGamePlayers(name, functools.partial(named_player, self.game.name, name), self._opponent_slots)
-        except ValueError as err:
+        except (ValueError, ImportError, OSError) as err:  # OSError, ImportError: a checkpoint or torch missing
             if name in provided_names(self.game.name):
                 raise ValueError(f"{where}: the player {name!r} could not be built: {err}") from err
             known = sorted({*self.batch_players, *provided_names(self.game.name)})
@@ -526,7 +526,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
                 array = np.asarray(actions)
             except (TypeError, ValueError):
                 raise ValueError(f"actions must be {self.num_envs} integer action ids, got {actions!r:.80}") from None
-            if array.dtype.kind in "iu" and array.ndim == 1 and array.dtype != np.bool_:
+            if isinstance(actions, (list, tuple)) and array.dtype.kind in "iu" and array.ndim == 1:
                 flags = [i for i, a in enumerate(actions) if isinstance(a, (bool, np.bool_))]
                 if flags:  # numpy reads a True among ints as 1: refuse it as the single env does
                     raise ValueError(f"env {flags[0]}: action {actions[flags[0]]!r} is a bool, not an action id")
