@@ -105,6 +105,10 @@ CASES = [
     ("experiments.benchmark_training", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
     ("experiments.benchmark_training", ["--only", "nosuch"], "--only 'nosuch' matches no case"),
     ("experiments.benchmark_training", ["--seed", "x"], "argument --seed: must be a whole number >= 0"),
+    ("experiments.human_recovery", ["--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
+    ("experiments.human_recovery", ["--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("dejavu_agents.web", ["--port", "0"], "argument --port: must be a whole number >= 1, got 0"),
+    ("dejavu_agents.web", ["--checkpoint", "grid:mine"], "write a checkpoint as GAME:NAME=PATH"),
 ]  # fmt: skip
 
 
