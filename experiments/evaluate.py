@@ -238,7 +238,7 @@ def describe(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, se
     return (
         f"{game.name}: {games} per player and opponent, seed {seed}; {how}. Every player meets the same deals "
         f"(the seeds depend on the opponents only). win_rate has a Wilson 95% interval; mean_points = "
-        f"{game.wording.points}, with a Student t 95% interval; illegal_rate = the share of a learned player's "
+        f"{game.wording.points}, with a BCa bootstrap 95% interval; illegal_rate = the share of a learned player's "
         "decisions that chose a masked-out action (played as a legal fallback); points_vs_reference = mean points "
         "over the reference player's at the same tables."
     )

@@ -37,7 +37,7 @@ def describe(result: TournamentResult) -> str:
     lines = [
         f"{result.game}: {played}, seed {result.seed}; {pairing}.",
         f"Head-to-head: {words.head_to_head}; win_rate = wins / games with a Wilson 95% interval.",
-        f"Players: wins = {words.wins}; mean points = {words.points}, with a Student t 95% interval;",
+        f"Players: wins = {words.wins}; mean points = {words.points}, with a BCa bootstrap 95% interval;",
         "rating = openskill Plackett-Luce mu ± sigma, updated game by game; sorted by mu - 3 sigma.",
     ]
     if result.truncated:
