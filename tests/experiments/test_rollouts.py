@@ -40,12 +40,17 @@ def test_a_stage_is_never_empty_and_rollouts_never_below_one_step_per_env() -> N
         fit_rollouts([Stage(10, {})], n_envs=0, n_steps=8)
 
 
-@pytest.mark.parametrize(("config", "asked"), [("grid", 5000), ("grid-scratch", 20000), ("grab", 3000),
-                                               ("grab-scratch", 20000), ("grid", None), ("grid-scratch", None)])  # fmt: skip
-def test_the_plan_trains_about_the_steps_asked_in_whole_rollouts(config: str, asked: int | None) -> None:
+@pytest.mark.parametrize(
+    ("config", "asked"),
+    [("grid", 5000), ("grid-scratch", 20000), ("grab", 3000), ("grab-scratch", 20000), ("grid", None),
+     ("grid-scratch", None)],
+)  # fmt: skip
+def test_the_plan_trains_about_the_steps_asked_in_whole_rollouts(
+    config: str, asked: int | None, tmp_path: Path
+) -> None:
     from experiments.train import CONFIGS, plan
 
-    argv = [config, "--out", "/nonexistent/run"] + (["--timesteps", str(asked)] if asked else [])
+    argv = [config, "--out", str(tmp_path / "run")] + (["--timesteps", str(asked)] if asked else [])
     trained = plan(argv).config
     assert all(stage.timesteps % trained.rollout == 0 for stage in trained.stages)
     target = asked or sum(s.timesteps for s in type(trained).load(CONFIGS / f"{config}.yaml").stages)
