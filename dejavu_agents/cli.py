@@ -29,7 +29,8 @@ INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
 NAME_MAX = 255
-"""The longest file name most file systems take (ext4, APFS, NTFS), where the system does not say."""
+"""The longest file name that ext4, APFS and NTFS take: a longer one is refused as text, before
+the file system would raise ``OSError: File name too long`` from deep inside a command."""
 
 _started = threading.Event()
 """Set once a command has read its arguments: a Ctrl-C before that came during its imports."""

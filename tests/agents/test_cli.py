@@ -354,3 +354,70 @@ def test_sizes_are_checked_against_the_machine_before_anything_is_allocated() ->
         run_tournament("grid", ["random", "greedy"], games=10**30)
     with pytest.raises(ValueError, match="free memory"):
         gauntlet("grid", ["greedy"], ["random"], games=10**30)
+
+
+# ---------------------------------------------------------------- Ctrl-C while a command saves
+
+
+@pytest.fixture
+def sigint_restored():
+    """Each test leaves Ctrl-C as it found it, whatever the command under test did to it."""
+    import signal
+
+    from dejavu_agents import cli
+
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
+    cli._held.clear()
+    cli._stopping.pressed = False
+
+
+def test_a_shielded_save_runs_to_its_end_and_then_stops(sigint_restored) -> None:
+    import signal
+
+    from dejavu_agents.cli import shielded
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with shielded():
+            signal.raise_signal(signal.SIGINT)
+            done.append("saved")
+    assert done == ["saved"]
+    with shielded(reraise=False) as deferred:
+        signal.raise_signal(signal.SIGINT)
+        done.append("saved again")
+    assert deferred.pressed and done[-1] == "saved again"
+    with pytest.raises(KeyboardInterrupt):  # outside any shield Ctrl-C is Ctrl-C again
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_after_the_first_ctrl_c_a_command_holds_the_others(sigint_restored) -> None:
+    import signal
+
+    from dejavu_agents.cli import shielded, stops_once
+
+    steps = []
+    with stops_once() as later:
+        try:
+            signal.raise_signal(signal.SIGINT)
+            steps.append("not reached")
+        except KeyboardInterrupt:
+            steps.append("stopping")
+            with shielded():  # a save while stopping: the outer holder decides, nothing is raised
+                signal.raise_signal(signal.SIGINT)
+                steps.append("saved")
+            signal.raise_signal(signal.SIGINT)
+            steps.append("reported")
+    assert steps == ["stopping", "saved", "reported"] and later.pressed
+
+
+def test_a_command_never_interrupted_gives_ctrl_c_back(sigint_restored) -> None:
+    import signal
+
+    from dejavu_agents.cli import stops_once
+
+    before = signal.getsignal(signal.SIGINT)
+    with stops_once():
+        pass
+    assert signal.getsignal(signal.SIGINT) is before
