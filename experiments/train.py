@@ -14,7 +14,9 @@ and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its mode
 ``runs/<config>/latest`` points at the newest run. Evaluations happen at the end of a
 rollout once ``eval_every`` env steps have passed since the last one, and once more at the
 end. ``--timesteps N`` replaces the stages' lengths by a total of N split in the same
-proportions, and scales the evaluations and the warm start with them.
+proportions, and scales the evaluations and the warm start with them. Every stage is then
+trained as whole PPO rollouts (:func:`experiments.config_file.fit_rollouts`), so the run
+trains about N steps and its progress bar shows the true total.
 
 Ctrl-C stops training cleanly: the model as it was is saved as ``last.zip`` (with its card)
 beside ``best.zip``, and one line says where.
@@ -590,7 +592,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument(
         "--timesteps", type=positive_int,
-        help="total env steps, replacing the config's (same proportions); PPO still collects whole rollouts",
+        help="total env steps, replacing the config's (same proportions), in the whole PPO rollouts nearest to it",
     )  # fmt: skip
     parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
     parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
