@@ -242,10 +242,11 @@ def stops_once() -> Iterator[Deferred]:
     Why: the first Ctrl-C means "stop, and keep what you have"; the command then shuts its
     workers down, makes its tables and saves them. A second press used to raise inside that
     work, a 60-line traceback that lost ``heatmap.png``. After the first press, every
-    further one is recorded in the yielded :class:`Deferred` and nothing else, until the
-    process ends (the command is exiting, and a press during its last clean-up would
-    otherwise end it by SIGINT after all); a block that was never interrupted puts the
-    previous handler back. Outside the main thread it changes nothing.
+    further one is recorded in the yielded :class:`Deferred` and nothing else, and once the
+    block has ended Ctrl-C is ignored until the process ends (the command is exiting, and a
+    press during its last clean-up would otherwise kill it by SIGINT after all); a block
+    that was never interrupted puts the previous handler back. Outside the main thread it
+    changes nothing.
     """
     if not _in_main_thread():
         yield Deferred()
@@ -254,8 +255,9 @@ def stops_once() -> Iterator[Deferred]:
     try:
         yield _stopping
     finally:
-        if _stopping not in _held:  # never stopped: as before
-            signal.signal(signal.SIGINT, previous)
+        # Never stopped: as before. Stopped: ignored from now on, at the system's level, which
+        # Python's shutdown keeps (it puts back the default for a handler of its own).
+        signal.signal(signal.SIGINT, signal.SIG_IGN if _stopping in _held else previous)
 
 
 @contextmanager
