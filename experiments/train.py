@@ -223,7 +223,8 @@ class TrainConfig:
     @property
     def rollout(self) -> int:
         """Env steps per PPO rollout: ``n_envs`` times ``ppo.n_steps`` (the algorithm's default if unset)."""
-        return self.n_envs * int(self.ppo.get("n_steps", _sb3_default(self.algo, "n_steps")))
+        n_steps = self.ppo.get("n_steps")
+        return self.n_envs * int(_sb3_default(self.algo, "n_steps") if n_steps is None else n_steps)
 
     def in_whole_rollouts(self) -> TrainConfig:
         """The stages as PPO trains them, whole rollouts each (:func:`experiments.config_file.fit_rollouts`);
@@ -232,7 +233,7 @@ class TrainConfig:
         stages, steps = fit_rollouts(self.stages, self.n_envs, n_steps)
         ppo = dict(self.ppo)
         if steps != n_steps:
-            batch = int(ppo.get("batch_size", _sb3_default(self.algo, "batch_size")))
+            batch = int(ppo["batch_size"] if "batch_size" in ppo else _sb3_default(self.algo, "batch_size"))
             ppo.update(n_steps=steps, batch_size=max(2, min(batch, steps * self.n_envs)))
         return dataclasses.replace(self, stages=stages, ppo=ppo)
 
