@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import io
 import re
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 
 from experiments.config_file import TOLERANCE, Stage, fit_rollouts
 
-pytest.importorskip("sb3_contrib")
+needs_sb3 = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="the SB3 configs need sb3-contrib (the train extra)"
+)
 
 
 def test_stages_become_whole_rollouts_near_their_length() -> None:
@@ -40,6 +43,7 @@ def test_a_stage_is_never_empty_and_rollouts_never_below_one_step_per_env() -> N
         fit_rollouts([Stage(10, {})], n_envs=0, n_steps=8)
 
 
+@needs_sb3
 @pytest.mark.parametrize(
     ("config", "asked"),
     [("grid", 5000), ("grid-scratch", 20000), ("grab", 3000), ("grab-scratch", 20000), ("grid", None),
@@ -57,6 +61,7 @@ def test_the_plan_trains_about_the_steps_asked_in_whole_rollouts(
     assert abs(trained.timesteps - target) <= TOLERANCE * target, (trained.timesteps, target)
 
 
+@needs_sb3
 @pytest.mark.slow
 def test_a_short_sb3_run_trains_exactly_the_planned_steps(tmp_path: Path) -> None:
     from experiments.train import TrainConfig, train
@@ -78,6 +83,7 @@ def test_a_short_sb3_run_trains_exactly_the_planned_steps(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_a_short_compact_run_trains_exactly_the_planned_steps(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
     from experiments.train_batched import CONFIGS, BatchedConfig, train
 
     config = BatchedConfig.load(CONFIGS / "grid-scratch.yaml").scaled(3000)
