@@ -31,10 +31,11 @@ import sys
 import zipfile
 
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-outside = [n for n in names if not re.match(r"dejavu_env/|dejavu_env-[^/]*\.dist-info/", n)]
-assert not outside, f"the wheel holds files outside dejavu_env: {outside}"
+outside = [n for n in names if not re.match(r"dejavu_env/|dejavu_agents/|dejavu_env-[^/]*\.dist-info/", n)]
+assert not outside, f"the wheel holds files outside dejavu_env and dejavu_agents: {outside}"
 assert "dejavu_env/grab/data/canonical_deck.json" in names, "the canonical deck (package data) is missing"
-print(f"wheel: {len(names)} files, all in dejavu_env")
+assert "dejavu_agents/checkpoints/ppo-grid.zip" in names, "the shipped checkpoints (package data) are missing"
+print(f"wheel: {len(names)} files, all in dejavu_env and dejavu_agents")
 PY
 
 python3 -m venv "$WORK/wheel-venv"
@@ -56,6 +57,21 @@ for env_id in ("DejaVuGrid-v0", "DejaVuGrab-v0"):
     assert batch.unwrapped.backend == "numpy", "without numba the batched envs step in numpy"
     obs, info = batch.reset(seed=0)
     batch.step(obs["action_mask"].argmax(axis=1))
+# Every heuristic of both ladders by name, from this folder outside the clone (no torch here).
+from dejavu_agents.registry import PLAYERS
+from dejavu_env.core.providers import provided_names
+
+for env_id, game, key in (("DejaVuGrid-v0", "grid", "opponent"), ("DejaVuGrab-v0", "grab", "opponents")):
+    heuristics = [name for name in provided_names(game) if "checkpoint" not in PLAYERS[game][name].kwargs]
+    assert len(heuristics) >= 4, heuristics
+    for name in heuristics:
+        env = gym.make(env_id, **{key: name if game == "grid" else [name] * 3})
+        obs, info = env.reset(seed=0)
+        for _ in range(20):
+            obs, _, terminated, truncated, info = env.step(int(obs["action_mask"].argmax()))
+            if terminated or truncated:
+                obs, info = env.reset()
+    print(f"wheel: {game} opponents by name from outside the clone: {', '.join(heuristics)}")
 print(f"wheel: dejavu_env {dejavu_env.__version__} imports and plays both ids, batched in numpy; no workbench packages")
 PY
 )

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.players import check_player, reset_player
+from dejavu_env.core.players import reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_int
 from dejavu_env.grab import rules as game_rules
@@ -94,8 +94,11 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     - ``n_players``: 2..6 (default 4, as in the rulebook's example).
     - ``opponents``: ``n_players - 1`` callables ``opponent(observation, action_mask) -> int``
-      for seats 1.. (see ``dejavu_env.core.players``); each is reset with a seed drawn from
-      the env's generator at every reset. Default: ``MemoryBot()`` at every seat.
+      for seats 1.. (see ``dejavu_env.core.players``), or names of installed players
+      (``"perfect"``, ``"human-casual"``, ``"ppo-grab"``...:
+      :func:`dejavu_env.core.providers.provided_names` lists them), mixed as you like; each
+      is reset with a seed drawn from the env's generator at every reset. Default:
+      ``MemoryBot()`` at every seat.
     - ``obs_mode``: ``"info_state"`` (default) or ``"observation"``; an opponent may declare its own.
     - ``reaction_times``: mean reaction time (seconds) per player, the agent first. Default:
       each opponent's ``reaction_time`` attribute when set (read at every reset, so a player
@@ -150,7 +153,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             raise ValueError(
                 f"a table of {n_players} players needs {n_others} opponents beside the agent, got {len(opponents)}"
             )
-        self.opponents = [check_player(opponent, f"opponents[{i}]") for i, opponent in enumerate(opponents)]
+        self.opponents = [seat_player("grab", opponent, f"opponents[{i}]") for i, opponent in enumerate(opponents)]
         self.reaction_times = (
             None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         )

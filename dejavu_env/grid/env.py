@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.players import ask_player, check_player, player_obs_mode, reset_player
+from dejavu_env.core.players import ask_player, player_obs_mode, reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid import rules as game_rules
@@ -57,7 +57,9 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     Keyword arguments:
 
     - ``opponent``: any callable ``opponent(observation, action_mask) -> int`` (see
-      :mod:`dejavu_env.core.players`); it gets observations of its own seat in
+      :mod:`dejavu_env.core.players`), or the name of an installed player (``"counting"``,
+      ``"greedy"``, ``"forgetful"``, ``"ppo-grid"``...: :func:`dejavu_env.core.providers.provided_names`
+      lists them); it gets observations of its own seat in
       ``player_obs_mode(opponent, obs_mode)`` and is reset with a seed drawn from the env's
       generator at every reset. Default: :class:`RandomOpponent`, uniform over the legal
       actions (no observation is built for it).
@@ -135,7 +137,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)
-        self.opponent = RandomOpponent() if opponent is None else check_player(opponent, "opponent")
+        self.opponent = RandomOpponent() if opponent is None else seat_player("grid", opponent, "opponent")
         super().__init__(
             n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
         )
