@@ -18,20 +18,22 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_env.core.game import reason_name
 
 ENV_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("DejaVu"))
 MODES = ("info_state", "observation")
 CASES = [(env_id, mode) for env_id in ENV_IDS for mode in MODES]
 SHARED_INFO = {
     "action_mask": np.ndarray,
-    "illegal_action": bool,
+    "illegal_action": np.ndarray,
     "opponent_actions": np.ndarray,
-    "winner": int,
+    "winner": np.int64,
     "winners": np.ndarray,
     "scores": np.ndarray,
-    "reason": str,
+    "reason": np.int8,
 }
-"""The keys every env's ``info`` holds at every step, and their types (``dejavu_env.core.env``)."""
+"""The keys every env's ``info`` holds at every step, and their types (``dejavu_env.core.env``): numpy
+scalars and arrays only, each of a fixed dtype (TorchRL and vector-env stacking need it)."""
 
 
 def test_both_games_are_registered_at_their_current_version():
@@ -127,19 +129,21 @@ def test_info_has_the_same_keys_and_types_at_every_step(env_id, mode):
     types = {key: type(value) for key, value in info.items()}
     for key, kind in SHARED_INFO.items():
         assert isinstance(info[key], kind), f"{env_id} info[{key!r}] is a {type(info[key]).__name__}"
+    dtypes = {key: value.dtype for key, value in info.items()}  # numpy scalars and arrays only
     assert info["action_mask"].shape == (n_actions,) and info["action_mask"].dtype == np.int8
     episodes = 0
     for _ in range(2000):
         _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         assert {key: type(value) for key, value in info.items()} == types
+        assert {key: value.dtype for key, value in info.items()} == dtypes
         assert {key: np.shape(value) for key, value in info.items()} == shapes
         if terminated or truncated:
-            assert info["reason"] and info["winner"] in range(-1, len(info["winners"]))
+            assert reason_name(info["reason"]) and info["winner"] in range(-1, len(info["winners"]))
             assert info["winner"] == (int(np.flatnonzero(info["winners"])[0]) if info["winners"].sum() == 1 else -1)
             episodes += 1
             _, info = env.reset()
         else:
-            assert info["reason"] == "" and info["winner"] == -1 and not info["scores"].any()
+            assert info["reason"] == 0 and info["winner"] == -1 and not info["scores"].any()
     assert episodes > 0
 
 
@@ -226,3 +230,27 @@ def test_make_vec_with_default_keywords(env_id, mode):
             assert infos["winners"].shape[0] == 2 and infos["opponent_actions"].ndim == 2
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("mode", ["vector_entry_point", "sync"])
+def test_batched_info_holds_the_single_envs_dtypes(env_id, mode):
+    """The batched env's stacked ``info`` (and gymnasium's stacking of the single env's) has the
+    single env's dtypes, key by key: no object arrays, reasons as codes."""
+    single = gym.make(env_id)
+    _, info = single.reset(seed=0)
+    dtypes = {key: np.asarray(value).dtype for key, value in info.items()}
+    envs = gym.make_vec(env_id, num_envs=3, vectorization_mode=mode)
+    rng = np.random.default_rng(0)
+    observations, infos = envs.reset(seed=0)
+    ended = 0
+    for _ in range(300):
+        actions = [int(rng.choice(np.flatnonzero(mask))) for mask in observations["action_mask"]]
+        observations, _, terminated, truncated, infos = envs.step(np.array(actions))
+        assert {key: infos[key].dtype for key in dtypes} == dtypes
+        done = terminated | truncated
+        if mode == "vector_entry_point" and done.any():
+            assert (infos["reason"][done] > 0).all()
+        ended += int(done.sum())
+    assert ended > 0
+    envs.close()

@@ -9,21 +9,25 @@ agent's action is played until the agent must decide again, and the game's own `
 keys.
 
 The ``info`` contract: after every ``reset`` and ``step`` these keys are present, with the
-same types, in both games (per-seat arrays are egocentric: the agent first, then the seats
-after it in turn):
+same dtypes, in both games and every front end (single, PettingZoo, batched); every value is
+a numpy scalar or array of a fixed dtype (TorchRL and the vector envs' stacking need it), and
+per-seat arrays are egocentric: the agent first, then the seats after it in turn:
 
 - ``action_mask``: int8 ``(n_actions,)``, the same array as ``obs["action_mask"]``;
-- ``illegal_action``: ``bool``, the step's action was illegal and the ``illegal_action``
-  policy handled it (``False`` after ``reset``);
+- ``illegal_action``: a 0-d bool array, the step's action was illegal and the
+  ``illegal_action`` policy handled it (``False`` after ``reset``); an array, not ``np.bool_``,
+  since gymnasium's vector envs stack a ``np.bool_`` into an object array;
 - ``opponent_actions``: int16 array of a fixed length per env, the opponents' actions since
   the agent's last decision (see the game's env), padded with ``-1``;
-- ``winner``: ``int``, the egocentric index of the sole winner (``0``: the agent), ``-1``
+- ``winner``: ``np.int64``, the egocentric index of the sole winner (``0``: the agent), ``-1``
   while the game goes on and when nobody or several seats won;
 - ``winners``: int8 ``(n_players,)``, 1 for each seat that won (a Grab top total can be
   shared; a Grid draw has none);
 - ``scores``: float32 ``(n_players,)``, the game's final tallies, zeros until it ends;
-- ``reason``: ``str``, how the episode ended (the game's reasons, ``"truncated"``,
-  ``"illegal_action"``), ``""`` while it goes on.
+- ``reason``: ``np.int8``, how the episode ended, a code of the one table
+  :data:`dejavu_env.core.game.REASONS` (``0`` while it goes on, ``1`` ``"hunches"``, ``2``
+  ``"end_card"``, ``3`` ``"rounds"``, ``4`` ``"truncated"``, ``5`` ``"illegal_action"``);
+  :func:`dejavu_env.core.game.reason_name` reads it back.
 
 Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
 """
@@ -37,7 +41,7 @@ import gymnasium as gym
 import numpy as np
 
 from dejavu_env.core.actions import as_action
-from dejavu_env.core.game import GameInfo, Outcome
+from dejavu_env.core.game import GameInfo, Outcome, reason_code
 from dejavu_env.core.layout import Layout
 from dejavu_env.core.players import PlayerError
 from dejavu_env.core.seeding import check_seed
@@ -63,25 +67,29 @@ def egocentric(values: Sequence[Any], seat: int) -> list[Any]:
     return [values[(seat + j) % n] for j in range(n)]
 
 
+_NO_WINNER = np.int64(-1)
+_PLAYING = reason_code("")
+
+
 def result_info(outcome: Outcome | None, seat: int, n_players: int) -> dict[str, Any]:
     """The ``winner``, ``winners``, ``scores`` and ``reason`` entries of ``info`` for the seat ``seat``.
 
     While the game goes on (``outcome`` is ``None`` or not over) they hold their neutral
-    values (``-1``, zeros, ``""``).
+    values (``-1``, zeros, code ``0``).
     """
     if outcome is None or not outcome.over:
         return {
-            "winner": -1,
+            "winner": _NO_WINNER,
             "winners": np.zeros(n_players, dtype=np.int8),
             "scores": np.zeros(n_players, dtype=np.float32),
-            "reason": "",
+            "reason": _PLAYING,
         }
     winners = np.zeros(n_players, dtype=np.int8)
     for winner in outcome.winners:
         winners[(winner - seat) % n_players] = 1
     scores = np.array(egocentric(outcome.scores, seat), dtype=np.float32)
-    sole = int(np.flatnonzero(winners)[0]) if len(outcome.winners) == 1 else -1
-    return {"winner": sole, "winners": winners, "scores": scores, "reason": outcome.reason}
+    sole = np.int64((outcome.winners[0] - seat) % n_players) if len(outcome.winners) == 1 else _NO_WINNER
+    return {"winner": sole, "winners": winners, "scores": scores, "reason": reason_code(outcome.reason)}
 
 
 class DejaVuEnv(gym.Env, Generic[State]):
@@ -319,7 +327,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
             outcome = self._outcome()
         else:
             outcome = None
-        info = {"action_mask": mask, "illegal_action": self._illegal, "opponent_actions": opponent_actions}
+        info = {"action_mask": mask, "illegal_action": np.array(self._illegal), "opponent_actions": opponent_actions}
         info.update(result_info(outcome, seat, self.n_players))
         info.update(self._game_info())
         return observation, info

@@ -83,8 +83,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     **info** after every reset and step: the keys every env has (:mod:`dejavu_env.core.env`:
     ``action_mask``, ``illegal_action``, ``opponent_actions`` (the other seats' actions in
     the tick of the agent's step, -1 before the first), ``winner``, ``winners``, ``scores``,
-    ``reason``: ``"rounds"`` at the end) and the grab game's own: ``round`` (0..2),
-    ``points`` (cumulative, int, one per player, the agent first), ``eliminated`` (bool, this
+    ``reason``: int8 code ``3``, ``"rounds"``, at the end, ``5``, ``"illegal_action"``, on
+    an illegal action under ``"lose"``, ``0`` before: the table is
+    :data:`dejavu_env.core.game.REASONS`) and the grab game's own: ``round`` (int64, 0..2),
+    ``points`` (cumulative, int16, one per player, the agent first), ``eliminated`` (bool, this
     round, one per player; at the end, the last round's after the aside check),
     ``round_points`` (int ``(3, n_players)``, each finished round's points, zeros for rounds
     not finished) and ``aside_cards`` (the three cards set aside in a round that ended during
@@ -218,7 +220,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             round_points[: len(state.round_points)] = state.round_points
         # The agent sits at seat 0, so seat order is already its egocentric order.
         return {
-            "round": state.round,
+            "round": np.int64(state.round),
             "points": np.array(state.points, dtype=np.int16),
             "eliminated": ~np.array(state.in_round),
             "round_points": round_points,

@@ -79,7 +79,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
       ``"human"`` (the text, printed), drawn from the agent's knowledge: faces it does not
       know are shown as blue backs.
     - ``illegal_action``: ``"lose"`` (default: the episode ends at once as a loss, reward -1
-      in both reward modes, ``info["reason"] == "illegal_action"``, as PettingZoo's classic
+      in both reward modes, ``info["reason"]`` code 5, ``"illegal_action"``, as PettingZoo's classic
       games do) or ``"raise"`` (a ``ValueError`` naming the action and why, the game
       unchanged). Why ``"lose"`` by default: the standard tools (``check_env``, plain PPO,
       RecurrentPPO) sample actions without masks, and must run on the defaults; ask for
@@ -94,10 +94,12 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     ``info`` after every reset and step: the keys every env has (:mod:`dejavu_env.core.env`:
     ``action_mask``, ``illegal_action``, ``opponent_actions``, ``winner``, ``winners``,
     ``scores``, ``reason``) and the grid's own: ``tokens`` (int8, the agent's and the
-    opponent's) and ``redeals`` (see below). ``opponent_actions`` holds the ids the opponent
-    played since the agent's last step, in order, padded with -1 to ``MAX_TURN_ACTIONS``.
-    ``reason`` at the end: ``"hunches"``, ``"end_card"``, ``"truncated"`` or
-    ``"illegal_action"``.
+    opponent's) and ``redeals`` (int64, see below). ``opponent_actions`` holds the ids the
+    opponent played since the agent's last step, in order, padded with -1 to
+    ``MAX_TURN_ACTIONS``. Every value is a numpy scalar or array of a fixed dtype. ``reason``
+    (int8) is a code of :data:`dejavu_env.core.game.REASONS`: ``0`` while the game goes on,
+    then ``1`` ``"hunches"``, ``2`` ``"end_card"``, ``4`` ``"truncated"`` or ``5``
+    ``"illegal_action"`` (:func:`dejavu_env.core.game.reason_name` reads it back).
 
     ``reset(seed=None, options=None)`` options: ``"deck"``, 32 ``(a, b)`` pairs, slots 0..7
     first, then the draw pile from the top (anything else is a ``ValueError``), and
@@ -206,7 +208,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         state = self._state
         assert state is not None
         tokens = np.array((state.tokens[self._seat], state.tokens[1 - self._seat]), dtype=np.int8)
-        return {"tokens": tokens, "redeals": self._redeals}
+        return {"tokens": tokens, "redeals": np.int64(self._redeals)}
 
     def _trusts_players(self) -> bool:
         return self._fast_opponent is not None

@@ -56,6 +56,8 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     - ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed);
       ``render_seat``: the seat (0 or 1) whose knowledge is drawn, or ``None`` (default) for
       the agent to move. Faces the seat does not know are drawn as blue backs.
+    - ``mask_in_info``: ``True`` (default) puts each agent's mask in its ``info`` too;
+      ``False`` for TorchRL's ``PettingZooWrapper`` (see :mod:`dejavu_env.core.pettingzoo`).
 
     Illegal actions (``None`` for a live agent included) raise ``ValueError`` naming the
     action and why, and change nothing. For learners without masks, PettingZoo's
@@ -64,8 +66,12 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     ``infos``, per agent after every reset and step, with the keys and types of the
     single-agent env's result (:mod:`dejavu_env.core.env`), egocentric for that agent:
     ``"winner"`` (0: this agent, 1: the other, -1: none yet, a draw or truncated),
-    ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (``"hunches"``,
-    ``"end_card"``, ``"truncated"``, ``""`` while playing), plus ``"turns"`` (finished turns).
+    ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (an int8 code of
+    :data:`dejavu_env.core.game.REASONS`: ``1`` ``"hunches"``, ``2`` ``"end_card"``, ``4``
+    ``"truncated"``, ``0`` while playing), plus ``"turns"`` (int64, finished turns) and
+    ``"action_mask"`` (the same mask as its observation's, where AgileRL and others read it;
+    not with ``mask_in_info=False``).
+    Every value is a numpy scalar or array of a fixed dtype.
 
     ``reset(seed=None, options=None)``: ``seed`` reseeds the deal generator (``None`` keeps
     drawing from the current one); option ``"deck"`` fixes the deal (32 ``(a, b)`` pairs,
@@ -94,9 +100,10 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
         reward: str = "win",
         render_mode: str | None = None,
         render_seat: int | None = None,
+        mask_in_info: bool = True,
     ) -> None:
         super().__init__()
-        self._setup(2, obs_mode, reward, render_mode)
+        self._setup(2, obs_mode, reward, render_mode, mask_in_info)
         self.max_turns = check_int("max_turns", max_turns, 1)
         self.render_seat = check_choice("render_seat", render_seat, (None, 0, 1))
         self._observers = (Observer(0, self.obs_mode), Observer(1, self.obs_mode))
@@ -140,8 +147,7 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
         """``agent``'s observation; its mask is all zero unless it is the agent to move."""
         seat = self._seat(agent)
         state = self._started_state()
-        mask = legal_mask(state, seat) if not self._over else np.zeros(GAME_INFO.n_actions, dtype=np.int8)
-        return {"observation": self._observers[seat].observe(state).copy(), "action_mask": mask}
+        return {"observation": self._observers[seat].observe(state).copy(), "action_mask": self._mask(seat)}
 
     def _render(self, mode: str) -> str | np.ndarray:
         state = self._started_state()
@@ -183,9 +189,18 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
             self.terminations = dict.fromkeys(AGENTS, True)
             self._set_infos(outcome(state))
 
+    def _mask(self, seat: int) -> np.ndarray:
+        """A fresh int8 mask of ``seat``'s legal actions: all zero unless it is to move and the game goes on."""
+        if self._over:
+            return np.zeros(GAME_INFO.n_actions, dtype=np.int8)
+        return legal_mask(self._started_state(), seat)
+
     def _set_infos(self, result: Outcome) -> None:
-        turns = self._started_state().turns
+        turns = np.int64(self._started_state().turns)
         self.infos = {agent: {**info, "turns": turns} for agent, info in self._result_infos(result).items()}
+        if self.mask_in_info:
+            for seat, info in enumerate(self.infos.values()):
+                info["action_mask"] = self._mask(seat)
 
 
 def raw_env(**kwargs: Any) -> DejaVuGridAECEnv:

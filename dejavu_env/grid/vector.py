@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
-from dejavu_env.core.game import Outcome
+from dejavu_env.core.game import REASON_DTYPE, Outcome, reason_code
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grid.batched import (
@@ -60,9 +60,10 @@ from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
 
 DEFAULTS = scalar_defaults(DejaVuGridEnv)
 """The single env's keyword defaults, which the vector env shares."""
-_REASON_NAMES = np.array([*REASONS, "truncated"], dtype=object)
+_REASON_CODES = np.array([reason_code(name) for name in (*REASONS, "truncated")], dtype=REASON_DTYPE)
 _TRUNCATED = len(REASONS)
-"""``info["reason"]`` by code: the engine's reasons, then a truncation by the turn limit."""
+"""``info["reason"]`` (codes of :data:`dejavu_env.core.game.REASONS`) by the engine's own reason index, then a
+truncation by the turn limit."""
 
 
 def _never_opened(envs: list[int]) -> RuntimeError:
@@ -271,7 +272,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         if failed >= 0:
             raise _never_opened([failed])
         return self._fused_reply(
-            waiting, moves, observations, masks, winners, scores, _REASON_NAMES.take(codes), winner,
+            waiting, moves, observations, masks, winners, scores, _REASON_CODES.take(codes), winner,
             {"tokens": tokens, "redeals": self.redeals.copy()}, reward, terminated, truncated,
         )
 
@@ -357,7 +358,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             egocentric = np.empty((self.num_envs, 2), dtype=np.float32)
             codes = np.empty(self.num_envs, dtype=np.int64)
             results_into(self.state.data, self.seat, self._truncated, _TRUNCATED, winners, egocentric, codes)
-            return winners, egocentric, _REASON_NAMES.take(codes)
+            return winners, egocentric, _REASON_CODES.take(codes)
         state = self.state
         seat = self.seat
         over = (state.terminal != 0) | self._truncated
@@ -372,7 +373,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         egocentric[:, 0] = np.where(over, np.where(first, tally[:, 0], tally[:, 1]), 0.0)
         egocentric[:, 1] = np.where(over, np.where(first, tally[:, 1], tally[:, 0]), 0.0)
         codes = np.where(self._truncated, _TRUNCATED, np.where(over, state.reason, 0))
-        return winners, egocentric, _REASON_NAMES.take(codes)
+        return winners, egocentric, _REASON_CODES.take(codes)
 
     def _game_info(self, info: dict[str, Any]) -> None:
         tokens = self.state.data[TOKENS]

@@ -322,3 +322,20 @@ def _same_state(a, b):
 def test_pettingzoo_render_test_on_the_aec_conversion(capsys):
     render_test(env)
     assert "P0 (you)" in capsys.readouterr().out, "human mode prints the table"
+
+
+def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
+    game = parallel_env(n_players=3)
+    observations, infos = game.reset(seed=4)
+    dtypes = {key: value.dtype for key, value in infos["player_0"].items()}
+    rng = np.random.default_rng(4)
+    while game.agents:
+        for agent, info in infos.items():
+            assert {key: value.dtype for key, value in info.items()} == dtypes
+            assert np.array_equal(info["action_mask"], observations[agent]["action_mask"])
+        actions = {a: int(rng.choice(np.flatnonzero(observations[a]["action_mask"]))) for a in game.agents}
+        observations, _, _, _, infos = game.step(actions)
+    assert all(info["reason"] == 3 for info in infos.values())  # "rounds"
+    quiet = parallel_env(mask_in_info=False)
+    _, infos = quiet.reset(seed=0)
+    assert all("action_mask" not in info for info in infos.values())
