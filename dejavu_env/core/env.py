@@ -43,7 +43,6 @@ import numpy as np
 from dejavu_env.core.actions import as_action
 from dejavu_env.core.game import GameInfo, Outcome, reason_code
 from dejavu_env.core.layout import Layout
-from dejavu_env.core.players import PlayerError
 from dejavu_env.core.seeding import check_seed
 from dejavu_env.core.spaces import observation_space
 from dejavu_env.core.validation import check_choice, check_options
@@ -130,6 +129,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
         self._opponent_actions: list[int] = []
         self._no_actions = np.full(self.n_opponent_actions, -1, dtype=np.int16)
         self._trusted = False
+        self._interrupted = False
 
     # ------------------------------------------------------------------ game hooks
     @property
@@ -186,21 +186,25 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """Start a new episode; seed and options are checked in full before anything changes.
 
         A rejected seed or option (a ``ValueError`` naming it) leaves the previous game as it
-        was, playable; so does a player that faults while the game is dealt.
+        was, playable; so does anything raised while the game is dealt: a player's fault, a
+        ``KeyboardInterrupt`` (any ``BaseException``), Grid's ``RuntimeError`` when the
+        opponent's opening turn ends every deal. Why a copy here even with trusted players: one
+        per episode costs nothing, and a deal that gives up must not lose the last game.
         """
         seed = check_seed(seed)
         parsed = self._parse_options(check_options(options, self.reset_options))
         self._trusted = self._trusts_players()
-        before = self._checkpoint()  # None with only trusted players seated: nothing can fault
+        before = self._checkpoint(always=True)
         generator, generator_seed = self._np_random, self._np_random_seed
         super().reset(seed=seed)
         self._opponent_actions = []
         try:
             self._start(parsed)
-        except PlayerError:
+        except BaseException:
             self._np_random, self._np_random_seed = generator, generator_seed
             self._roll_back(before)
             raise
+        self._interrupted = False
         self._done = False
         self._illegal = False
         self._ended = None
@@ -211,6 +215,11 @@ class DejaVuEnv(gym.Env, Generic[State]):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
         if self._done:
+            if self._interrupted:
+                raise RuntimeError(
+                    "the last step was interrupted with nothing to roll back to (only the game's own "
+                    "players are seated, so no copy was kept): call reset()"
+                )
             raise RuntimeError("the episode is over: call reset() before step()")
         if type(action) is not int or not 0 <= action < self.game.n_actions:
             action = as_action(action, self.game.n_actions)
@@ -228,8 +237,15 @@ class DejaVuEnv(gym.Env, Generic[State]):
             action = self.pass_action
         try:
             reward, terminated, truncated, ending = self._play(action)
-        except PlayerError:
-            self._roll_back(before)
+        except BaseException:
+            # A player's fault, or a KeyboardInterrupt (any BaseException) inside a player: back to
+            # before the step, then re-raise. With only trusted players there is no copy (their
+            # steps cannot fault); an interrupt there closes the episode instead of leaving a
+            # half-played step to continue from.
+            if before is None:
+                self._done = self._interrupted = True
+            else:
+                self._roll_back(before)
             raise
         if truncated:
             return self._finish(reward, False, True, ending, ())
@@ -274,13 +290,14 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _outcome(self) -> Outcome:
         return self.rules.outcome(self._state)
 
-    def _checkpoint(self) -> tuple[Any, ...] | None:
-        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated.
+    def _checkpoint(self, always: bool = False) -> tuple[Any, ...] | None:
+        """What :meth:`_roll_back` needs, or ``None`` before the first game and, unless
+        ``always``, when only trusted players are seated.
 
         Why conditional: the game's own players cannot fault, and copying the state at every
         step (or reset) would cost the fast path a tenth of its speed.
         """
-        if self._state is None or self._trusted:
+        if self._state is None or (self._trusted and not always):
             return None
         generator = self._np_random
         return (

@@ -32,6 +32,29 @@ from dejavu_env.core.validation import check_choice
 Observation = dict[str, np.ndarray]
 
 
+def require_reset(started: bool, call: str) -> None:
+    """A ``RuntimeError`` naming ``call`` unless the env was reset (PettingZoo's own wrappers
+    raise a bare ``AssertionError`` or an ``AttributeError`` there)."""
+    if not started:
+        raise RuntimeError(f"call reset() before {call}()")
+
+
+def check_aec_step(aec: Any, action: Any) -> None:
+    """Before an AEC ``step``: the game still has agents, and a finished agent passes ``None``.
+
+    Why here: PettingZoo's wrappers only warn on a step after the game (and play nothing), or
+    fail with a bare ``AssertionError()`` for a finished agent's action.
+    """
+    if not aec.agents:
+        raise RuntimeError("the game is over and every agent has stepped out: call reset() before step()")
+    agent = aec.agent_selection
+    if (aec.terminations[agent] or aec.truncations[agent]) and action is not None:
+        raise ValueError(
+            f"{agent} is done (terminated or truncated): its only action is None, PettingZoo's way "
+            f"out of the game, got {action!r:.60}"
+        )
+
+
 def agent_names(n_players: int) -> list[str]:
     """The agent names by seat: the agent at seat ``i`` is ``player_i``."""
     return [f"player_{seat}" for seat in range(n_players)]

@@ -213,14 +213,18 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     def _trusts_players(self) -> bool:
         return self._fast_opponent is not None
 
-    def _snapshot(self) -> tuple[GridState, list[int]]:
+    def _snapshot(self) -> tuple[GridState, list[int], int, int]:
         assert self._state is not None
-        return self._state.copy(), list(self._played)
+        return self._state.copy(), list(self._played), self._seat, self._redeals
 
-    def _restore(self, snapshot: tuple[GridState, list[int]]) -> None:
-        state, played = snapshot
+    def _restore(self, snapshot: tuple[GridState, list[int], int, int]) -> None:
+        state, played, seat, redeals = snapshot
         self._state = state.copy()
         self._played = played
+        self._seat, self._redeals = seat, redeals
+        self._observer = self._observer_for(seat, self.obs_mode)
+        if self._fast_opponent is None:
+            self._opponent_observer = self._observer_for(1 - seat, self._opponent_obs_mode)
 
     def _render(self, mode: str) -> str | np.ndarray:
         assert self._state is not None

@@ -15,7 +15,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from dejavu_env.core.game import Outcome
-from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation
+from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
@@ -208,12 +208,43 @@ def raw_env(**kwargs: Any) -> DejaVuGridAECEnv:
     return DejaVuGridAECEnv(**kwargs)
 
 
+class _CheckedOrder(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with errors that name the problem.
+
+    Why: the plain wrapper raises a bare ``AssertionError`` for ``step`` or ``observe`` before
+    ``reset`` and an ``AttributeError`` for ``last``, and only warns on a ``step`` after the
+    game (playing nothing). Here those are a ``RuntimeError`` saying what to call, and a
+    finished agent's action other than ``None`` is a ``ValueError`` naming the agent.
+    """
+
+    def step(self, action: Any) -> None:
+        require_reset(self._has_reset, "step")
+        check_aec_step(self, action)
+        super().step(action)
+
+    def observe(self, agent: str) -> Observation:
+        require_reset(self._has_reset, "observe")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        require_reset(self._has_reset, "last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        require_reset(self._has_reset, "agent_iter")
+        return super().agent_iter(max_iter)
+
+    def render(self) -> Any:
+        require_reset(self._has_reset, "render")
+        return super().render()
+
+
 def env(**kwargs: Any) -> OrderEnforcingWrapper:
     """The env wrapped like PettingZoo's classic games, keeping this module's errors.
 
-    Only ``OrderEnforcingWrapper`` (errors for calls before ``reset``): the raw env already
-    rejects out-of-range and illegal actions with a ``ValueError`` naming them, which
-    ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper`` would replace with an
-    ``AssertionError`` or a silent loss.
+    Only an order check (:class:`_CheckedOrder`, PettingZoo's ``OrderEnforcingWrapper`` with
+    clear errors): the raw env already rejects out-of-range and illegal actions with a
+    ``ValueError`` naming them, which ``AssertOutOfBoundsWrapper`` and
+    ``TerminateIllegalWrapper`` would replace with an ``AssertionError`` or a silent loss.
     """
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    return _CheckedOrder(raw_env(**kwargs))
