@@ -254,3 +254,50 @@ def test_batched_info_holds_the_single_envs_dtypes(env_id, mode):
         ended += int(done.sum())
     assert ended > 0
     envs.close()
+
+
+def test_the_specs_bound_episodes_by_the_longest_game_the_env_plays():
+    from dejavu_env.grab.rules import MAX_GAME_TICKS
+    from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, max_agent_steps
+
+    assert gym.spec("DejaVuGrid-v0").max_episode_steps == max_agent_steps(DEFAULT_MAX_TURNS)
+    assert gym.spec("DejaVuGrab-v0").max_episode_steps == MAX_GAME_TICKS
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_time_aware_observation_counts_the_steps(env_id):
+    env = gym.wrappers.TimeAwareObservation(gym.make(env_id), flatten=False)
+    observation, info = env.reset(seed=0)
+    assert observation["time"].tolist() == [0]
+    for step in range(1, 4):
+        observation, _, _, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert observation["time"].tolist() == [step] and not truncated
+    flat = gym.wrappers.TimeAwareObservation(gym.make(env_id))
+    assert flat.observation_space.contains(flat.reset(seed=0)[0])
+
+
+def test_make_vec_takes_the_specs_bound_and_refuses_one_that_would_cut_games():
+    assert gym.make_vec("DejaVuGrid-v0", num_envs=2).unwrapped.max_episode_steps == 16_000
+    assert gym.make_vec("DejaVuGrid-v0", num_envs=2, max_turns=400, max_episode_steps=None).unwrapped.max_turns == 400
+    with pytest.raises(ValueError, match=r"max_episode_steps=16000 would cut episodes .* 32000 steps"):
+        gym.make_vec("DejaVuGrid-v0", num_envs=2, max_turns=400)
+    with pytest.raises(ValueError, match="max_episode_steps=50 would cut"):
+        gym.make_vec("DejaVuGrab-v0", num_envs=2, max_episode_steps=50)
+
+
+@pytest.mark.parametrize("module", ["dejavu_env.grid.pettingzoo", "dejavu_env.grab.pettingzoo"])
+def test_a_pettingzoo_front_end_without_pettingzoo_names_the_extra(module):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = f"import sys; sys.modules['pettingzoo'] = None; import {module}"
+    root = str(Path(__file__).resolve().parents[1])
+    environment = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode != 0
+    assert last == f"ModuleNotFoundError: {module} needs pettingzoo, the 'pettingzoo' extra: " + (
+        "pip install 'dejavu-env[pettingzoo]'"
+    )

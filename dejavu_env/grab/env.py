@@ -74,7 +74,9 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     see ``dejavu_env.grab.rules``). When the agent is eliminated, the env plays the rest of
     the round for the others and returns at the agent's next decision (the next round's
     first tick), or at the end of the game. Episodes always terminate (at most 3 x 69
-    ticks) and are never truncated.
+    ticks) and are never truncated: the spec's ``max_episode_steps`` is that bound, 207
+    (``MAX_GAME_TICKS``), so gymnasium's ``TimeLimit`` never cuts a game and
+    ``TimeAwareObservation`` works.
 
     **Rewards**: ``reward="points"``: the agent's points of a round, paid on the step that
     ends it (0 if eliminated). ``reward="win"``: at the end, +1 for a sole winner, 0 for a

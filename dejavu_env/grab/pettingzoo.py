@@ -12,8 +12,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+
+try:
+    from pettingzoo import AECEnv, ParallelEnv
+    from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+except ModuleNotFoundError as missing:  # one line that names the extra, not a bare "No module named"
+    if not (missing.name or "").startswith("pettingzoo"):
+        raise
+    raise ModuleNotFoundError(
+        f"{__name__} needs pettingzoo, the 'pettingzoo' extra: pip install 'dejavu-env[pettingzoo]'",
+        name="pettingzoo",
+    ) from None
 
 from dejavu_env.core.actions import as_action
 from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset

@@ -17,7 +17,7 @@ from gymnasium.vector import AutoresetMode
 
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.game import REASON_DTYPE, reason_code
-from dejavu_env.core.validation import check_int
+from dejavu_env.core.validation import check_episode_steps, check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grab import kernels
 from dejavu_env.grab.batched import (
@@ -53,6 +53,7 @@ from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
+    MAX_GAME_TICKS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     N_ACTIONS,
@@ -142,8 +143,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
         backend: str = "auto",
+        max_episode_steps: int | None = None,
     ) -> None:
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
+        # make_vec passes the spec's bound; the rules end every game sooner.
+        self.max_episode_steps = check_episode_steps(max_episode_steps, MAX_GAME_TICKS, "the rules")
         n_others = n_players - 1
         if league is not None and opponents is not None:
             raise ValueError("give either opponents or league, not both")

@@ -71,6 +71,11 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     - ``max_turns``: turn limit, both seats' turns counted (default ``DEFAULT_MAX_TURNS`` =
       200, at least 2). When that many turns have ended without a winner the episode ends
       with ``truncated=True`` and reward 0.
+      ``gym.make`` also wraps the env in gymnasium's ``TimeLimit`` at the spec's
+      ``max_episode_steps`` = 16,000 (:func:`dejavu_env.grid.rules.max_agent_steps` at 200
+      turns: the longest episode, so it never cuts one; ``TimeAwareObservation`` reads it).
+      With a higher ``max_turns``, pass ``max_episode_steps=max_agent_steps(max_turns)`` too
+      (the env cannot see the wrapper; ``gym.make_vec`` refuses the shorter bound).
     - ``reward``: ``"win"`` (+1 win, -1 loss, 0 draw, at the end) or ``"score"`` (the agent's
       final score minus the opponent's: 1 per pile card, 1 for the End card, 0.5 per token;
       tallied the same way after a victory by hunches, so it measures material, and the

@@ -11,8 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+try:
+    from pettingzoo import AECEnv
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+except ModuleNotFoundError as missing:  # one line that names the extra, not a bare "No module named"
+    if not (missing.name or "").startswith("pettingzoo"):
+        raise
+    raise ModuleNotFoundError(
+        f"{__name__} needs pettingzoo, the 'pettingzoo' extra: pip install 'dejavu-env[pettingzoo]'",
+        name="pettingzoo",
+    ) from None
 
 from dejavu_env.core.game import Outcome
 from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset

@@ -58,6 +58,16 @@ MAX_TURN_ACTIONS = 160
 at most 6 and gains one only by stopping at a count of 4 or more, which keeps at least 3
 cards, so at most 10 times a game: at most 17 actions of at most 9 steps each (8 reveals
 and a stop), then End turn: 154. The env's ``info["opponent_actions"]`` has this length."""
+
+
+def max_agent_steps(max_turns: int) -> int:
+    """The most steps one agent can take in an episode of ``DejaVuGrid-v0`` under ``max_turns``:
+    at most every other turn is its own, of at most ``MAX_TURN_ACTIONS`` steps each. The
+    registered ``max_episode_steps`` is this at ``DEFAULT_MAX_TURNS``, so gymnasium's
+    ``TimeLimit`` never cuts a game the env would have played."""
+    return (max_turns + 1) // 2 * MAX_TURN_ACTIONS
+
+
 REWARDS = ("win", "score")
 MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
 """Every card and the End card in one pile and all the tokens: no tally can be higher."""

@@ -18,7 +18,7 @@ from gymnasium.vector import AutoresetMode
 
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
 from dejavu_env.core.game import REASON_DTYPE, Outcome, reason_code
-from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.validation import check_choice, check_episode_steps, check_int
 from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grid.batched import (
     LEGAL,
@@ -56,7 +56,7 @@ from dejavu_env.grid.kernels import (
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
-from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
+from dejavu_env.grid.rules import MAX_TURN_ACTIONS, max_agent_steps, outcome
 
 DEFAULTS = scalar_defaults(DejaVuGridEnv)
 """The single env's keyword defaults, which the vector env shares."""
@@ -120,9 +120,14 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
         backend: str = "auto",
+        max_episode_steps: int | None = None,
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)
+        # make_vec passes the spec's bound; games end by max_turns, so it may not be shorter.
+        self.max_episode_steps = check_episode_steps(
+            max_episode_steps, max_agent_steps(self.max_turns), f"max_turns={self.max_turns}"
+        )
         if league is not None and opponent is not None:
             raise ValueError("give either opponent or league, not both")
         default = "random" if opponent is None else opponent
