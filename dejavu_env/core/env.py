@@ -68,6 +68,8 @@ def egocentric(values: Sequence[Any], seat: int) -> list[Any]:
 
 _NO_WINNER = np.int64(-1)
 _PLAYING = reason_code("")
+_TRUE, _FALSE = np.array(True), np.array(False)
+"""``info["illegal_action"]`` values, handed out as copies."""
 
 
 def result_info(outcome: Outcome | None, seat: int, n_players: int) -> dict[str, Any]:
@@ -128,6 +130,10 @@ class DejaVuEnv(gym.Env, Generic[State]):
         self._ended: Outcome | None = None
         self._opponent_actions: list[int] = []
         self._no_actions = np.full(self.n_opponent_actions, -1, dtype=np.int16)
+        self._no_winners = np.zeros(n_players, dtype=np.int8)
+        self._no_scores = np.zeros(n_players, dtype=np.float32)
+        self._finished_mask = np.zeros(self.game.n_actions, dtype=np.int8)
+        self._finished_mask[self._placeholder_action()] = 1
         self._trusted = False
         self._interrupted = False
 
@@ -158,8 +164,11 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """Why the well-formed, illegal ``action`` is illegal now: a sentence naming it (game hook)."""
         raise NotImplementedError
 
-    def _game_info(self) -> dict[str, Any]:
-        """The game's own ``info`` keys, present after every reset and step (game hook)."""
+    def _add_game_info(self, info: dict[str, Any]) -> None:
+        """Write the game's own ``info`` keys into ``info``, after every reset and step (game hook).
+
+        Why into the dict, not a dict of its own: one merge less on the hot path of every step.
+        """
         raise NotImplementedError
 
     def _trusts_players(self) -> bool:
@@ -169,8 +178,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """
         raise NotImplementedError
 
-    def _snapshot(self) -> Any:
-        """Everything a step may change, to roll back to when a player faults (game hook)."""
+    def _snapshot(self, new_game: bool = False) -> Any:
+        """Everything a step may change, to roll back to when a player faults (game hook).
+
+        ``new_game``: taken before a ``reset``, which deals a new state object and leaves the
+        old one as it was, so the state itself needs no copy (one copy less per episode).
+        """
         raise NotImplementedError
 
     def _restore(self, snapshot: Any) -> None:
@@ -194,7 +207,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
         seed = check_seed(seed)
         parsed = self._parse_options(check_options(options, self.reset_options))
         self._trusted = self._trusts_players()
-        before = self._checkpoint(always=True)
+        before = self._checkpoint(new_game=True)
         generator, generator_seed = self._np_random, self._np_random_seed
         super().reset(seed=seed)
         self._opponent_actions = []
@@ -226,7 +239,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
         reason = "" if self.rules.is_legal(self._state, self._agent_seat(), action) else self._illegal_reason(action)
         if reason and self.illegal_action == "raise":
             raise ValueError(reason)
-        before = self._checkpoint()
+        before = None if self._trusted else self._checkpoint()
         self._illegal = bool(reason)
         if reason and self.illegal_action == "lose":
             self._opponent_actions = []
@@ -290,18 +303,19 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _outcome(self) -> Outcome:
         return self.rules.outcome(self._state)
 
-    def _checkpoint(self, always: bool = False) -> tuple[Any, ...] | None:
-        """What :meth:`_roll_back` needs, or ``None`` before the first game and, unless
-        ``always``, when only trusted players are seated.
+    def _checkpoint(self, new_game: bool = False) -> tuple[Any, ...] | None:
+        """What :meth:`_roll_back` needs, or ``None`` before the first game and, for a step
+        (not ``new_game``), when only trusted players are seated.
 
         Why conditional: the game's own players cannot fault, and copying the state at every
-        step (or reset) would cost the fast path a tenth of its speed.
+        step would cost the fast path a tenth of its speed; before a reset the state needs no
+        copy at all (see :meth:`_snapshot`).
         """
-        if self._state is None or (self._trusted and not always):
+        if self._state is None or (self._trusted and not new_game):
             return None
         generator = self._np_random
         return (
-            self._snapshot(),
+            self._snapshot(new_game),
             None if generator is None else generator.bit_generator.state,
             self._opponent_actions,
             self._illegal,
@@ -320,9 +334,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _mask(self, dtype: type) -> np.ndarray:
         """The agent's legal actions now, a fresh array; the placeholder once the episode is over."""
         if self._done:
-            mask: np.ndarray = np.zeros(self.game.n_actions, dtype=dtype)
-            mask[self._placeholder_action()] = 1
-            return mask
+            return self._finished_mask.astype(dtype)
         return self.rules.legal_mask(self._state, self._agent_seat(), dtype)
 
     def _placeholder_action(self) -> int:
@@ -330,24 +342,33 @@ class DejaVuEnv(gym.Env, Generic[State]):
         return self.game.n_actions - 1 if self.pass_action is None else self.pass_action
 
     def _reply(self) -> Reply:
-        # The hot path of every step: each call and merge here costs the single env's speed.
+        # The hot path of every step: each call and merge here costs the single env's speed, so the
+        # common case (the game goes on) is written out, and its neutral arrays are preallocated
+        # and handed out as copies (every reply holds new arrays).
+        state = self._state
         seat = self._agent_seat()
-        mask = self._mask(np.int8)
-        observation = {"observation": self._observe().copy(), "action_mask": mask}
+        mask = self._finished_mask.copy() if self._done else self.rules.legal_mask(state, seat)
         opponent_actions = self._no_actions.copy()
         played = self._opponent_actions
         if played:
             opponent_actions[: len(played)] = played
-        if self._ended is not None:
-            outcome: Outcome | None = self._ended
-        elif self._done or self.rules.is_over(self._state):
+        info: dict[str, Any] = {
+            "action_mask": mask,
+            "illegal_action": (_TRUE if self._illegal else _FALSE).copy(),
+            "opponent_actions": opponent_actions,
+        }
+        outcome = self._ended
+        if outcome is None and (self._done or self.rules.is_over(state)):
             outcome = self._outcome()
+        if outcome is None:
+            info["winner"] = _NO_WINNER
+            info["winners"] = self._no_winners.copy()
+            info["scores"] = self._no_scores.copy()
+            info["reason"] = _PLAYING
         else:
-            outcome = None
-        info = {"action_mask": mask, "illegal_action": np.array(self._illegal), "opponent_actions": opponent_actions}
-        info.update(result_info(outcome, seat, self.n_players))
-        info.update(self._game_info())
-        return observation, info
+            info.update(result_info(outcome, seat, self.n_players))
+        self._add_game_info(info)
+        return {"observation": self._observer.observe(state).copy(), "action_mask": mask}, info
 
     def _finish(
         self, reward: float, terminated: bool, truncated: bool, reason: str, winners: tuple[int, ...] | None = None

@@ -172,6 +172,12 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self._observer = Observer(AGENT, self.obs_mode)
         self._render_observer = Observer(AGENT, "info_state")
         self._aside = np.full(N_ASIDE, -1, dtype=np.int16)
+        # Caches of info arrays that change only when a round ends (see _add_game_info).
+        self._tallied: GrabState | None = None
+        self._tallied_rounds = -1
+        self._points = np.zeros(n_players, dtype=np.int16)
+        self._round_points = np.zeros((N_ROUNDS, n_players), dtype=np.int16)
+        self._eliminated: dict[tuple[bool, ...], np.ndarray] = {}
 
     @property
     def n_opponent_actions(self) -> int:
@@ -214,27 +220,35 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             return str(err)
         raise AssertionError(f"action {action} is legal")
 
-    def _game_info(self) -> dict[str, Any]:
+    def _add_game_info(self, info: dict[str, Any]) -> None:
         state = self._state
         assert state is not None
-        round_points = np.zeros((N_ROUNDS, self.n_players), dtype=np.int16)
-        if state.round_points:
-            round_points[: len(state.round_points)] = state.round_points
-        # The agent sits at seat 0, so seat order is already its egocentric order.
-        return {
-            "round": np.int64(state.round),
-            "points": np.array(state.points, dtype=np.int16),
-            "eliminated": ~np.array(state.in_round),
-            "round_points": round_points,
-            "aside_cards": self._aside.copy(),
-        }
+        # The agent sits at seat 0, so seat order is already its egocentric order. Points change
+        # only when a round ends: their arrays are built then and handed out as copies.
+        rounds_done = len(state.round_points)
+        if self._tallied is not state or self._tallied_rounds != rounds_done:
+            self._tallied, self._tallied_rounds = state, rounds_done
+            self._points = np.array(state.points, dtype=np.int16)
+            self._round_points[:] = 0
+            if rounds_done:
+                self._round_points[:rounds_done] = state.round_points
+        in_round = tuple(state.in_round)
+        eliminated = self._eliminated.get(in_round)
+        if eliminated is None:
+            eliminated = self._eliminated[in_round] = ~np.array(in_round)
+        info["round"] = np.int64(state.round)
+        info["points"] = self._points.copy()
+        info["eliminated"] = eliminated.copy()
+        info["round_points"] = self._round_points.copy()
+        info["aside_cards"] = self._aside.copy()
 
     def _trusts_players(self) -> bool:
         return self._seats.trusted
 
-    def _snapshot(self) -> tuple[GrabState, np.ndarray]:
+    def _snapshot(self, new_game: bool = False) -> tuple[GrabState, np.ndarray]:
         assert self._state is not None
-        return self._state.copy(), self._aside.copy()
+        state = self._state if new_game else self._state.copy()  # a reset deals a new GrabState
+        return state, self._aside.copy()
 
     def _restore(self, snapshot: tuple[GrabState, np.ndarray]) -> None:
         state, aside = snapshot

@@ -26,6 +26,7 @@ from dejavu_env.grid.rules import (
     DEFAULT_MAX_TURNS,
     GAME_INFO,
     MAX_TURN_ACTIONS,
+    TOTAL_TOKENS,
     GridState,
     is_legal,
     legal_ids,
@@ -37,6 +38,10 @@ from dejavu_env.grid.rules import (
 MAX_DEALS = 100
 """Deals tried by one reset when the opponent's opening turn keeps ending the game."""
 SEATS = (0, 1, None)
+_TOKEN_PAIRS = [[np.array((mine, theirs), dtype=np.int8) for theirs in range(TOTAL_TOKENS + 1)]
+                for mine in range(TOTAL_TOKENS + 1)]
+"""``info["tokens"]`` for every (agent's, opponent's) count, handed out as copies: cheaper than
+building the pair at every step."""
 
 
 @dataclass(frozen=True)
@@ -209,18 +214,21 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         assert self._state is not None
         return self._state.illegal_reason(action)
 
-    def _game_info(self) -> dict[str, Any]:
+    def _add_game_info(self, info: dict[str, Any]) -> None:
         state = self._state
         assert state is not None
-        tokens = np.array((state.tokens[self._seat], state.tokens[1 - self._seat]), dtype=np.int8)
-        return {"tokens": tokens, "redeals": np.int64(self._redeals)}
+        tokens = state.tokens
+        seat = self._seat
+        info["tokens"] = _TOKEN_PAIRS[tokens[seat]][tokens[1 - seat]].copy()
+        info["redeals"] = np.int64(self._redeals)
 
     def _trusts_players(self) -> bool:
         return self._fast_opponent is not None
 
-    def _snapshot(self) -> tuple[GridState, list[int], int, int]:
+    def _snapshot(self, new_game: bool = False) -> tuple[GridState, list[int], int, int]:
         assert self._state is not None
-        return self._state.copy(), list(self._played), self._seat, self._redeals
+        state = self._state if new_game else self._state.copy()  # a reset deals a new GridState
+        return state, list(self._played), self._seat, self._redeals
 
     def _restore(self, snapshot: tuple[GridState, list[int], int, int]) -> None:
         state, played, seat, redeals = snapshot
