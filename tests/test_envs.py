@@ -301,3 +301,15 @@ def test_a_pettingzoo_front_end_without_pettingzoo_names_the_extra(module):
     assert last == f"ModuleNotFoundError: {module} needs pettingzoo, the 'pettingzoo' extra: " + (
         "pip install 'dejavu-env[pettingzoo]'"
     )
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_derived_seeds_are_the_numbers_one_vectorised_draw_gives(n):
+    """``derive_seeds`` draws one scalar at a time (cheaper on a reset's hot path); the games
+    stay those of the same seed as before only while that equals one ``size=n`` draw."""
+    from dejavu_env.core.seeding import SEED_BOUND, derive_seeds
+
+    for seed in range(200):
+        scalar, vector = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert derive_seeds(scalar, n) == vector.integers(0, SEED_BOUND, size=n).tolist()
+        assert scalar.random() == vector.random(), "the generators stay in step"

@@ -160,6 +160,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """The agent's seat in the current game (game hook)."""
         raise NotImplementedError
 
+    def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
+        """A fresh int8 mask of the agent's legal actions while the game goes on, given the agent's
+        observation ``vector`` just brought up to date (game hook: a game may read it off the view,
+        faster than the rules module's general ``legal_mask``)."""
+        return self.rules.legal_mask(self._state, self._agent_seat())
+
     def _illegal_reason(self, action: int) -> str:
         """Why the well-formed, illegal ``action`` is illegal now: a sentence naming it (game hook)."""
         raise NotImplementedError
@@ -347,11 +353,15 @@ class DejaVuEnv(gym.Env, Generic[State]):
         # and handed out as copies (every reply holds new arrays).
         state = self._state
         seat = self._agent_seat()
-        mask = self._finished_mask.copy() if self._done else self.rules.legal_mask(state, seat)
-        opponent_actions = self._no_actions.copy()
+        vector = self._observer.observe(state)
+        mask = self._finished_mask.copy() if self._done else self._agent_mask(vector)
         played = self._opponent_actions
-        if played:
-            opponent_actions[: len(played)] = played
+        if len(played) == self._no_actions.size:  # Grab: every other seat acted
+            opponent_actions = np.array(played, dtype=np.int16)
+        else:
+            opponent_actions = self._no_actions.copy()
+            if played:
+                opponent_actions[: len(played)] = played
         info: dict[str, Any] = {
             "action_mask": mask,
             "illegal_action": (_TRUE if self._illegal else _FALSE).copy(),
@@ -368,7 +378,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
         else:
             info.update(result_info(outcome, seat, self.n_players))
         self._add_game_info(info)
-        return {"observation": self._observer.observe(state).copy(), "action_mask": mask}, info
+        return {"observation": vector.copy(), "action_mask": mask}, info
 
     def _finish(
         self, reward: float, terminated: bool, truncated: bool, reason: str, winners: tuple[int, ...] | None = None

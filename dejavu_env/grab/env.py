@@ -18,8 +18,8 @@ from dejavu_env.core.players import reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_int
 from dejavu_env.grab import rules as game_rules
-from dejavu_env.grab.cards import N_ASIDE, GrabDeck, canonical_deck, make_deck
-from dejavu_env.grab.observation import LAYOUTS, Observer, decode
+from dejavu_env.grab.cards import N_ASIDE, N_OBJECTS, GrabDeck, canonical_deck, make_deck
+from dejavu_env.grab.observation import LAYOUTS, MIDDLE, Observer, decode
 from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
@@ -27,10 +27,12 @@ from dejavu_env.grab.rules import (
     GAME_INFO,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    N_ACTIONS,
     N_ROUNDS,
     PASS,
     GrabState,
     check_action,
+    legal_mask,
     new_game,
     outcome,
     rewards,
@@ -41,6 +43,9 @@ from dejavu_env.grab.seats import Seats
 
 AGENT = 0
 """The agent's seat: the env's other seats are its opponents, in order."""
+_ROUNDS = tuple(np.int64(round_index) for round_index in range(N_ROUNDS))
+_PASS_ONLY = np.eye(1, N_ACTIONS, dtype=np.int8)[0]
+"""``info["round"]`` values, shared (numpy scalars are immutable; building one costs more)."""
 
 
 @dataclass(frozen=True)
@@ -205,12 +210,27 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         rounds_done = len(state.round_points)
         first_tick = self._seats.play(state, self.np_random, AGENT, action)
         self._record_opponent_actions(first_tick[1:])
-        self._aside[:] = state.round_asides[-1] if len(state.round_points) > rounds_done else -1
+        if len(state.round_points) == rounds_done:  # most steps: no round ended, nothing to pay
+            if self._aside[0] >= 0:
+                self._aside[:] = -1
+            return 0.0, False, False, ""
+        self._aside[:] = state.round_asides[-1]
         reward = rewards(state, self.reward_mode, rounds_done)[AGENT]
         return reward, state.game_over, False, "rounds" if state.game_over else ""
 
     def _agent_seat(self) -> int:
         return AGENT
+
+    def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
+        state = self._state
+        assert state is not None
+        if state.game_over or not state.in_round[AGENT]:
+            return legal_mask(state, AGENT)
+        # In the round the legal grabs are the middle's objects, which the view holds as 0/1:
+        # a copy and a cast, several times cheaper than assembling the mask from the bits.
+        mask = _PASS_ONLY.copy()
+        mask[1:] = vector[MIDDLE : MIDDLE + N_OBJECTS]
+        return mask
 
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
@@ -236,7 +256,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         eliminated = self._eliminated.get(in_round)
         if eliminated is None:
             eliminated = self._eliminated[in_round] = ~np.array(in_round)
-        info["round"] = np.int64(state.round)
+        info["round"] = _ROUNDS[state.round]
         info["points"] = self._points.copy()
         info["eliminated"] = eliminated.copy()
         info["round_points"] = self._round_points.copy()

@@ -404,7 +404,7 @@ def play_bit_ticks(
     pending = outside_action if outside >= 0 else PASS
     while not state.game_over:
         in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
-        legal = grab_bits(middle)  # what every seat still in the round may play this tick
+        legal = middle << 1 | 1  # grab_bits(middle), inlined: what every seat in the round may play
         if pending:
             first, first_action = outside, pending
             actions[outside] = pending

@@ -42,6 +42,9 @@ _TOKEN_PAIRS = [[np.array((mine, theirs), dtype=np.int8) for theirs in range(TOT
                 for mine in range(TOTAL_TOKENS + 1)]
 """``info["tokens"]`` for every (agent's, opponent's) count, handed out as copies: cheaper than
 building the pair at every step."""
+_REDEALS = tuple(np.int64(deals) for deals in range(MAX_DEALS))
+"""``info["redeals"]`` values (numpy scalars are immutable, so they are shared): building one
+costs more than the rest of the game's info."""
 
 
 @dataclass(frozen=True)
@@ -197,10 +200,12 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         state = self._state
         assert state is not None
         state.apply(action)
-        self._played = []
         if state.player != self._seat:
+            self._played = []
             self._play_opponent()
-        self._record_opponent_actions(self._played)
+            self._record_opponent_actions(self._played)
+        else:  # the agent's turn goes on: nobody else played (the common step)
+            self._played = self._opponent_actions = []
         if state.terminal:
             return rewards(state, self.reward_mode)[self._seat], True, False, state.reason
         if state.turns >= self.max_turns:
@@ -209,6 +214,11 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
 
     def _agent_seat(self) -> int:
         return self._seat
+
+    def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
+        state = self._state
+        assert state is not None
+        return mask_array(state.legal if state.player == self._seat else 0)
 
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
@@ -220,7 +230,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         tokens = state.tokens
         seat = self._seat
         info["tokens"] = _TOKEN_PAIRS[tokens[seat]][tokens[1 - seat]].copy()
-        info["redeals"] = np.int64(self._redeals)
+        info["redeals"] = _REDEALS[self._redeals]
 
     def _trusts_players(self) -> bool:
         return self._fast_opponent is not None

@@ -106,6 +106,8 @@ def action_name(action: int) -> str:
 
 _IDS_CACHE: dict[int, tuple[int, ...]] = {}
 _MASK_CACHE: dict[tuple[int, type], np.ndarray] = {}
+_INT8_MASKS: dict[int, np.ndarray] = {}
+"""The int8 masks by bits alone: every env reply asks for one, and a tuple key costs a tenth of it."""
 
 
 def legal_ids(bits: int) -> tuple[int, ...]:
@@ -118,6 +120,11 @@ def legal_ids(bits: int) -> tuple[int, ...]:
 
 def mask_array(bits: int, dtype: type = np.int8) -> np.ndarray:
     """The ``N_ACTIONS``-long mask of a legal-action bit mask, as a fresh array of ``dtype``."""
+    if dtype is np.int8:
+        cached = _INT8_MASKS.get(bits)
+        if cached is None:
+            cached = _INT8_MASKS[bits] = np.array([bits >> a & 1 for a in range(N_ACTIONS)], dtype=np.int8)
+        return cached.copy()
     cached = _MASK_CACHE.get((bits, dtype))
     if cached is None:
         cached = np.array([bits >> a & 1 for a in range(N_ACTIONS)], dtype=dtype)
