@@ -207,8 +207,9 @@ class DejaVuEnv(gym.Env, Generic[State]):
         A rejected seed or option (a ``ValueError`` naming it) leaves the previous game as it
         was, playable; so does anything raised while the game is dealt: a player's fault, a
         ``KeyboardInterrupt`` (any ``BaseException``), Grid's ``RuntimeError`` when the
-        opponent's opening turn ends every deal. Why a copy here even with trusted players: one
-        per episode costs nothing, and a deal that gives up must not lose the last game.
+        opponent's opening turn ends every deal. Why a rollback point here even with trusted
+        players: it holds the last game by reference (a reset deals a new state), so it costs
+        next to nothing, and a deal that gives up must not lose the last game.
         """
         seed = check_seed(seed)
         parsed = self._parse_options(check_options(options, self.reset_options))

@@ -44,8 +44,9 @@ from dejavu_env.grab.seats import Seats
 AGENT = 0
 """The agent's seat: the env's other seats are its opponents, in order."""
 _ROUNDS = tuple(np.int64(round_index) for round_index in range(N_ROUNDS))
-_PASS_ONLY = np.eye(1, N_ACTIONS, dtype=np.int8)[0]
 """``info["round"]`` values, shared (numpy scalars are immutable; building one costs more)."""
+_PASS_ONLY = np.eye(1, N_ACTIONS, dtype=np.int8)[0]
+"""The mask with pass alone, which an in-round mask starts from."""
 
 
 @dataclass(frozen=True)
