@@ -53,6 +53,24 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
+def check_episode_steps(value: Any, longest: int, limit: str) -> int | None:
+    """``max_episode_steps`` (which ``gym.make_vec`` passes from the spec), checked: ``None``, or an
+    integer no smaller than ``longest``, the most steps an episode can take under ``limit``.
+
+    Why no smaller: the batched envs end games by their own rules and limits only (``limit``
+    names them); a shorter cut would have to be a TimeLimit of their own, which they lack.
+    """
+    if value is None:
+        return None
+    steps = check_int("max_episode_steps", value, 1)
+    if steps < longest:
+        raise ValueError(
+            f"max_episode_steps={steps} would cut episodes the env plays (up to {longest} steps under {limit}); "
+            f"pass at least {longest}, or None, and bound the game by its own limit"
+        )
+    return steps
+
+
 def check_options(options: Any, allowed: Collection[str]) -> dict[str, Any]:
     """``options`` as a dict (``{}`` for ``None``) after rejecting unknown keys by name."""
     if options is None:

@@ -81,7 +81,7 @@ from dejavu_env.core.batch import all_set, any_set
 from dejavu_env.core.batch_players import PolicyPlayer, SingleGamePlayers
 from dejavu_env.core.compiled import resolve_backend
 from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
-from dejavu_env.core.game import GameInfo
+from dejavu_env.core.game import GameInfo, reason_code
 from dejavu_env.core.layout import Layout
 from dejavu_env.core.providers import named_player, provided_names
 from dejavu_env.core.seeding import SEED_BOUND, check_seed
@@ -227,8 +227,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         raise NotImplementedError
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(winners (N, P) int8, scores (N, P) float32, reasons (N,) object)``, egocentric, neutral
-        (zeros and ``""``) where a game goes on (game hook)."""
+        """``(winners (N, P) int8, scores (N, P) float32, reasons (N,) int8 codes of
+        :data:`dejavu_env.core.game.REASONS`)``, egocentric, neutral (zeros) where a game goes on (game hook)."""
         raise NotImplementedError
 
     def _game_info(self, info: dict[str, Any]) -> None:
@@ -612,7 +612,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if any_set(forced):  # the front end ended these games (an illegal action under "lose"): every other seat wins
             winners[forced] = 1
             winners[forced, 0] = 0
-            reasons[forced] = FORFEIT
+            reasons[forced] = reason_code(FORFEIT)
         if winner is None or any_set(forced):
             # Column by column over the few seats: several times cheaper than sum / argmax along axis 1.
             count = np.zeros(n, dtype=np.int64)

@@ -16,7 +16,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
-from dejavu_env.core.validation import check_int
+from dejavu_env.core.game import REASON_DTYPE, reason_code
+from dejavu_env.core.validation import check_episode_steps, check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grab import kernels
 from dejavu_env.grab.batched import (
@@ -52,6 +53,7 @@ from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
+    MAX_GAME_TICKS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     N_ACTIONS,
@@ -63,8 +65,8 @@ from dejavu_env.grab.rules import (
 
 DEFAULTS = scalar_defaults(DejaVuGrabEnv)
 """The single env's keyword defaults, which the vector env shares."""
-_REASON_NAMES = np.array(["", "rounds"], dtype=object)
-"""``info["reason"]`` while a game goes on, and once it is over."""
+_REASON_CODES = np.array([reason_code(""), reason_code("rounds")], dtype=REASON_DTYPE)
+"""``info["reason"]`` (codes of :data:`dejavu_env.core.game.REASONS`) while a game goes on, and once it is over."""
 _KERNEL_KINDS = {RandomBatchPlayer: kernels.RANDOM, MemoryBatchBot: kernels.MEMORY, PerfectBatchPlayer: kernels.PERFECT}
 """The batch players the compiled kernels play themselves (exact types: a subclass may decide otherwise)."""
 _NO_NORMALS = np.zeros(0)
@@ -141,8 +143,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
         backend: str = "auto",
+        max_episode_steps: int | None = None,
     ) -> None:
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
+        # make_vec passes the spec's bound; the rules end every game sooner.
+        self.max_episode_steps = check_episode_steps(max_episode_steps, MAX_GAME_TICKS, "the rules")
         n_others = n_players - 1
         if league is not None and opponents is not None:
             raise ValueError("give either opponents or league, not both")
@@ -311,7 +316,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         info["round"] = state.round.copy()
         info["aside_cards"] = self._aside.copy()
         return self._fused_reply(
-            waiting, opponent_actions, observations, masks, winners, scores, _REASON_NAMES.take(over.view(np.int8)),
+            waiting, opponent_actions, observations, masks, winners, scores, _REASON_CODES.take(over.view(np.int8)),
             winner, info, reward, terminated, np.zeros(n, dtype=bool),
         )
 
@@ -434,11 +439,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             winners = np.empty((self.num_envs, self.n_players), dtype=np.int8)
             scores = np.empty((self.num_envs, self.n_players), dtype=np.float32)
             kernels.results(self.state.data, winners, scores)
-            return winners, scores, _REASON_NAMES.take(over.view(np.int8))
+            return winners, scores, _REASON_CODES.take(over.view(np.int8))
         totals = points(self.state)
         top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
         scores = np.where(over[:, None], totals, 0).astype(np.float32)
-        return top.astype(np.int8), scores, _REASON_NAMES.take(over.view(np.int8))
+        return top.astype(np.int8), scores, _REASON_CODES.take(over.view(np.int8))
 
     def _game_info(self, info: dict[str, Any]) -> None:
         state = self.state

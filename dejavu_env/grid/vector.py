@@ -17,8 +17,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from dejavu_env.core.batch import all_set, any_set, unpack_bits
-from dejavu_env.core.game import Outcome
-from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.game import REASON_DTYPE, Outcome, reason_code
+from dejavu_env.core.validation import check_choice, check_episode_steps, check_int
 from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grid.batched import (
     LEGAL,
@@ -56,13 +56,14 @@ from dejavu_env.grid.kernels import (
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
-from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
+from dejavu_env.grid.rules import MAX_TURN_ACTIONS, max_agent_steps, outcome
 
 DEFAULTS = scalar_defaults(DejaVuGridEnv)
 """The single env's keyword defaults, which the vector env shares."""
-_REASON_NAMES = np.array([*REASONS, "truncated"], dtype=object)
+_REASON_CODES = np.array([reason_code(name) for name in (*REASONS, "truncated")], dtype=REASON_DTYPE)
 _TRUNCATED = len(REASONS)
-"""``info["reason"]`` by code: the engine's reasons, then a truncation by the turn limit."""
+"""``info["reason"]`` (codes of :data:`dejavu_env.core.game.REASONS`) by the engine's own reason index, then a
+truncation by the turn limit."""
 
 
 def _never_opened(envs: list[int]) -> RuntimeError:
@@ -119,9 +120,14 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
         backend: str = "auto",
+        max_episode_steps: int | None = None,
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2, 2**63 - 1)  # the kernels count turns in an int64
+        # make_vec passes the spec's bound; games end by max_turns, so it may not be shorter.
+        self.max_episode_steps = check_episode_steps(
+            max_episode_steps, max_agent_steps(self.max_turns), f"max_turns={self.max_turns}"
+        )
         if league is not None and opponent is not None:
             raise ValueError("give either opponent or league, not both")
         default = "random" if opponent is None else opponent
@@ -271,7 +277,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         if failed >= 0:
             raise _never_opened([failed])
         return self._fused_reply(
-            waiting, moves, observations, masks, winners, scores, _REASON_NAMES.take(codes), winner,
+            waiting, moves, observations, masks, winners, scores, _REASON_CODES.take(codes), winner,
             {"tokens": tokens, "redeals": self.redeals.copy()}, reward, terminated, truncated,
         )
 
@@ -357,7 +363,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             egocentric = np.empty((self.num_envs, 2), dtype=np.float32)
             codes = np.empty(self.num_envs, dtype=np.int64)
             results_into(self.state.data, self.seat, self._truncated, _TRUNCATED, winners, egocentric, codes)
-            return winners, egocentric, _REASON_NAMES.take(codes)
+            return winners, egocentric, _REASON_CODES.take(codes)
         state = self.state
         seat = self.seat
         over = (state.terminal != 0) | self._truncated
@@ -372,7 +378,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         egocentric[:, 0] = np.where(over, np.where(first, tally[:, 0], tally[:, 1]), 0.0)
         egocentric[:, 1] = np.where(over, np.where(first, tally[:, 1], tally[:, 0]), 0.0)
         codes = np.where(self._truncated, _TRUNCATED, np.where(over, state.reason, 0))
-        return winners, egocentric, _REASON_NAMES.take(codes)
+        return winners, egocentric, _REASON_CODES.take(codes)
 
     def _game_info(self, info: dict[str, Any]) -> None:
         tokens = self.state.data[TOKENS]

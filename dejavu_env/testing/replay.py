@@ -17,6 +17,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from dejavu_env.core.game import reason_code
+
 Draw = tuple[str, Any]
 """``("random", u)``, ``("normal", zs)`` or ``("integers", j)``: one generator call and its answer."""
 
@@ -145,7 +147,7 @@ def replay_grid_vector(env: Any, steps: int, rng: np.random.Generator, seed: int
                 _check("winner", i, info["winner"][i], winner)
                 tally = game.scores()
                 _check("scores", i, info["scores"][i], np.array([tally[seat], tally[1 - seat]], np.float32))
-                _check("reason", i, info["reason"][i], game.reason)
+                _check("reason", i, info["reason"][i], reason_code(game.reason))
             episodes += ended
         done = terminated | truncated
     return episodes
