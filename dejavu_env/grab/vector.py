@@ -368,8 +368,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return kernels.Seating(self.opponent_ids, kinds, slots, self._memory)
 
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
-        """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``:
-        a transposed view of a seat-major array, which :func:`~dejavu_env.grab.batched.apply` reads without a copy."""
+        """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``
+        (a transposed view of a seat-major array, filled a seat at a time)."""
         ticks = np.zeros((self.n_players, len(where)), dtype=np.int64)
         in_round = (work.data[IN_ROUND][:, None] >> self._other_seats) & 1  # (m, other seats)
         if len(self.players) == 1:  # one player at every seat: one request for all of them
