@@ -128,18 +128,6 @@ def _run(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
 
-def test_numba_loads_only_when_a_batched_env_is_built():
-    done = _run(
-        "import sys, gymnasium as gym, dejavu_env\n"
-        "for env_id in ('DejaVuGrid-v0', 'DejaVuGrab-v0'):\n"
-        "    env = gym.make(env_id); env.reset(seed=0)\n"
-        "assert 'numba' not in sys.modules, 'a single env loaded numba'\n"
-        "gym.make_vec('DejaVuGrid-v0', num_envs=2)\n"
-        "assert 'numba' in sys.modules\n"
-    )
-    assert done.returncode == 0, done.stderr
-
-
 def test_without_numba_make_vec_says_so_in_one_line():
     done = _run(
         "import sys; sys.modules['numba'] = None\n"
@@ -191,3 +179,16 @@ def test_an_autoreset_whose_deals_all_end_in_the_opening_turn_says_so(fused, mon
     with pytest.raises(RuntimeError, match=r"env\(s\) \[0\]: the opponent's opening turn ended the game in each of 0"):
         for _ in range(50):
             obs, *_ = env.step(actions_for(obs, rng))
+
+
+def test_a_long_compile_is_said_once_per_process_on_stderr(monkeypatch, capsys):
+    from dejavu_env.core import compiled
+
+    monkeypatch.setattr(compiled, "_noticed", False)
+    monkeypatch.setattr(compiled, "_NOTICE_AFTER_S", 0.0)  # every warm-up counts as long here
+    for _ in range(2):
+        with compiled.compile_notice("grid"):
+            pass
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dejavu_env: compiled the grid kernels in "), lines
+    assert "numba caches them on disk" in lines[0]
