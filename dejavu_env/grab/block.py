@@ -70,8 +70,8 @@ class GrabTables:
     sigma: float
 
     def arguments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-        """The fields in order, as the compiled kernels take them (:mod:`dejavu_env.grab.kernels`): separate
-        arguments, since inside a kernel each access to a tuple's array would bump its reference count."""
+        """The fields in order, as the compiled kernels take them (``kernels.Tables(*tables.arguments())``): a
+        dataclass, whose ``sigma`` a test may set, is not a type numba compiles."""
         return self.card_bits, self.presets, self.scripted, self.means, self.log_means, self.equal, float(self.sigma)
 
 

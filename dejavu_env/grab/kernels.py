@@ -25,7 +25,8 @@ rules, and a game's rows lie far apart in the block. So what runs at every tick 
 choices, the grabs, the flip) is written out in :func:`play`, block by block, on a copy of the
 game's column, with helpers that take plain numbers; what runs a few times a round (races
 between different means, eliminations, the end of a round) keeps a function of its own. The
-tables' arrays are passed one by one (:meth:`~dejavu_env.grab.block.GrabTables.arguments`), never as a tuple.
+kernels that the vector env calls take a few named tuples (:class:`Tables`, :class:`Seating`, a request,
+a reply) and unpack them once per call; the helpers they call per tick take the arrays one by one.
 
 Kernels work in place on the block; ``cols`` are its columns and ``games[col]`` each column's
 env game number (the index into the tables and the streams).
@@ -81,7 +82,11 @@ __all__ = [
     "PAUSED",
     "PERFECT",
     "RANDOM",
+    "Reply",
     "Seating",
+    "StepRequest",
+    "Tables",
+    "TickRequest",
     "finish",
     "game_info",
     "legal_masks",
@@ -113,6 +118,67 @@ _O_POINTS, _O_ROUND, _O_CARDS_LEFT = _OFFSETS["points"], _OFFSETS["round"], _OFF
 _O_FLIPPING_OVER, _O_SEEN = _OFFSETS["flipping_over"], _OFFSETS["seen"]
 _M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101
 _BYTE = 0xFF
+
+
+class Tables(NamedTuple):
+    """What is fixed for a whole game, as the kernels read it (:meth:`~dejavu_env.grab.block.GrabTables.arguments`):
+    each game's deck (``card_bits``), scripted orders (``presets``, used where ``scripted``), reaction-time
+    ``means`` and their lognormal ``log_means``, whether they are ``equal``, and the common ``sigma``."""
+
+    card_bits: np.ndarray
+    presets: np.ndarray
+    scripted: np.ndarray
+    means: np.ndarray
+    log_means: np.ndarray
+    equal: np.ndarray
+    sigma: float
+
+
+class TickRequest(NamedTuple):
+    """The entries :func:`play` plays: ``todo`` indexes ``cols`` (the block's columns); per entry, the tick's
+    actions ``ticks[i]`` (the agent's first), its ``phase``, the race normals ``z[z_at[i]:]`` of a resumed
+    entry; ``loop`` goes on while the agent is out of the round. The opponents' first actions go to
+    ``opponent_actions[game]``; ``status[i]`` and ``need[i]`` say how each entry stopped."""
+
+    cols: np.ndarray
+    todo: np.ndarray
+    ticks: np.ndarray
+    phase: np.ndarray
+    z: np.ndarray
+    z_at: np.ndarray
+    loop: bool
+    opponent_actions: np.ndarray
+    status: np.ndarray
+    need: np.ndarray
+
+
+class StepRequest(NamedTuple):
+    """The step asked of :func:`step_fused`: each env's agent action, ``done`` (the episode ended at the last
+    step: this one starts a new game; updated in place), the reward mode (``win``), the view
+    (``info_state``) and each memory bot's luck threshold (``recall ** 2``, by pool index)."""
+
+    actions: np.ndarray
+    done: np.ndarray
+    win: bool
+    info_state: bool
+    thresholds: np.ndarray
+
+
+class Reply(NamedTuple):
+    """The rows of a step's reply, one per env, as the vector env hands them out."""
+
+    reward: np.ndarray
+    terminated: np.ndarray
+    opponent_actions: np.ndarray
+    aside: np.ndarray
+    observations: np.ndarray
+    masks: np.ndarray
+    winners: np.ndarray
+    winner: np.ndarray
+    scores: np.ndarray
+    points: np.ndarray
+    eliminated: np.ndarray
+    round_points: np.ndarray
 
 
 class Seating(NamedTuple):
@@ -171,10 +237,13 @@ def legal_masks(d: np.ndarray, seat: int, out: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------- rounds
 @jit
-def start(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
-          scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
-          keys: np.ndarray, counters: np.ndarray, cols: np.ndarray) -> None:
-    """New games in ``cols``: round 0 set up and its first card flipped (the reference's ``new_game``)."""
+def start(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: Tables, streams: tuple[np.ndarray, np.ndarray],
+          cols: np.ndarray) -> None:
+    """New games in ``cols``: round 0 set up and its first card flipped (the reference's ``new_game``). ``block``
+    is the state (``data``, ``order``, ``games``), ``streams`` the games' (``keys``, ``counters``)."""
+    d, order, games = block
+    card_bits, presets, scripted = tables.card_bits, tables.presets, tables.scripted
+    keys, counters = streams
     s = np.empty(d.shape[0], dtype=np.int64)
     draws = np.empty(N_CARDS, dtype=np.uint64)
     for c in cols:
@@ -415,19 +484,20 @@ def memory_choices(d: np.ndarray, cols: np.ndarray, games: np.ndarray, seats: np
 
 # ---------------------------------------------------------------------- the agent's step
 @jit
-def play(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
-         scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
-         keys: np.ndarray, counters: np.ndarray, opponent_ids: np.ndarray, kinds: np.ndarray, slots: np.ndarray,
-         memories: np.ndarray, cols: np.ndarray, todo: np.ndarray, ticks: np.ndarray, phase: np.ndarray,
-         z: np.ndarray, z_at: np.ndarray, loop: bool, opponent_actions: np.ndarray, status: np.ndarray,
-         need: np.ndarray) -> None:
-    """``DejaVuGrabVectorEnv._play``'s tick loop for the entries ``todo`` of ``cols`` (after the tables'
-    arrays, ``GrabTables.arguments()``, and the players', :class:`Seating`): each game asks its opponents (phases
-    :data:`ASK_FIRST` / :data:`ASK`; the first tick's agent action is already in ``ticks[i, 0]`` and the
-    opponents' go to ``opponent_actions[game]``) or takes the tick in ``ticks[i]`` (:data:`APPLY`), applies
-    it, and with ``loop`` goes on while its agent is out of the round. ``status[i]`` says how it stopped
-    (:data:`DONE`, :data:`AGAIN`, :data:`PAUSED` with ``need[i]`` normals: resume it in phase :data:`APPLY`
-    with them at ``z[z_at[i]:]``)."""
+def play(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: Tables, streams: tuple[np.ndarray, np.ndarray],
+         seating: Seating, request: TickRequest) -> None:
+    """``DejaVuGrabVectorEnv._play``'s tick loop for the entries of ``request`` (:class:`TickRequest`), on the
+    state ``block`` (``data``, ``order``, ``games``) with the games' ``tables``, ``streams`` (``keys``,
+    ``counters``) and ``seating``: each game asks its opponents (phases :data:`ASK_FIRST` / :data:`ASK`; the
+    first tick's agent action is already in ``ticks[i, 0]``) or takes the tick in ``ticks[i]`` (:data:`APPLY`),
+    applies it (``docs/rules.md#grab-tick``), and with ``loop`` goes on while its agent is out of the round.
+    ``status[i]`` says how it stopped (:data:`DONE`, :data:`AGAIN`, :data:`PAUSED` with ``need[i]`` normals:
+    resume it in phase :data:`APPLY` with them at ``z[z_at[i]:]``)."""
+    d, order, games = block
+    card_bits, presets, scripted, means, log_means, equal, sigma = tables
+    keys, counters = streams
+    opponent_ids, kinds, slots, memories = seating
+    cols, todo, ticks, phase, z, z_at, loop, opponent_actions, status, need = request
     won = np.zeros(MAX_PLAYERS, dtype=np.int64)
     times = np.zeros(MAX_PLAYERS, dtype=np.float64)
     n_players = d.shape[0] - HOLD
@@ -621,14 +691,8 @@ def game_info(d: np.ndarray, points: np.ndarray, eliminated: np.ndarray, round_p
 
 # ---------------------------------------------------------------------- the whole step
 @jit
-def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: np.ndarray, presets: np.ndarray,
-               scripted: np.ndarray, means: np.ndarray, log_means: np.ndarray, equal: np.ndarray, sigma: float,
-               keys: np.ndarray, counters: np.ndarray, opponent_ids: np.ndarray, kinds: np.ndarray,
-               slots: np.ndarray, memories: np.ndarray, thresholds: np.ndarray, actions: np.ndarray,
-               done: np.ndarray, win: bool, info_state: bool, reward: np.ndarray, terminated: np.ndarray,
-               opponent_actions: np.ndarray, aside: np.ndarray, observations: np.ndarray, masks: np.ndarray,
-               winners: np.ndarray, winner: np.ndarray, scores: np.ndarray, points: np.ndarray,
-               eliminated: np.ndarray, round_points: np.ndarray) -> bool:
+def step_fused(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: Tables,
+               streams: tuple[np.ndarray, np.ndarray], seating: Seating, request: StepRequest, reply: Reply) -> bool:
     """A whole ``DejaVuGrabVectorEnv.step`` under ``NextStep`` autoreset, every seat a built-in player (fixed
     seats: no league), the canonical deck and equal reaction-time means everywhere (no race pauses), in a few
     passes over the games: the agents' actions (in the envs not ``done``) are played (:func:`play`,
@@ -636,6 +700,12 @@ def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: n
     ``DejaVuVectorEnv._begin``), and every reply row is written (:func:`observe`, the masks with an ended
     game's placeholder, :func:`results`, :func:`game_info`, the sole winner). Returns False, having changed
     nothing, where an agent's action is illegal: the env's general step handles those."""
+    d, _, games = block
+    keys, counters = streams
+    opponent_ids, kinds, slots, memories = seating
+    actions, done, win, info_state, thresholds = request
+    reward, terminated, opponent_actions, aside, observations, masks = reply[:6]
+    winners, winner, scores, points, eliminated, round_points = reply[6:]
     n = d.shape[1]
     n_players = d.shape[0] - HOLD
     for c in range(n):
@@ -655,9 +725,8 @@ def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: n
     need = np.zeros(m, dtype=np.int64)
     z_at = np.full(m, -1, dtype=np.int64)
     opponent_actions[:] = -1
-    play(d, order, games, card_bits, presets, scripted, means, log_means, equal, sigma, keys, counters,
-         opponent_ids, kinds, slots, memories, playing, np.arange(m), ticks, phase, np.zeros(0), z_at, True,
-         opponent_actions, status, need)
+    play(block, tables, streams, seating,
+         TickRequest(playing, np.arange(m), ticks, phase, np.zeros(0), z_at, True, opponent_actions, status, need))
     over = np.empty(m, dtype=np.bool_)
     rewards = np.empty(m, dtype=np.float64)
     finish(d, playing, before, win, rewards, over, aside)
@@ -672,12 +741,11 @@ def step_fused(d: np.ndarray, order: np.ndarray, games: np.ndarray, card_bits: n
             if kinds[player] == MEMORY:
                 memory_reset(keys, counters, waiting, thresholds[player], memories[slots[player]], seat)
         for w in waiting:
-            scripted[games[w]] = False
+            tables.scripted[games[w]] = False
             for j in range(N_ASIDE):
                 aside[w, j] = -1
-        start(d, order, games, card_bits, presets, scripted, means, log_means, equal, sigma, keys, counters,
-              waiting)
-    observe(d, games, card_bits, 0, info_state, observations)
+        start(block, tables, streams, waiting)
+    observe(d, games, tables.card_bits, 0, info_state, observations)
     results(d, winners, scores)
     game_info(d, points, eliminated, round_points)
     for c in range(n):

@@ -217,8 +217,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             for g in games.tolist():
                 self._decks.pop(g, None)
         set_tables(self.state, games, card_bits, self._means(games), orders)
-        s = self.state
-        kernels.start(s.data, s.order, s.games, *s.tables.arguments(), *self._streams(), games)
+        kernels.start(self._block(), self._tables(), self._streams(), games)
         self._aside[games] = -1
 
     def _means(self, games: np.ndarray) -> np.ndarray:
@@ -284,15 +283,15 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             "round": None, "points": np.empty((n, p), dtype=np.int16), "eliminated": np.empty((n, p), dtype=bool),
             "round_points": np.empty((n, 3, p), dtype=np.int16),
         }
-        # Each memory bot's luck threshold, recall * recall, computed as its numpy reset computes it.
+        # Each memory bot's luck threshold, recall * recall, as its reset computes it.
         thresholds = np.array([p.recall * p.recall if type(p) is MemoryBatchBot else 0.0 for p in self.players])
-        done = self._done
-        played = kernels.step_fused(
-            state.data, state.order, state.games, *state.tables.arguments(), *self._streams(),
-            *self._seating(), thresholds, actions, done, self.reward_mode == "win", self.obs_mode == "info_state",
+        request = kernels.StepRequest(actions, self._done, self.reward_mode == "win", self.obs_mode == "info_state",
+                                      thresholds)
+        reply = kernels.Reply(
             reward, terminated, opponent_actions, self._aside, observations, masks, winners, winner, scores,
             info["points"], info["eliminated"], info["round_points"],
         )
+        played = kernels.step_fused(self._block(), self._tables(), self._streams(), self._seating(), request, reply)
         if not played:
             return None
         over = state.data[OVER] != 0
@@ -333,13 +332,12 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         z_at = np.full(m, -1, dtype=np.int64)
         z = _NO_NORMALS
         todo = np.arange(m)
-        tables = state.tables.arguments()
+        block = (state.data, state.order, state.games)
+        tables = kernels.Tables(*state.tables.arguments())
         seating = self._seating()
         while True:
-            kernels.play(
-                state.data, state.order, state.games, *tables, *self._streams(), *seating, cols, todo, ticks, phase,
-                z, z_at, loop, self._opponent_actions, status, need,
-            )
+            request = kernels.TickRequest(cols, todo, ticks, phase, z, z_at, loop, self._opponent_actions, status, need)
+            kernels.play(block, tables, self._streams(), seating, request)
             todo = todo[status[todo] == kernels.PAUSED]
             if not len(todo):
                 return
@@ -351,6 +349,12 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     def _streams(self) -> tuple[np.ndarray, np.ndarray]:
         return self.streams.keys, self.streams.counters
+
+    def _block(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.state.data, self.state.order, self.state.games
+
+    def _tables(self) -> kernels.Tables:
+        return kernels.Tables(*self.state.tables.arguments())
 
     def _seating(self) -> kernels.Seating:
         """The pool as the kernels read it. The memory bots' tables are slots of one array, which each bot holds

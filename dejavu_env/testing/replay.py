@@ -278,11 +278,15 @@ class GrabReplay:
         kernels = self._kernels
         from dejavu_env.grab.block import IN_ROUND
 
-        def play(*args: Any) -> None:
-            (d, _order, games, _card_bits, _presets, _scripted, _means, _log_means, equal, sigma, keys, counters,
-             opponent_ids, kinds, _slots, _memories, cols, todo, ticks, phase, _z, z_at, loop, _opponent_actions,
-             status, _need) = args
-            todo = np.asarray(todo)
+        def play(block: Any, tables: Any, streams: Any, seating: Any, request: Any) -> None:
+            d, _, games = block
+            keys, counters = streams
+            equal, sigma = tables.equal, tables.sigma
+            opponent_ids, kinds = seating.opponent_ids, seating.kinds
+            cols, ticks, phase, z_at, loop, status = (
+                request.cols, request.ticks, request.phase, request.z_at, request.loop, request.status
+            )
+            todo = np.asarray(request.todo)
             n_players = ticks.shape[1]
             while len(todo):
                 entries = todo.tolist()
@@ -299,9 +303,7 @@ class GrabReplay:
                             kind = kinds[opponent_ids[g, seat - 1]]
                             drawing += (d[IN_ROUND, c] >> seat) & 1 and kind in (kernels.RANDOM, kernels.PERFECT)
                     starts[i] = (int(keys[g]), int(counters[g]) + int(drawing), bool(equal[g]))
-                args_now = list(args)
-                args_now[17], args_now[22] = todo, False
-                playing(*args_now)
+                playing(block, tables, streams, seating, request._replace(todo=todo, loop=False))
                 for i in entries:
                     g = int(games[int(cols[i])])
                     if status[i] == kernels.PAUSED:
