@@ -17,7 +17,7 @@ from dejavu_agents.grab.perfect import PerfectGrabPlayer
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab import block, kernels
-from dejavu_env.grab.batched_opponents import GrabRequest, PerfectBatchPlayer
+from dejavu_env.grab.batched_opponents import GrabRequest, MemoryBatchBot, PerfectBatchPlayer
 from dejavu_env.grab.cards import canonical_deck
 from dejavu_env.grab.observation import LAYOUTS, reference_observation
 from dejavu_env.grab.opponents import MemoryBot
@@ -109,6 +109,51 @@ def test_the_batched_perfect_chooses_what_the_scalar_perfect_chooses(u):
                 assert chosen[j] == expected
                 grabs += expected > 0
     assert grabs > 50
+
+
+class CheckedMemoryBot:
+    """A :class:`MemoryBatchBot` the env asks in numpy at every tick (it is not the kernels' exact type), whose
+    every choice is checked against a scalar :class:`MemoryBot` per game and seat, given the same luck and
+    the same public facts (its bit protocol)."""
+
+    obs_mode, trusted, reaction_time = "observation", True, None
+
+    def __init__(self, recall: float) -> None:
+        self.recall = recall
+        self.bot = MemoryBatchBot(recall)
+        self.scalars: dict[tuple[int, int], MemoryBot] = {}
+        self.decided = 0
+
+    def reset(self, request: GrabRequest) -> None:
+        self.bot.reset(request)
+        table = self.bot._table(request)
+        for g, seat in zip(request.games.tolist(), np.asarray(request.seats).tolist(), strict=True):
+            scalar = MemoryBot(self.recall)
+            scalar._luck = tuple(int(x) for x in table[:3, seat, g])
+            self.scalars[(g, seat)] = scalar
+
+    def act(self, request: GrabRequest) -> np.ndarray:
+        actions = self.bot.act(request)
+        d = request.state.data
+        for j, (c, g, seat) in enumerate(zip(request.cols.tolist(), request.games.tolist(), request.seats.tolist(),
+                                             strict=True)):
+            expected = self.scalars[(g, seat)].act_bits(int(d[block.ROUND, c]), int(d[block.FLIPPED, c]),
+                                                        int(d[block.MIDDLE, c]))
+            assert actions[j] == expected, (g, seat, actions[j], expected)
+            self.decided += 1
+        return actions
+
+
+@pytest.mark.parametrize("recall", [0.0, 0.6, 1.0])
+def test_the_batched_memory_bot_decides_as_memory_bot(recall):
+    """Same luck, same public facts, tick after tick, at two seats of every env: the scalar bot's choices."""
+    checked = CheckedMemoryBot(recall)
+    env = gym.make_vec("DejaVuGrab-v0", num_envs=6, n_players=3, opponents=[checked, checked])
+    observation, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        observation, *_ = env.step(nth_set(observation["action_mask"], rng.random(6)))
+    assert checked.decided > 500
 
 
 def test_the_scalar_memory_bot_stands_for_the_batched_one_with_its_settings():
