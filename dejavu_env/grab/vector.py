@@ -274,7 +274,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         reward = np.empty(n)
         terminated = np.empty(n, dtype=bool)
         opponent_actions = np.empty((n, self.n_opponent_actions), dtype=np.int16)
-        observations = np.empty((n, self.single_observation_space["observation"].shape[0]), dtype=np.float32)
+        observations = np.empty((n, self.layouts[self.obs_mode].size), dtype=np.float32)
         masks = np.empty((n, N_ACTIONS), dtype=np.int8)
         winners = np.empty((n, p), dtype=np.int8)
         winner = np.empty(n, dtype=np.int64)
@@ -411,7 +411,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     def _observe(self) -> np.ndarray:
         s = self.state
-        views = np.empty((self.num_envs, self.single_observation_space["observation"].shape[0]), dtype=np.float32)
+        views = np.empty((self.num_envs, self.layouts[self.obs_mode].size), dtype=np.float32)
         kernels.observe(s.data, s.games, s.tables.card_bits, AGENT, self.obs_mode == "info_state", views)
         return views
 

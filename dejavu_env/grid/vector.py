@@ -224,7 +224,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         if not self._fusable:
             return None
         waiting = self._done.copy()
-        reply = new_reply(self.num_envs, self.single_observation_space["observation"].shape[0])
+        reply = new_reply(self.num_envs, self.layouts[self.obs_mode].size)
         settings = StepSettings(
             -1 if self.agent_seat is None else self.agent_seat, self._compiled_opponent, self.max_turns,
             self.reward_mode == "score", MAX_DEALS, self._placeholder_action(), _TRUNCATED,
@@ -311,7 +311,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         return to_scalar(self.state, env).illegal_reason(action)
 
     def _observe(self) -> np.ndarray:
-        views = np.empty((self.num_envs, self.single_observation_space["observation"].shape[0]), dtype=np.float32)
+        views = np.empty((self.num_envs, self.layouts[self.obs_mode].size), dtype=np.float32)
         observe_into(views, self.state.data, self.seat, self.obs_mode == "info_state")
         return views
 

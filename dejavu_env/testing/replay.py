@@ -209,7 +209,7 @@ class GrabReplay:
         self.base._fused_step = lambda actions: None
         self.n = self.base.num_envs
         self.episodes = 0
-        self._kernels = kernels
+        self._kernels: Any = kernels  # its play is swapped for a recording one while the env runs
         self._ticks: dict[int, list[tuple[list[int], Any]]] = {}
         self._pending: dict[int, tuple[int, int, int]] = {}
         self._normals: dict[tuple[int, int], list[float]] = {}
