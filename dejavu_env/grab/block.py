@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -54,12 +53,12 @@ ready to grab)."""
 MEMORY_ROUND, MEMORY_LOOKED, MEMORY_READY = 3, 4, 5
 
 
-@dataclass
-class GrabTables:
+class GrabTables(NamedTuple):
     """What is fixed for a whole game, per env game number: ``card_bits`` ``(n, 36)`` (each card's
     objects), ``presets`` ``(n, 3, 36)`` scripted orders (used where ``scripted``), ``means``
     and ``log_means`` ``(n, players)`` (reaction times, seconds, and the lognormal's log-mean),
-    ``equal`` ``(n,)`` (all means equal), and the common ``sigma`` of the log times."""
+    ``equal`` ``(n,)`` (all means equal), and the common ``sigma`` of the log times. A named tuple,
+    which the compiled kernels take as it is (:mod:`dejavu_env.grab.kernels`)."""
 
     card_bits: np.ndarray
     presets: np.ndarray
@@ -68,11 +67,6 @@ class GrabTables:
     log_means: np.ndarray
     equal: np.ndarray
     sigma: float
-
-    def arguments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-        """The fields in order, as the compiled kernels take them (``kernels.Tables(*tables.arguments())``): a
-        dataclass, whose ``sigma`` a test may set, is not a type numba compiles."""
-        return self.card_bits, self.presets, self.scripted, self.means, self.log_means, self.equal, float(self.sigma)
 
 
 class GrabBatch(PackedState):

@@ -25,7 +25,7 @@ rules, and a game's rows lie far apart in the block. So what runs at every tick 
 choices, the grabs, the flip) is written out in :func:`play`, block by block, on a copy of the
 game's column, with helpers that take plain numbers; what runs a few times a round (races
 between different means, eliminations, the end of a round) keeps a function of its own. The
-kernels that the vector env calls take a few named tuples (:class:`Tables`, :class:`Seating`, a request,
+kernels that the vector env calls take a few named tuples (the tables, :class:`Seating`, a request,
 a reply) and unpack them once per call; the helpers they call per tick take the arrays one by one.
 
 Kernels work in place on the block; ``cols`` are its columns and ``games[col]`` each column's
@@ -67,6 +67,7 @@ from dejavu_env.grab.block import (
     ROUND_POINTS,
     SEEN1,
     SEEN2,
+    GrabTables,
 )
 from dejavu_env.grab.cards import N_ASIDE, N_CARDS, N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS
@@ -85,7 +86,6 @@ __all__ = [
     "Reply",
     "Seating",
     "StepRequest",
-    "Tables",
     "TickRequest",
     "finish",
     "game_info",
@@ -118,20 +118,6 @@ _O_POINTS, _O_ROUND, _O_CARDS_LEFT = _OFFSETS["points"], _OFFSETS["round"], _OFF
 _O_FLIPPING_OVER, _O_SEEN = _OFFSETS["flipping_over"], _OFFSETS["seen"]
 _M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101
 _BYTE = 0xFF
-
-
-class Tables(NamedTuple):
-    """What is fixed for a whole game, as the kernels read it (:meth:`~dejavu_env.grab.block.GrabTables.arguments`):
-    each game's deck (``card_bits``), scripted orders (``presets``, used where ``scripted``), reaction-time
-    ``means`` and their lognormal ``log_means``, whether they are ``equal``, and the common ``sigma``."""
-
-    card_bits: np.ndarray
-    presets: np.ndarray
-    scripted: np.ndarray
-    means: np.ndarray
-    log_means: np.ndarray
-    equal: np.ndarray
-    sigma: float
 
 
 class TickRequest(NamedTuple):
@@ -237,7 +223,7 @@ def legal_masks(d: np.ndarray, seat: int, out: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------- rounds
 @jit
-def start(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: Tables, streams: tuple[np.ndarray, np.ndarray],
+def start(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables, streams: tuple[np.ndarray, np.ndarray],
           cols: np.ndarray) -> None:
     """New games in ``cols``: round 0 set up and its first card flipped (the reference's ``new_game``). ``block``
     is the state (``data``, ``order``, ``games``), ``streams`` the games' (``keys``, ``counters``)."""
@@ -484,7 +470,7 @@ def memory_choices(d: np.ndarray, cols: np.ndarray, games: np.ndarray, seats: np
 
 # ---------------------------------------------------------------------- the agent's step
 @jit
-def play(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: Tables, streams: tuple[np.ndarray, np.ndarray],
+def play(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables, streams: tuple[np.ndarray, np.ndarray],
          seating: Seating, request: TickRequest) -> None:
     """``DejaVuGrabVectorEnv._play``'s tick loop for the entries of ``request`` (:class:`TickRequest`), on the
     state ``block`` (``data``, ``order``, ``games``) with the games' ``tables``, ``streams`` (``keys``,
@@ -691,7 +677,7 @@ def game_info(d: np.ndarray, points: np.ndarray, eliminated: np.ndarray, round_p
 
 # ---------------------------------------------------------------------- the whole step
 @jit
-def step_fused(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: Tables,
+def step_fused(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables,
                streams: tuple[np.ndarray, np.ndarray], seating: Seating, request: StepRequest, reply: Reply) -> bool:
     """A whole ``DejaVuGrabVectorEnv.step`` under ``NextStep`` autoreset, every seat a built-in player (fixed
     seats: no league), the canonical deck and equal reaction-time means everywhere (no race pauses), in a few

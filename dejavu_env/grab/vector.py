@@ -27,7 +27,17 @@ from dejavu_env.grab.batched_opponents import (
     PerfectBatchPlayer,
     RandomBatchPlayer,
 )
-from dejavu_env.grab.block import IN_ROUND, MEMORY_ROWS, OVER, ROUND, GrabBatch, new_batch, set_tables, to_scalar
+from dejavu_env.grab.block import (
+    IN_ROUND,
+    MEMORY_ROWS,
+    OVER,
+    ROUND,
+    GrabBatch,
+    GrabTables,
+    new_batch,
+    set_tables,
+    to_scalar,
+)
 from dejavu_env.grab.cards import GrabDeck, canonical_deck, make_deck
 from dejavu_env.grab.env import AGENT, DejaVuGrabEnv
 from dejavu_env.grab.observation import Observer, decode
@@ -333,7 +343,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         z = _NO_NORMALS
         todo = np.arange(m)
         block = (state.data, state.order, state.games)
-        tables = kernels.Tables(*state.tables.arguments())
+        tables = state.tables
         seating = self._seating()
         while True:
             request = kernels.TickRequest(cols, todo, ticks, phase, z, z_at, loop, self._opponent_actions, status, need)
@@ -353,8 +363,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     def _block(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.state.data, self.state.order, self.state.games
 
-    def _tables(self) -> kernels.Tables:
-        return kernels.Tables(*self.state.tables.arguments())
+    def _tables(self) -> GrabTables:
+        return self.state.tables
 
     def _seating(self) -> kernels.Seating:
         """The pool as the kernels read it. The memory bots' tables are slots of one array, which each bot holds

@@ -81,14 +81,12 @@ class _Rows:
         return self.info[key][self.i]
 
 
-class GridReplay:
-    """Drives a batched grid vector env and replays every env's games through the reference engine.
-
-    Use :meth:`reset` and :meth:`step` in place of the env's: each recorded deal (the block's
-    ``order`` after a deal, so scripted decks too), seat and opponent move is replayed through
-    :class:`~dejavu_env.grid.rules.GridState`, and every observation, mask, reward, ending and
-    ``info`` result is checked against it bit for bit, in every autoreset mode and illegal-action
-    policy. ``episodes`` counts the episodes checked to their end."""
+class VectorReplay:
+    """What both games' replays share: driving a batched vector env through :meth:`reset` and :meth:`step` in
+    place of its own, and sorting each env's reply rows into a new game (:meth:`_start`) or a step of the game
+    in progress (:meth:`_check_step`), in every autoreset mode. A game's replay fills in those two hooks and
+    may wrap the env's calls (:meth:`_call`) to record what the env does inside them. ``episodes`` counts the
+    episodes checked to their end."""
 
     def __init__(self, env: Any) -> None:
         self.env = env
@@ -96,10 +94,11 @@ class GridReplay:
         self.n = self.base.num_envs
         self.games: list[Any] = [None] * self.n
         self.waiting = np.zeros(self.n, dtype=bool)
+        """Envs whose episode ended at the last step: under ``NextStep`` this step starts a new game there."""
         self.episodes = 0
 
     def reset(self, seed: Any = None, options: dict[str, Any] | None = None) -> tuple:
-        observation, info = self.env.reset(seed=seed, options=options)
+        observation, info = self._call(lambda: self.env.reset(seed=seed, options=options))
         mask = (options or {}).get("reset_mask")
         for i in range(self.n) if mask is None else np.flatnonzero(mask).tolist():
             self._start(i, _Rows(observation, info, i))
@@ -111,25 +110,49 @@ class GridReplay:
 
         base = self.base
         legal = base.action_masks().copy()
-        seats = base.seat.copy()
-        reply = self.env.step(actions)
+        seats = base.seat.copy() if hasattr(base, "seat") else np.zeros(self.n, dtype=np.int64)
+        reply = self._call(lambda: self.env.step(actions))
         observation, reward, terminated, truncated, info = reply
         same_step = base.autoreset_mode == AutoresetMode.SAME_STEP
         for i in range(self.n):
-            if self.waiting[i]:  # NextStep: this step dealt a new game
+            if self.waiting[i]:  # NextStep: this step started a new game
                 self._start(i, _Rows(observation, info, i))
                 continue
             ended = bool(terminated[i] or truncated[i])
             final = same_step and ended
             rows = _Rows(info["final_obs"][i], info["final_info"], i, True) if final else _Rows(observation, info, i)
-            self._check_step(i, int(actions[i]), bool(legal[i, actions[i]]), int(seats[i]), rows,
-                             float(reward[i]), bool(terminated[i]), bool(truncated[i]))
+            outcome = (float(reward[i]), bool(terminated[i]), bool(truncated[i]))
+            self._check_step(i, int(actions[i]), bool(legal[i, actions[i]]), int(seats[i]), rows, outcome)
             self.episodes += ended
             if final:
                 self._start(i, _Rows(observation, info, i))
         ended = terminated | truncated
         self.waiting = ended.copy() if base.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros(self.n, bool)
         return reply
+
+    def _call(self, call: Any) -> Any:
+        """Run one call of the env (hook: a replay may record what happens inside it)."""
+        return call()
+
+    def _start(self, i: int, rows: _Rows) -> None:
+        """A new game began in env ``i``: set up its reference and check its first reply row (hook)."""
+        raise NotImplementedError
+
+    def _check_step(self, i: int, action: int, legal: bool, seat: int, rows: _Rows,
+                    outcome: tuple[float, bool, bool]) -> None:
+        """Env ``i``'s agent played ``action`` (``legal`` or not) from ``seat``: replay the step through the
+        reference and check the reply row and ``outcome`` (reward, terminated, truncated) (hook)."""
+        raise NotImplementedError
+
+
+class GridReplay(VectorReplay):
+    """Drives a batched grid vector env and replays every env's games through the reference engine.
+
+    Use :meth:`reset` and :meth:`step` in place of the env's: each recorded deal (the block's
+    ``order`` after a deal, so scripted decks too), seat and opponent move is replayed through
+    :class:`~dejavu_env.grid.rules.GridState`, and every observation, mask, reward, ending and
+    ``info`` result is checked against it bit for bit, in every autoreset mode and illegal-action
+    policy. ``episodes`` counts the episodes checked to their end."""
 
     def _start(self, i: int, rows: _Rows) -> None:
         from dejavu_env.grid.rules import GridState
@@ -150,11 +173,12 @@ class GridReplay:
         _check("mask", i, rows.mask, mask)
         _check("tokens", i, rows["tokens"], [game.tokens[seat], game.tokens[1 - seat]])
 
-    def _check_step(self, i: int, action: int, legal: bool, seat: int, rows: _Rows, reward: float,
-                    terminated: bool, truncated: bool) -> None:
+    def _check_step(self, i: int, action: int, legal: bool, seat: int, rows: _Rows,
+                    outcome: tuple[float, bool, bool]) -> None:
         from dejavu_env.grid.rules import rewards
 
         base, game = self.base, self.games[i]
+        reward, terminated, truncated = outcome
         if not legal:  # only "lose" lets an illegal action through: the game stands, the agent forfeits
             _check("forfeit", i, (reward, terminated, truncated), (-1.0, True, False))
             _check("winner", i, rows["winner"], 1)
@@ -188,7 +212,7 @@ def replay_grid_vector(env: Any, steps: int, rng: np.random.Generator, seed: int
     return replay.episodes
 
 
-class GrabReplay:
+class GrabReplay(VectorReplay):
     """Drives a batched grab vector env and replays every env's games through the reference engine.
 
     Use :meth:`reset` and :meth:`step` in place of the env's. Every tick the kernels play (the agent's,
@@ -198,24 +222,18 @@ class GrabReplay:
     are then replayed through :func:`~dejavu_env.grab.rules.apply_checked` from their recorded shuffles,
     each tick's races settled by a :class:`StreamDraws`, and every observation, mask, reward, ending and
     ``info`` entry is checked bit for bit. The one-kernel step is switched off here (it plays the same
-    ticks inside one compiled call; a test checks that it replies exactly as this general path does).
-    ``episodes`` counts the episodes checked to their end."""
+    ticks inside one compiled call; a test checks that it replies exactly as this general path does)."""
 
     def __init__(self, env: Any) -> None:
         from dejavu_env.grab import kernels
 
-        self.env = env
-        self.base = env.unwrapped
+        super().__init__(env)
         self.base._fused_step = lambda actions: None
-        self.n = self.base.num_envs
-        self.episodes = 0
         self._kernels: Any = kernels  # its play is swapped for a recording one while the env runs
         self._ticks: dict[int, list[tuple[list[int], Any]]] = {}
         self._pending: dict[int, tuple[int, int, int]] = {}
         self._normals: dict[tuple[int, int], list[float]] = {}
-        self._games: list[Any] = [None] * self.n
         self._scripted = np.zeros(self.n, dtype=bool)
-        self._waiting = np.zeros(self.n, dtype=bool)
         streams = self.base.streams
         drawing = streams.normal_at
 
@@ -228,40 +246,7 @@ class GrabReplay:
 
         streams.normal_at = recording_normals
 
-    # ------------------------------------------------------------------ driving the env
-    def reset(self, seed: Any = None, options: dict[str, Any] | None = None) -> tuple:
-        observation, info = self._recorded(lambda: self.env.reset(seed=seed, options=options))
-        mask = (options or {}).get("reset_mask")
-        for i in range(self.n) if mask is None else np.flatnonzero(mask).tolist():
-            self._start(i, _Rows(observation, info, i))
-            self._waiting[i] = False
-        return observation, info
-
-    def step(self, actions: np.ndarray) -> tuple:
-        from gymnasium.vector import AutoresetMode
-
-        base = self.base
-        legal = base.action_masks().copy()
-        reply = self._recorded(lambda: self.env.step(actions))
-        observation, reward, terminated, truncated, info = reply
-        same_step = base.autoreset_mode == AutoresetMode.SAME_STEP
-        for i in range(self.n):
-            if self._waiting[i]:  # NextStep: this step started a new game
-                self._start(i, _Rows(observation, info, i))
-                continue
-            ended = bool(terminated[i] or truncated[i])
-            final = same_step and ended
-            rows = _Rows(info["final_obs"][i], info["final_info"], i, True) if final else _Rows(observation, info, i)
-            self._check_step(i, int(actions[i]), bool(legal[i, actions[i]]), rows, float(reward[i]),
-                             bool(terminated[i]), bool(truncated[i]))
-            self.episodes += ended
-            if final:
-                self._start(i, _Rows(observation, info, i))
-        ended = terminated | truncated
-        self._waiting = ended.copy() if base.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros(self.n, bool)
-        return reply
-
-    def _recorded(self, call: Any) -> Any:
+    def _call(self, call: Any) -> Any:
         """``call()`` with every tick of the kernels recorded in ``_ticks`` (by env game)."""
         kernels = self._kernels
         playing = kernels.play
@@ -331,7 +316,7 @@ class GrabReplay:
         orders = tables.presets[i].tolist() if tables.scripted[i] else [base.state.order[i].tolist()] + [
             list(range(36)), list(range(36))  # the later rounds' shuffles, filled in as they are dealt
         ]
-        self._games[i] = new_game(
+        self.games[i] = new_game(
             cast(np.random.Generator, StreamDraws(0, 0, [], False)), n_players=base.n_players,
             deck=base._decks.get(i, base._canonical), reaction_times=tables.means[i].tolist(),
             reaction_spread=spread, orders=orders,
@@ -342,16 +327,17 @@ class GrabReplay:
         from dejavu_env.grab.observation import reference_observation
         from dejavu_env.grab.rules import N_ACTIONS, legal_mask
 
-        game = self._games[i]
+        game = self.games[i]
         _check("observation", i, rows.observation, reference_observation(game, 0, self.base.obs_mode))
         mask = legal_mask(game, 0) if not over else np.eye(N_ACTIONS, dtype=np.int8)[0]
         _check("mask", i, rows.mask, mask)
 
-    def _check_step(self, i: int, action: int, legal: bool, rows: _Rows, reward: float, terminated: bool,
-                    truncated: bool) -> None:
+    def _check_step(self, i: int, action: int, legal: bool, seat: int, rows: _Rows,
+                    outcome: tuple[float, bool, bool]) -> None:
         from dejavu_env.grab.rules import apply_checked, rewards
 
-        base, game = self.base, self._games[i]
+        base, game = self.base, self.games[i]
+        reward, terminated, truncated = outcome
         if not legal and base.illegal_action == "lose":  # the game stands, the agent forfeits
             _check("forfeit", i, (reward, terminated, truncated), (-1.0, True, False))
             _check("reason", i, rows["reason"], "illegal_action")

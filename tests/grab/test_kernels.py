@@ -80,8 +80,8 @@ def play_side_by_side(kwargs: dict[str, Any], steps: int, seed: int, reset_every
     envs = [make(False, **kwargs), make(True, **kwargs)]
     if spread is not None:  # the reaction-time spread has no keyword: set it on the tables before the deal
         for env in envs:
-            tables = env.unwrapped.state.tables
-            tables.sigma = float(np.sqrt(np.log1p(spread * spread)))
+            state = env.unwrapped.state
+            state.tables = state.tables._replace(sigma=float(np.sqrt(np.log1p(spread * spread))))
     replies = [env.reset(seed=seed) for env in envs]
     assert_same(replies[0], replies[1], "reset")
     rng = np.random.default_rng(seed)
