@@ -384,15 +384,16 @@ def _wanted(action: int) -> int:
 # ---------------------------------------------------------------------- the batch players
 @jit
 def _random_choice(middle: int, u: float) -> int:
-    """``RandomBatchPlayer.act``: the ``floor(u * k)``-th of the ``k`` legal actions (pass and each grab)."""
+    """``random``'s action: the ``floor(u * k)``-th of the ``k`` legal actions (pass and each grab)."""
     legal = middle << 1 | 1
     return _nth_set(legal, int(u * _popcount(legal)))
 
 
 @jit
 def _perfect_choice(seen_twice: int, middle: int, newest_objects: int, u: float) -> int:
-    """``PerfectBatchPlayer.act``: an object seen twice and still in the middle, those on the newest card
-    first, the ``floor(u * k)``-th of the ``k`` candidates (its draw is made even when there is none)."""
+    """``perfect``'s action (``dejavu_agents/grab/perfect.py``): an object seen twice and still in the middle,
+    those on the newest card first, the ``floor(u * k)``-th of the ``k`` candidates (its draw is made even
+    when there is none)."""
     ready = seen_twice & middle
     on_card = ready & newest_objects
     candidates = on_card if on_card != 0 else ready
@@ -404,10 +405,11 @@ def _perfect_choice(seen_twice: int, middle: int, newest_objects: int, u: float)
 @jit
 def _memory_choice(round_index: int, flipped: int, middle: int, last_round: int, looked: int, ready: int,
                    luck: int) -> tuple[int, int, int]:
-    """``MemoryBatchBot.act`` from its memory (the round it last saw, the objects it looked at and those it is
-    ready to grab, this round's luck): remember the flipped card's objects it looked at before and was lucky
-    with; grab one it is ready for, those on the card just flipped first, then the lowest. Returns what it
-    now has looked at, what it is ready for, and its action."""
+    """The memory bot's action (``MemoryBot.act_bits``'s plan) from its memory (the round it last saw, the
+    objects it looked at and those it is ready to grab, this round's luck): remember the flipped card's
+    objects it looked at before and was lucky with; grab one it is ready for, those on the card just
+    flipped first, then the lowest. Returns what it now has looked at, what it is ready for, and its
+    action."""
     if last_round != round_index:  # its memory of the last round is dropped
         looked, ready = 0, 0
     ready |= flipped & looked & luck
@@ -420,8 +422,9 @@ def _memory_choice(round_index: int, flipped: int, middle: int, last_round: int,
 @jit
 def memory_reset(keys: np.ndarray, counters: np.ndarray, games: np.ndarray, threshold: float, table: np.ndarray,
                  seat: int) -> None:
-    """``MemoryBatchBot.reset`` at ``seat`` of ``games``: each object's two sightings both stick in a round where
-    a uniform draw is below ``threshold`` (``recall ** 2``), 36 draws per round from each game's stream."""
+    """A memory bot's luck at ``seat`` of ``games``, drawn as a new game starts: each object's two sightings
+    stick in a round where a uniform draw is below ``threshold`` (``recall ** 2``), 36 draws per round from
+    each game's stream."""
     for g in games:
         for r in range(N_ROUNDS):
             luck = 0
