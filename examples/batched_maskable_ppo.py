@@ -1,7 +1,7 @@
 """Train MaskablePPO on 256 batched grid games for 4,096 steps, through the stable-baselines3 adapter.
 
 Run from the clone's root: ``python -m examples.batched_maskable_ppo``. Needs the ``train``
-extra. ``DejaVuVecEnv`` hands SB3 the batched env as a ``VecEnv``: no subprocesses, one numpy
+extra. ``DejaVuVecEnv`` hands SB3 the batched env as a ``VecEnv``: no subprocesses, one
 call per step for all 256 games, ``action_masks()`` for MaskablePPO. A demonstration of the
 wiring (seconds on one core), not a strong player.
 """

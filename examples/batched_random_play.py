@@ -1,8 +1,8 @@
 """Play 1,024 grid games at once through the batched vector env, random legal moves against ``greedy``.
 
 Run from the clone's root: ``python -m examples.batched_random_play``. Needs only the library.
-``gym.make_vec`` builds the batched env (``vector_entry_point``): one numpy call steps every
-game, the opponents' moves included, and each env keeps the single env's observation, mask
+``gym.make_vec`` builds the batched env (``vector_entry_point``): one call of its compiled
+kernels steps every game, the opponents' moves included, and each env keeps the single env's observation, mask
 and ``info``, stacked.
 """
 
