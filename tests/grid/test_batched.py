@@ -248,3 +248,23 @@ def test_illegal_action_reasons_come_from_the_reference_engine():
         env.step(np.array([STOP, LOOK, LOOK]))
     with pytest.raises(ValueError, match="env 2: action 17"):
         env.step(np.array([LOOK, LOOK, TAKE_END]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 120), fraction=st.floats(0.0, 1.0))
+def test_actions_in_a_subset_of_games_play_those_and_leave_the_others(seed, steps, fraction):
+    """The general path plays only the games whose agent acted (``apply_games`` on a subset): each plays as it
+    would alone in a batch of its own, and every other column stays as it was."""
+    *_, (state, _) = play(24, seed, 1.0, steps=steps)
+    rng = np.random.default_rng(seed)
+    live = np.flatnonzero(state.terminal == 0)
+    games = np.sort(rng.choice(live, size=round(fraction * len(live)), replace=False)) if len(live) else live
+    actions = nth_set(block.legal_masks(state)[games], rng.random(len(games))) if len(games) else games
+    before = state.copy()
+    apply_games(state.data, state.order, games, actions)
+    others = np.setdiff1d(np.arange(state.n), games)
+    assert np.array_equal(state.data[:, others], before.data[:, others])
+    for g, action in zip(games.tolist(), actions.tolist(), strict=True):
+        alone = before.take(np.array([g]))
+        apply_games(alone.data, alone.order, np.zeros(1, dtype=np.int64), np.array([action]))
+        assert np.array_equal(state.data[:, g], alone.data[:, 0])
