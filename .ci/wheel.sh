@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packaging check: the wheel is the library alone, and the workbench runs from a clone.
+# Packaging check: the wheel is the library and its players (two namespaced packages), and the
+# workbench (experiments, tests, examples, notebooks) runs from a clone.
 #  1. build the sdist and the wheel;
 #  2. install the wheel into a clean venv: `import dejavu_env` and both ids work, and no
 #     `agents` or `experiments` package was installed; from the clone's root, a workbench
@@ -31,10 +32,13 @@ import sys
 import zipfile
 
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-outside = [n for n in names if not re.match(r"dejavu_env/|dejavu_env-[^/]*\.dist-info/", n)]
-assert not outside, f"the wheel holds files outside dejavu_env: {outside}"
+outside = [n for n in names if not re.match(r"dejavu_env/|dejavu_agents/|dejavu_env-[^/]*\.dist-info/", n)]
+assert not outside, f"the wheel holds files outside dejavu_env and dejavu_agents: {outside}"
 assert "dejavu_env/grab/data/canonical_deck.json" in names, "the canonical deck (package data) is missing"
-print(f"wheel: {len(names)} files, all in dejavu_env")
+shipped = {"ppo-grid.zip", "ppo-grid-scratch.zip", "ppo-grab.zip", "ppo-grab-scratch.zip", "rllib-grid.pt"}
+missing = shipped - {n.rsplit("/", 1)[-1] for n in names if n.startswith("dejavu_agents/checkpoints/")}
+assert not missing, f"the shipped checkpoints (package data) are missing: {sorted(missing)}"
+print(f"wheel: {len(names)} files, all in dejavu_env and dejavu_agents, checkpoints included")
 PY
 
 python3 -m venv "$WORK/wheel-venv"

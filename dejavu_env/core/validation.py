@@ -34,7 +34,7 @@ def check_choice(name: str, value: Any, choices: Collection[Any]) -> Any:
     for choice in choices:
         if _same_kind(value, choice):
             return choice
-    raise ValueError(f"{name} must be one of {sorted(map(repr, choices))}, got {value!r:.80}")
+    raise ValueError(f"{name} must be one of {', '.join(sorted(map(repr, choices)))}, got {value!r:.80}")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -181,6 +181,8 @@ def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[flo
         raise ValueError(f"reaction_times must hold {n_players} values (one per player), got {len(values)}")
     checked = []
     for p, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)):  # float(True) is 1.0: a flag is not a time
+            raise ValueError(f"reaction_times[{p}] must be a number of seconds, got {value!r}")
         try:
             value = float(value)
         except (TypeError, ValueError):

@@ -116,7 +116,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         league_probs: Sequence[float] | None = None,
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
-        self.max_turns = check_int("max_turns", max_turns, 2)
+        self.max_turns = check_int("max_turns", max_turns, 2, 2**63 - 1)  # the kernels count turns in an int64
         if league is not None and opponent is not None:
             raise ValueError("give either opponent or league, not both")
         default = "random" if opponent is None else opponent
