@@ -95,7 +95,7 @@ VECTOR_OPTIONS = ("reset_mask", "env_options")
 """Reset options every vector env adds to its single env's."""
 BYTES_PER_OBSERVATION = 8 * 4
 """The memory a batch needs per env, in bytes per float of one observation: the peak of a reset and steps
-measured 5.5 to 7 observations' worth per env (both games, both backends, every autoreset mode); 8 of
+measured 5.5 to 7 observations' worth per env (both games, every autoreset mode, both engines of 0.2); 8 of
 float32 leave a margin (checked against the machine before anything is allocated)."""
 SEED_LIMIT = 2**64
 """Every env's seed (``seed + i`` included) must lie below it: a stream's key is a 64-bit word."""
