@@ -7,6 +7,9 @@ hands the reference engine, whose rules run untouched, the numbers the kernels d
 
 from __future__ import annotations
 
+import dataclasses
+from typing import cast
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -18,12 +21,12 @@ from dejavu_env.core.batch import nth_set
 from dejavu_env.core.streams import Streams
 from dejavu_env.grab import block, kernels
 from dejavu_env.grab.batched_opponents import GrabRequest, MemoryBatchBot, PerfectBatchPlayer
-from dejavu_env.grab.cards import canonical_deck
+from dejavu_env.grab.cards import canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, reference_observation
 from dejavu_env.grab.opponents import MemoryBot
-from dejavu_env.grab.rules import legal_mask
-from dejavu_env.testing.grab_checks import check_objects_conserved, resample_hidden
-from dejavu_env.testing.replay import replay_grab_vector
+from dejavu_env.grab.rules import MAX_GRAB_ONLY_TICKS, GrabState, apply_checked, legal_mask, new_game
+from dejavu_env.testing.grab_checks import RING_CARDS, check_objects_conserved, resample_hidden, scripted_order
+from dejavu_env.testing.replay import StreamDraws, replay_grab_vector
 
 DECK = canonical_deck()
 MODES = ("observation", "info_state")
@@ -69,6 +72,51 @@ def test_resampled_hidden_facts_leave_the_batched_views_unchanged(seed, n_player
                 assert np.array_equal(observe(batch, seat, mode), observe(others, seat, mode))
                 for g in range(batch.n):
                     assert np.array_equal(observe(batch, seat, mode)[g], reference_observation(states[g], seat, mode))
+
+
+def fields(game: GrabState) -> tuple:
+    """Every field of a reference state but the deck and the reaction settings."""
+    skip = {"deck", "reaction_times", "reaction_spread", "preset_orders", "log_means", "sigma", "equal_means"}
+    return tuple(getattr(game, f.name) for f in dataclasses.fields(game) if f.name not in skip)
+
+
+def tick(state: block.GrabBatch, actions: list[int]) -> None:
+    """One tick of game 0 of ``state`` with every seat's action given (phase ``APPLY``), on the kernels."""
+    n_players = state.n_players
+    seating = kernels.Seating(
+        np.zeros((1, n_players - 1), dtype=np.int16), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.zeros((1, 6, n_players, 1), dtype=np.int64, order="F"),
+    )
+    request = kernels.TickRequest(
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.array([actions], dtype=np.int64),
+        np.full(1, kernels.APPLY, dtype=np.int8), np.zeros(0), np.full(1, -1, dtype=np.int64), False,
+        np.zeros((1, n_players - 1), dtype=np.int16), np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+    )
+    streams = Streams.create(1)
+    kernels.play((state.data, state.order, state.games), state.tables, (streams.keys, streams.counters), seating,
+                 request)
+    assert request.status[0] != kernels.PAUSED
+
+
+def test_rare_endings_from_set_positions_match_the_reference():
+    """Everyone eliminated at a flip ends the round at once; the 36th grab-only tick ends the grabbing."""
+    deck = make_deck(RING_CARDS)
+    rng = np.random.default_rng(0)
+    everyone_out = new_game(rng, n_players=2, deck=deck, orders=[scripted_order((33, 34, 35))] * 3)
+    everyone_out.holdings = [1 << 1, 1 << 2]  # objects 1 and 2 show on the next cards: flipping them eliminates
+    everyone_out.middle &= ~(1 << 1 | 1 << 2)
+    long_end = new_game(rng, n_players=2, deck=deck, orders=[scripted_order((33, 34, 35))] * 3)
+    long_end.position, long_end.grab_only_ticks, long_end.middle = 36, MAX_GRAB_ONLY_TICKS - 1, 0b111
+    long_end.new_card, long_end.flipped = False, 0
+    for start in (everyone_out, long_end):
+        reference = start.copy()
+        state = block.from_scalar([start])
+        for _ in range(4):
+            middle = reference.middle
+            actions = [(middle & -middle).bit_length() if middle and reference.in_round[0] else 0, 0]
+            tick(state, actions)
+            apply_checked(reference, actions, cast(np.random.Generator, StreamDraws(0, 0, [], False)))
+            assert fields(block.to_scalar(state, 0, deck)) == fields(reference)
 
 
 # ---------------------------------------------------------------------- the batch players
