@@ -11,9 +11,53 @@ as it always does, only its generator is a stand-in that answers from the game's
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
 from typing import Any, cast
 
 import numpy as np
+
+Draw = tuple[str, Any]
+"""``("random", u)``, ``("normal", zs)`` or ``("integers", j)``: one generator call and its answer."""
+
+
+class ReplayedDraws:
+    """A stand-in for ``numpy.random.Generator`` that answers ``random()``, ``standard_normal(n)`` and
+    ``integers(n)`` with recorded draws, in order, and fails loudly on any other call or a mismatch
+    (empty, it replays a game that must draw nothing: ``dejavu_agents.web.replay``'s recorded games)."""
+
+    def __init__(self, draws: Iterable[Draw] = ()) -> None:
+        self.draws: deque[Draw] = deque(draws)
+
+    def extend(self, draws: Iterable[Draw]) -> None:
+        """Queue more recorded draws (the next tick's)."""
+        self.draws.extend(draws)
+
+    def _next(self, kind: str) -> Any:
+        if not self.draws:
+            raise AssertionError(f"the reference engine asked for {kind} but no recorded draw is left")
+        recorded, value = self.draws.popleft()
+        if recorded != kind:
+            raise AssertionError(f"the reference engine asked for {kind}, the batched engine drew {recorded}")
+        return value
+
+    def random(self) -> float:
+        return float(self._next("random"))
+
+    def standard_normal(self, size: int) -> np.ndarray:
+        values = np.asarray(self._next("normal"), dtype=np.float64)
+        if values.shape != (size,):
+            raise AssertionError(f"the reference engine asked for {size} normals, {len(values)} were recorded")
+        return values
+
+    def integers(self, high: int) -> int:
+        value = int(self._next("integers"))
+        if not 0 <= value < high:
+            raise AssertionError(f"a recorded tie-break {value} is out of range for {high} tied players")
+        return value
+
+    def permutation(self, n: int) -> np.ndarray:
+        raise AssertionError("a replayed game must be given its shuffles as scripted orders")
 
 
 class StreamDraws:
