@@ -2,7 +2,7 @@
 
 Run it either way from the clone's root: ``python examples/batched_maskable_ppo.py`` or
 ``python -m examples.batched_maskable_ppo``. Needs the ``train``
-extra. ``DejaVuVecEnv`` hands SB3 the batched env as a ``VecEnv``: no subprocesses, one numpy
+extra. ``DejaVuVecEnv`` hands SB3 the batched env as a ``VecEnv``: no subprocesses, one
 call per step for all 256 games, ``action_masks()`` for MaskablePPO. A demonstration of the
 wiring (seconds on one core), not a strong player.
 """

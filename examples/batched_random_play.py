@@ -2,8 +2,8 @@
 
 Run it either way from the clone's root: ``python examples/batched_random_play.py`` or
 ``python -m examples.batched_random_play``. Needs only the library.
-``gym.make_vec`` builds the batched env (``vector_entry_point``): one numpy call steps every
-game, the opponents' moves included, and each env keeps the single env's observation, mask
+``gym.make_vec`` builds the batched env (``vector_entry_point``): one call of its compiled
+kernels steps every game, the opponents' moves included, and each env keeps the single env's observation, mask
 and ``info``, stacked.
 """
 

@@ -1,7 +1,7 @@
 """One base for both games' batched Gymnasium vector envs (what :mod:`dejavu_env.core.env` is for the single envs).
 
 A game's vector env plays ``num_envs`` games at once on its batched engine
-(``dejavu_env/<game>/batched.py``), with no Python loop over games in a step, and keeps the
+(``dejavu_env/<game>/kernels.py``), with no Python loop over games in a step, and keeps the
 player-facing contract of the game's single-agent env: the same keyword arguments and
 defaults (read from the single env's class, so a version bump carries over), the same
 observation dict, the same ``info`` keys and types stacked per env as gymnasium's vector
@@ -47,10 +47,9 @@ instead: at every reset each opponent seat of each env draws one of them (weight
 ``league_probs``, from the env's stream; change them with :meth:`set_league_probs`);
 ``opponent_ids`` says who sits where.
 
-**Backend** (``backend``): ``"auto"`` (the default) steps the games with the compiled kernels
-of :mod:`dejavu_env.core.compiled` where numba is installed (the ``fast`` extra), else with the
-numpy engine; ``"numpy"`` or ``"numba"`` choose one. Both play the same games bit for bit
-from the same seed: the choice changes the speed only.
+**Engine**: the games are stepped by the game's compiled kernels (``dejavu_env/<game>/kernels.py``
+over the state block of ``<game>/block.py``; :mod:`dejavu_env.core.compiled` says why numba), which
+the tests replay against the reference engine bit for bit.
 
 **Errors**: a malformed ``actions`` (shape, dtype, range) or, under ``illegal_action="raise"``,
 an illegal one is a ``ValueError`` naming the env index and the problem, and no env
@@ -79,7 +78,6 @@ from gymnasium.vector.utils import batch_space
 
 from dejavu_env.core.batch import all_set, any_set
 from dejavu_env.core.batch_players import PolicyPlayer, SingleGamePlayers
-from dejavu_env.core.compiled import resolve_backend
 from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
 from dejavu_env.core.game import GameInfo, reason_code
 from dejavu_env.core.layout import Layout
@@ -97,7 +95,7 @@ VECTOR_OPTIONS = ("reset_mask", "env_options")
 """Reset options every vector env adds to its single env's."""
 BYTES_PER_OBSERVATION = 8 * 4
 """The memory a batch needs per env, in bytes per float of one observation: the peak of a reset and steps
-measured 5.5 to 7 observations' worth per env (both games, both backends, every autoreset mode); 8 of
+measured 5.5 to 7 observations' worth per env (both games, every autoreset mode, both engines of 0.2); 8 of
 float32 leave a margin (checked against the machine before anything is allocated)."""
 SEED_LIMIT = 2**64
 """Every env's seed (``seed + i`` included) must lie below it: a stream's key is a 64-bit word."""
@@ -146,11 +144,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         league: Sequence[Any] | None,
         league_probs: Sequence[float] | None,
         seat_players: Sequence[Any],
-        backend: str = "auto",
     ) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1)
         check_batch_memory(self.num_envs, BYTES_PER_OBSERVATION * max(layout.size for layout in self.layouts.values()))
-        self.backend = resolve_backend(backend)
         self.n_players = n_players
         self.obs_mode = check_choice("obs_mode", obs_mode, self.game.obs_modes)
         self.reward_mode = check_choice("reward", reward, self.game.reward_modes)
