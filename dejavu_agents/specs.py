@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dejavu_agents.base import Player
+from dejavu_agents.cli import checked_path
 from dejavu_agents.games.base import TournamentGame
 from dejavu_agents.models import checkpoint_card, checkpoint_player, is_path, resolve_checkpoint
 from dejavu_agents.registry import available_players
@@ -45,7 +46,7 @@ class PlayerSpec:
 
 def checkpoint_spec(game: str, name: str, path: str | Path) -> PlayerSpec:
     """A checkpoint file shown as ``name``, its model card checked against ``game`` (the zip is not opened)."""
-    zip_path = resolve_checkpoint(Path(path))
+    zip_path = resolve_checkpoint(checked_path(path))
     checkpoint_card(zip_path, game)
     return PlayerSpec(name, zip_path)
 

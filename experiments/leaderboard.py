@@ -85,7 +85,7 @@ def grab_table(cards: Sequence[dict[str, Any]]) -> str:
         table = markdown_table(("player", *(f"at {name}" for name in tables)), rows)
         parts.append(f"**Grab**, players reading `{obs_mode}` (`{chosen[0]['env_id']}`). {_panel_note(chosen)} "
                      f"Points normalised between {chosen[0]['low']} (0) and {chosen[0]['high']} (1) on the same "
-                     f"deals, Student t 95% intervals.\n\n{table}")  # fmt: skip
+                     f"deals, BCa bootstrap 95% intervals.\n\n{table}")  # fmt: skip
     return "\n\n".join(parts)
 
 

@@ -14,7 +14,9 @@ and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with its mode
 ``runs/<config>/latest`` points at the newest run. Evaluations happen at the end of a
 rollout once ``eval_every`` env steps have passed since the last one, and once more at the
 end. ``--timesteps N`` replaces the stages' lengths by a total of N split in the same
-proportions, and scales the evaluations and the warm start with them.
+proportions, and scales the evaluations and the warm start with them. Every stage is then
+trained as whole PPO rollouts (:func:`experiments.config_file.fit_rollouts`), so the run
+trains about N steps and its progress bar shows the true total.
 
 Ctrl-C stops training cleanly: the model as it was is saved as ``last.zip`` (with its card)
 beside ``best.zip``, and one line says where.
@@ -58,7 +60,17 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, user_path, writable
+from dejavu_agents.cli import (
+    Parser,
+    checked,
+    fail,
+    interrupted,
+    positive_int,
+    shielded,
+    stops_once,
+    user_path,
+    writable,
+)
 from dejavu_agents.cloning import PretrainConfig, pretrain
 from dejavu_agents.games import GameAdapter, get_game
 from dejavu_agents.mixture import SELF, build_mixture
@@ -68,8 +80,9 @@ from dejavu_agents.progress import Progress
 from dejavu_agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
-from experiments.config_file import Stage, config_keys, scale_stages
+from experiments.config_file import Stage, config_keys, fit_rollouts, scale_stages
 from experiments.evaluate import evaluate
+from experiments.interrupted import TrainingInterrupted
 from experiments.train_batched import COMPACT, BatchedConfig
 from experiments.train_batched import train as train_batched
 
@@ -207,6 +220,31 @@ class TrainConfig:
     def card(self) -> ModelCard:
         return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs["obs_mode"], stack=self.stack)
 
+    @property
+    def rollout(self) -> int:
+        """Env steps per PPO rollout: ``n_envs`` times ``ppo.n_steps`` (the algorithm's default if unset)."""
+        n_steps = self.ppo.get("n_steps")
+        return self.n_envs * int(_sb3_default(self.algo, "n_steps") if n_steps is None else n_steps)
+
+    def in_whole_rollouts(self) -> TrainConfig:
+        """The stages as PPO trains them, whole rollouts each (:func:`experiments.config_file.fit_rollouts`);
+        a shortened rollout caps ``batch_size`` at its length."""
+        n_steps = self.rollout // self.n_envs
+        stages, steps = fit_rollouts(self.stages, self.n_envs, n_steps)
+        ppo = dict(self.ppo)
+        if steps != n_steps:
+            batch = int(ppo["batch_size"] if "batch_size" in ppo else _sb3_default(self.algo, "batch_size"))
+            ppo.update(n_steps=steps, batch_size=max(2, min(batch, steps * self.n_envs)))
+        return dataclasses.replace(self, stages=stages, ppo=ppo)
+
+
+def _sb3_default(algo: str, name: str) -> int:
+    """The default of ``name`` in the constructor of ``algo``'s sb3-contrib class."""
+    from sb3_contrib import MaskablePPO, RecurrentPPO
+
+    model = MaskablePPO if algo == "maskable_ppo" else RecurrentPPO
+    return int(inspect.signature(model.__init__).parameters[name].default)
+
 
 def check_env_kwargs(game: GameAdapter, env_kwargs: Mapping[str, Any]) -> None:
     """Build one env with ``env_kwargs`` and close it: a bad keyword surfaces before training, in the env's words."""
@@ -296,11 +334,12 @@ def save_checkpoint(model: Any, card: ModelCard, path: Path) -> None:
     optimizer = model.policy.optimizer
     moments = optimizer.state_dict()
     optimizer.state.clear()
-    try:
-        model.save(str(path))
-    finally:
-        optimizer.load_state_dict(moments)
-    card.save(path.with_suffix(".json"))
+    with shielded():  # a Ctrl-C now would leave a truncated zip: it waits until both files are written
+        try:
+            model.save(str(path))
+        finally:
+            optimizer.load_state_dict(moments)
+        card.save(path.with_suffix(".json"))
 
 
 def warm_start(config: TrainConfig, model: Any, out: Path, progress: bool) -> None:
@@ -359,17 +398,6 @@ def build_model(config: TrainConfig, env: Any) -> Any:
     if config.algo == "maskable_ppo":
         return MaskablePPO("MultiInputPolicy", env, seed=config.seed, verbose=0, tensorboard_log=None, **ppo)
     return RecurrentPPO("MultiInputLstmPolicy", env, seed=config.seed, verbose=0, tensorboard_log=None, **ppo)
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped training: ``timesteps`` were trained, the model is in ``last`` (``None``
-    before a model existed), the best evaluated one in ``best`` (``None`` before the first evaluation)."""
-
-    def __init__(self, timesteps: int, last: Path | None, best: Path | None) -> None:
-        super().__init__(f"training interrupted at {timesteps} timesteps")
-        self.timesteps = timesteps
-        self.last = last
-        self.best = best
 
 
 def check_run_folder(out: Path) -> None:
@@ -436,9 +464,11 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             return
         best["timesteps"] = timesteps
         player = PPOPlayer(model=model, card=card, seed=config.seed)
-        rows = evaluate(
-            game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size
-        )
+        with bar.doing(f"evaluating at {timesteps:,} steps"):
+            rows = evaluate(
+                game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed,
+                table_size=table_size,
+            )  # fmt: skip
         illegal = player.illegal_choices / max(player.decisions, 1)
         new_file = not eval_path.exists()
         with eval_path.open("a", newline="") as handle:
@@ -504,13 +534,14 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             save_checkpoint(model, card, self_checkpoint)
         run_evaluation(model, model.num_timesteps)
     except KeyboardInterrupt:
-        bar.close()
-        if vec_env is not None:
-            vec_env.close()
-        last = None
-        if model is not None:
-            last = out / "last.zip"
-            save_checkpoint(model, card, last)
+        with shielded(reraise=False):  # a second Ctrl-C must not cost the model so far
+            bar.close()
+            if vec_env is not None:
+                vec_env.close()
+            last = None
+            if model is not None:
+                last = out / "last.zip"
+                save_checkpoint(model, card, last)
         raise TrainingInterrupted(
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None
@@ -562,7 +593,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument(
         "--timesteps", type=positive_int,
-        help="total env steps, replacing the config's (same proportions); PPO still collects whole rollouts",
+        help="total env steps, replacing the config's (same proportions), in the whole PPO rollouts nearest to it",
     )  # fmt: skip
     parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
     parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
@@ -579,6 +610,8 @@ class Plan:
     out: Path
     default_out: bool
     progress: bool
+    asked: int | None = None
+    """``--timesteps``, when given: the config then trains the whole rollouts nearest to it."""
 
 
 def load_config(path: Path) -> TrainConfig | BatchedConfig:
@@ -601,20 +634,29 @@ def plan(argv: Sequence[str] | None = None) -> Plan:
         config = dataclasses.replace(config, eval_games=args.eval_games)
     if args.n_envs:
         config = dataclasses.replace(config, n_envs=args.n_envs)
+    config = config.in_whole_rollouts()
     out = args.out or new_run_folder(args.config.stem)
     checked(parser, lambda: check_run_folder(out))
-    return Plan(args.config.stem, config, out, args.out is None, not args.no_progress)
+    return Plan(args.config.stem, config, out, args.out is None, not args.no_progress, args.timesteps)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; its exit status. The first Ctrl-C stops it, keeping what it has; later ones wait."""
+    with stops_once():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     run = plan(argv)
     run.out.mkdir(parents=True, exist_ok=True)
     if run.default_out:
         point_latest(run.out)
     config = run.config
     stages = counted(len(config.stages), "stage")
-    print(f"training {run.name}: {config.timesteps:,} timesteps in {stages}, {counted(config.n_envs, 'env')} -> "
-          f"{run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
+    rollouts = f"rollouts of {config.rollout:,} steps"
+    asked = f" (--timesteps {run.asked:,} in whole {rollouts})" if run.asked else f" in {rollouts}"
+    print(f"training {run.name}: {config.timesteps:,} timesteps{asked}, {stages}, {counted(config.n_envs, 'env')} "
+          f"-> {run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
     try:
         if isinstance(config, BatchedConfig):
             train_batched(config, run.out, progress=run.progress)

@@ -170,6 +170,6 @@ def card_markdown(card: dict) -> str:
         lines += ["", f"The player in one seat among copies of the table's opponent, seats rotated on each deal; "
                   f"{card['low']} and {card['high']} play the same deals in the same seats. Normalised = "
                   f"(points - {card['low']}'s) / ({card['high']}'s - {card['low']}'s), paired by deal, "
-                  "Student t 95% interval; win = the top total (shared counts)."]  # fmt: skip
+                  "BCa bootstrap 95% interval; win = the top total (shared counts)."]  # fmt: skip
     lines += ["", "Cite as:", "", f"> {citation(card)}", ""]
     return "\n".join(lines)

@@ -18,7 +18,9 @@ ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
 OWN_MODULES = ("dejavu_agents/games", "dejavu_agents/registry.py")
 """Where game names may be compared or used as keys: the adapters, and the player registry's table."""
-NOT_OURS = ("dejavu_agents/rllib", "experiments/rllib.py")
+NOT_OURS = ("dejavu_agents/rllib", "experiments/rllib.py", "dejavu_agents/web")
+"""Layers keyed by game on purpose: RLlib's per-game configs, and the browser game, whose pages,
+links and records are one module per game (a table and a view each) picked by the link's game."""
 EVERY_SEAT = {"grid": {"agent_seat": None}}
 """Env keywords that put the agent at a random seat each game, so a test covers every seat."""
 PRIVILEGED = {("grab", "info_state", "observation"): 36}
