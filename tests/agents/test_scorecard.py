@@ -137,3 +137,14 @@ def test_cli_errors_are_one_line(argv, message, tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "cards").exists()
+
+
+def test_calibration_plays_every_registered_pair_and_holds_random_at_0() -> None:
+    from dejavu_agents.scorecard.calibration import anchor_ratings, calibration_games
+
+    games = calibration_games(SMALL_GRID)
+    assert list(games) == [("random", "greedy")]
+    score, played = games[("random", "greedy")]
+    assert played == 8 and 0 <= score <= 1, "the larger of the two counts; random scores next to nothing"
+    ratings, same = anchor_ratings(SMALL_GRID)
+    assert same == games and ratings["random"] == 0.0 and ratings["greedy"] > 300
