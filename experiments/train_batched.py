@@ -1,7 +1,7 @@
 """Training on the batched engines with the compact learner: the configs with ``algo: compact_ppo``.
 
-``python -m experiments.train grid-scratch`` runs them (the command line, run folders and
-Ctrl-C are :mod:`experiments.train`'s, for every config).
+``python -m experiments.train grid-scratch`` runs them (the command line is :mod:`experiments.train`'s,
+the run folders and Ctrl-C :mod:`experiments.runs`', for every config).
 
 The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
 stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
@@ -50,8 +50,8 @@ from dejavu_agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
 from dejavu_agents.ppo import ModelCard
 from experiments.config_file import Stage, config_keys, load_config, scale_stages
 from experiments.evaluate import evaluate
+from experiments.runs import TrainingInterrupted
 
-CONFIGS = Path(__file__).resolve().parent / "configs"
 COMPACT = checkpoint.ALGO
 
 
@@ -289,12 +289,11 @@ class Recorder:
 def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     """Run every stage of ``config`` into ``out``; return the path of ``best.zip``.
 
-    Ctrl-C raises :class:`experiments.train.TrainingInterrupted` after saving ``out/last.zip``.
+    Ctrl-C raises :class:`experiments.runs.TrainingInterrupted` after saving ``out/last.zip``.
     """
     import torch
 
     from dejavu_agents.progress import Progress
-    from experiments.train import TrainingInterrupted
 
     torch.set_num_threads(1)
     torch.manual_seed(config.seed)
