@@ -164,7 +164,8 @@ class BatchedConfig:
 
     @property
     def card(self) -> ModelCard:
-        return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode)
+        env_id = get_game(self.game).env_id
+        return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode, env_id=env_id)
 
     def scaled(self, total: int) -> BatchedConfig:
         """The same curriculum in ``total`` env steps (at least one iteration per stage)."""

@@ -191,7 +191,8 @@ class TrainConfig:
 
     @property
     def card(self) -> ModelCard:
-        return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs["obs_mode"], stack=self.stack)
+        return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs["obs_mode"], stack=self.stack,
+                         env_id=self.adapter.env_id)  # fmt: skip
 
 
 def check_env_kwargs(game: GameAdapter, env_kwargs: Mapping[str, Any]) -> None:

@@ -241,5 +241,13 @@ class GameAdapter(ABC):
         """The options of ``python -m dejavu_agents.play <game>``."""
 
     @abstractmethod
-    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
-        """Check ``args`` (``ValueError`` on a mistake), then play one game in ``terminal``."""
+    def play_opponents(self, args: argparse.Namespace) -> str:
+        """The comma-separated opponents that ``args`` name (players or checkpoints, as :mod:`dejavu_agents.specs`
+        reads them)."""
+
+    @abstractmethod
+    def play_session(
+        self, args: argparse.Namespace, opponents: Sequence[Player], names: Sequence[str], terminal: Any
+    ) -> None:
+        """Check ``args`` (``ValueError`` on a mistake), then play one game in ``terminal`` against ``opponents``
+        (shown as ``names``), checked to fit the table."""

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from dejavu_agents.base import Player
 from dejavu_agents.cli import positive_float, seed_type
 from dejavu_agents.games.base import GameAdapter, Wording
 from dejavu_agents.grab.batch_players import BATCH_OPPONENTS
@@ -78,11 +79,11 @@ class GrabAdapter(GameAdapter):
             "--seed", type=seed_type, help="shuffle and opponent seed (default: a fresh game each time)"
         )
 
-    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
-        from dejavu_agents.play.grab import play_grab
-        from dejavu_agents.specs import parse_players
+    def play_opponents(self, args: argparse.Namespace) -> str:
+        return str(args.opponents)
 
-        specs = parse_players(self.name, args.opponents, distinct=False)
-        self.check_opponent_count(len(specs))
-        play_grab([spec.build(self) for spec in specs], [spec.name for spec in specs], args.reaction_time, args.seed,
-                  terminal)  # fmt: skip
+    def play_session(self, args: argparse.Namespace, opponents: Sequence[Player], names: Sequence[str],
+                     terminal: Any) -> None:  # fmt: skip
+        from dejavu_agents.play.grab import play_grab
+
+        play_grab(list(opponents), list(names), args.reaction_time, args.seed, terminal)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from dejavu_agents.base import Player
 from dejavu_agents.cli import seed_type
 from dejavu_agents.games.base import GameAdapter, Wording
 from dejavu_agents.grid.batch_players import BATCH_OPPONENTS
@@ -69,9 +70,11 @@ class GridAdapter(GameAdapter):
         parser.add_argument("--seat", type=int, choices=(0, 1), default=0, help="0 starts (3 tokens), 1 has 4 tokens")
         parser.add_argument("--seed", type=seed_type, help="deal and opponent seed (default: a fresh game each time)")
 
-    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
-        from dejavu_agents.play.grid import play_grid
-        from dejavu_agents.specs import parse_player
+    def play_opponents(self, args: argparse.Namespace) -> str:
+        return str(args.opponent)
 
-        spec = parse_player(self.name, args.opponent)
-        play_grid(spec.build(self), spec.name, args.seat, args.seed, terminal)
+    def play_session(self, args: argparse.Namespace, opponents: Sequence[Player], names: Sequence[str],
+                     terminal: Any) -> None:  # fmt: skip
+        from dejavu_agents.play.grid import play_grid
+
+        play_grid(opponents[0], names[0], args.seat, args.seed, terminal)
