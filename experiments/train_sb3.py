@@ -253,7 +253,7 @@ def batched_vec_env(config: TrainConfig, stage: Stage, model: Any) -> Any:
     league: list[Any] = []
     for name in stage.opponents:
         if name != SELF:
-            league.append(game.batch_opponents[name]())
+            league.append(game.make_batch_opponent(name))
             continue
         frozen = type(model.policy)(**model.policy._get_constructor_parameters())
         frozen.load_state_dict(model.policy.state_dict())

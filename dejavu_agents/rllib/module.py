@@ -69,7 +69,7 @@ class HeuristicModule(RLModule):
     """A registered player as a frozen league member; ``model_config``: ``game``, ``player``, ``seed``.
 
     The player is asked row by row, so it must choose from the current observation alone
-    (see :data:`dejavu_agents.rllib.games.GameSpec.league_heuristics`).
+    (see :attr:`dejavu_agents.games.SelfPlay.league_heuristics`).
     """
 
     def setup(self) -> None:
