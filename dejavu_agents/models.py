@@ -12,7 +12,7 @@ card exist:
 - :class:`ExportCard` beside a ``.pt``: a network exported from RLlib training (``rllib_ppo``).
 
 Which player plays which algorithm is :mod:`dejavu_agents.loaders`' table; this module reads
-cards and files only, with the standard library.
+cards and files only, with the standard library (and the games' adapters, for their env ids).
 
 **A checkpoint is code.** SB3 zips hold pickled Python objects, and loading one runs them. So
 a checkpoint is loaded only from where the user meant:
@@ -41,6 +41,8 @@ import zlib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
+
+from dejavu_agents.games import get_game
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints: the only folder a checkpoint *name* resolves to."""
@@ -81,8 +83,6 @@ class Card(Protocol):
 
 def v0_env_id(game: str) -> str:
     """The ``-v0`` id of ``game``'s env: what a card written before cards named their id was trained on."""
-    from dejavu_agents.games import get_game
-
     base, _, _ = get_game(game).env_id.rpartition("-v")
     return f"{base}-v0"
 
@@ -262,8 +262,6 @@ def check_trained_for(card: Card, game: str, what: str) -> None:
     """
     if card.game != game:
         raise ValueError(f"{what} was trained for {card.game}, not {game}")
-    from dejavu_agents.games import get_game
-
     expected = get_game(game).env_id
     if card.env_id != expected:
         raise ValueError(
@@ -284,8 +282,7 @@ def inspect_checkpoint(path: Path, game: str | None = None) -> ModelCard | Expor
     """:func:`checkpoint_card`, then the file's content checked against the card's algorithm (no pickle is run)."""
     card = checkpoint_card(path, game)
     found = content_algo(path)
-    same_loader = {found, card.algo} <= PICKLE_BEARING or found == card.algo
-    if not same_loader:
+    if found != card.algo:
         raise ValueError(f"{path}: its card says {card.algo}, but the file holds a {found} checkpoint")
     return card
 

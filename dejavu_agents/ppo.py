@@ -54,12 +54,13 @@ def sb3_card(path: Path, game: str | None = None) -> ModelCard:
     return card
 
 
-def load_model(card: ModelCard, path: Path, device: str = "cpu") -> Any:
+def load_model(card: ModelCard, path: Path, device: str = "cpu", quiet: bool = False) -> Any:
     """The SB3 model in the zip ``path``, loaded with the class ``card.algo`` names (imports torch here).
 
     A features extractor that takes an ``obs_mode`` keyword gets the card's, so the model is
     fed the view it was trained on (checkpoints saved before the keyword existed lack it).
-    Loading runs the zip's pickles: a file the package did not ship says so on stderr first.
+    Loading runs the zip's pickles: a file the package did not ship says so on stderr first, unless
+    ``quiet`` (the caller wrote the file itself, as a trainer its stage checkpoints).
     """
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, device)
@@ -69,7 +70,8 @@ def load_model(card: ModelCard, path: Path, device: str = "cpu") -> Any:
         from sb3_contrib import MaskablePPO, RecurrentPPO
 
         classes: dict[str, Any] = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO}
-        notify_pickles(path)
+        if not quiet:
+            notify_pickles(path)
         custom = _policy_kwargs_for(card, path)
         _LOADED[key] = classes[card.algo].load(str(path), device=device, custom_objects=custom)
     return _LOADED[key]
@@ -162,7 +164,8 @@ class PPOPlayer(Player):
     ``Path("runs/grid/best.zip")`` or ``"runs/grid/best.zip"``: see :mod:`dejavu_agents.models`
     for which is which, and load only checkpoints you trust, since loading runs their code),
     or from an already loaded ``model`` with its ``card`` (training-time evaluation, where
-    the model lives in memory). ``game``, when given, must be the game the card names.
+    the model lives in memory). ``game``, when given, must be the game the card names. ``quiet``:
+    no stderr line about the zip's pickles, for a file the caller wrote itself (a trainer's stage).
     """
 
     default_name = "ppo"
@@ -175,13 +178,14 @@ class PPOPlayer(Player):
         card: ModelCard | None = None,
         deterministic: bool = True,
         game: str | None = None,
+        quiet: bool = False,
     ) -> None:
         if model is None:
             if checkpoint is None:
                 raise ValueError("PPOPlayer needs a checkpoint name or path, or a loaded model and its card")
             zip_path = resolve_checkpoint(checkpoint)
             card = sb3_card(zip_path, game)
-            model = load_model(card, zip_path)
+            model = load_model(card, zip_path, quiet=quiet)
         elif card is None:
             raise ValueError("PPOPlayer given a model needs its ModelCard")
         elif game is not None:

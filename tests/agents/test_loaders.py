@@ -224,3 +224,14 @@ def test_the_tournament_names_a_damaged_checkpoint_in_one_line(tmp_path: Path, c
     assert stop.value.code == 2 and "Traceback" not in err
     assert "corrupt or truncated zip" in err.strip().splitlines()[-1]
 
+
+
+@pytest.mark.parametrize("game", ["grid", "grab"])
+def test_the_rllib_configs_name_their_env_id_and_a_wrong_one_is_refused(game: str) -> None:
+    pytest.importorskip("pettingzoo")
+    from experiments.rllib import load_run
+
+    run = load_run(game, {})
+    assert run.env_id == get_game(game).env_id
+    with pytest.raises(ValueError, match=f"env_id 'DejaVu.*-v9' is not {game}'s registered id"):
+        load_run(game, {"env_id": get_game(game).env_id.replace("-v0", "-v9")})
