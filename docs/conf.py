@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
-ROOT = DOCS.parent
-# The clone's folders first: the API reference covers dejavu_agents/, which the wheel does not ship.
-sys.path[:0] = [str(ROOT), str(DOCS / "_ext")]
+# Sphinx finds a project's own extensions on sys.path: docs/_ext holds them. The packages
+# documented are the installed ones (the README's `pip install -e`, i.e. this checkout).
+sys.path.insert(0, str(DOCS / "_ext"))
 
-import dejavu_env  # noqa: E402  (found through the sys.path change above)
+import dejavu_env  # noqa: E402
 
 project = "dejavu-env"
 author = "dejavu-env contributors"

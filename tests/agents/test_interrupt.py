@@ -79,8 +79,8 @@ def test_ctrl_c_stops_a_tournament_with_the_tables_so_far(tmp_path: Path) -> Non
     assert status == 130
     last = stderr.strip().splitlines()[-1].split("\r")[-1]
     assert re.fullmatch(
-        r"python -m agents\.tournament: interrupted: stopped after [\d,]+ of 600,000 games; the tables above count "
-        r"those, saved in .*results",
+        r"python -m dejavu_agents\.tournament: interrupted: stopped after [\d,]+ of 600,000 games; "
+        r"the tables above count those, saved in .*results",
         last,
     ), last
     assert "grab: players, strongest first" in stdout
