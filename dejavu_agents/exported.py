@@ -96,6 +96,17 @@ def _with_obs_mode(net: dict[str, Any], obs_mode: str, card_path: Path) -> dict[
     return {**net, "encoder_kwargs": kwargs}
 
 
+def _export_file(source: str | Path | None) -> Path:
+    """The ``.pt`` a shipped name or a path means (a path without a suffix gets ``.pt``)."""
+    assert source is not None  # the caller gave exactly one of checkpoint and path
+    if is_path(source):
+        source = Path(source)
+        if source.suffix not in ("", ".pt"):
+            raise ValueError(f"an exported player is a .pt file with its card, got {str(source)!r}")
+        source = source.with_suffix(".pt")
+    return resolve_checkpoint(source)
+
+
 class ExportedPlayer(Player):
     """Plays an exported network greedily (the most likely legal action) unless ``deterministic=False``.
 
@@ -122,12 +133,7 @@ class ExportedPlayer(Player):
                 raise ValueError(
                     "ExportedPlayer needs exactly one of a checkpoint name or a path (or a net and its card)"
                 )
-            source = Path(path) if path is not None else checkpoint
-            assert source is not None  # exactly one of checkpoint and path was given
-            if is_path(source) and Path(source).suffix not in ("", ".pt"):
-                raise ValueError(f"an exported player is a .pt file with its card, got {str(source)!r}")
-            net, card = load_net(resolve_checkpoint(Path(source).with_suffix(".pt") if is_path(source) else source),
-                                 game)  # fmt: skip
+            net, card = load_net(_export_file(Path(path) if path is not None else checkpoint), game)
         elif card is None:
             raise ValueError("ExportedPlayer given a net needs its ExportCard")
         elif game is not None:
