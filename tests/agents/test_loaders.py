@@ -235,3 +235,12 @@ def test_the_rllib_configs_name_their_env_id_and_a_wrong_one_is_refused(game: st
     assert run.env_id == get_game(game).env_id
     with pytest.raises(ValueError, match=f"env_id 'DejaVu.*-v9' is not {game}'s registered id"):
         load_run(game, {"env_id": get_game(game).env_id.replace("-v0", "-v9")})
+
+
+@pytest.mark.parametrize("config", ["grid", "grab", "grid-scratch", "grab-scratch"])
+def test_the_cards_training_writes_name_the_env_id(config: str) -> None:
+    from experiments.config_file import CONFIGS
+    from experiments.train import load_config
+
+    loaded = load_config(CONFIGS / f"{config}.yaml")
+    assert loaded.card.env_id == get_game(loaded.game).env_id
