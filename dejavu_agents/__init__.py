@@ -22,16 +22,18 @@ The workbench, package by package (each module's docstring says more):
   command line shares.
 
 Importing this package imports neither torch nor the tournament's dependencies; learned
-players load torch only when built. A command (``python -m agents...``) started without its
+players load torch only when built. A command (``python -m dejavu_agents...``) started without its
 extra stops with one line naming it (:mod:`dejavu_agents.extras`).
 """
 
-from dejavu_agents.base import OBS_MODES, Player
+# First, before the imports below take their time: a command's extra and its Ctrl-C (dejavu_agents.extras).
 from dejavu_agents.extras import check_command_extras
-from dejavu_agents.random_player import RandomPlayer
-from dejavu_agents.registry import PLAYERS, PlayerEntry, available_players, make_player, register_player
 
 check_command_extras()
+
+from dejavu_agents.base import OBS_MODES, Player  # noqa: E402
+from dejavu_agents.random_player import RandomPlayer  # noqa: E402
+from dejavu_agents.registry import PLAYERS, PlayerEntry, available_players, make_player, register_player  # noqa: E402
 
 __all__ = [
     "OBS_MODES",

@@ -4,9 +4,10 @@ The wheel is the library alone (``dejavu_env``); the workbench (``dejavu_agents/
 runs from a clone with the extras of ``pyproject.toml``. Started on an install without its
 extra, a command would die on a ``ModuleNotFoundError`` traceback deep in some import. So the
 two packages' ``__init__`` (which Python runs before the command's own module) call
-:func:`check_command_extras`: under ``python -m agents...`` or ``python -m experiments...`` it
+:func:`check_command_extras`: under ``python -m dejavu_agents...`` or ``python -m experiments...`` it
 checks that the command's extra is installed, and if not prints one line naming the extra and
-the command that installs it, and exits with status 2. A plain ``import dejavu_agents`` is never
+the command that installs it, and exits with status 2; it also makes a Ctrl-C during the
+command's imports one line. A plain ``import dejavu_agents`` is never
 stopped: the registry and the heuristic players need only the core install.
 """
 
@@ -53,10 +54,17 @@ def missing_modules(extra: str) -> list[str]:
 
 
 def check_command_extras() -> None:
-    """Exit (status 2) with one line on stderr if the workbench command being run lacks its extra."""
+    """Exit (status 2) with one line on stderr if the workbench command being run lacks its extra.
+
+    It also makes a Ctrl-C during the command's imports one line, not a traceback
+    (:func:`dejavu_agents.cli.one_line_interrupts`): this runs before those imports.
+    """
     module = command_module()
     if module is None or module.split(".")[0] not in ("dejavu_agents", "experiments"):
         return
+    from dejavu_agents.cli import one_line_interrupts
+
+    one_line_interrupts(f"python -m {module}")
     extra = COMMANDS.get(module, "agents")
     if extra is None:
         return

@@ -9,6 +9,8 @@ until a second one arrives; the elapsed time it shows is still the whole run's.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tqdm import tqdm
@@ -40,3 +42,16 @@ class Progress(tqdm):
             values["rate"] = (self.n - done) / seconds if self.n > done and seconds > 0 else None
             values["initial"] = done if values["rate"] is None else values.get("initial", 0)
         return values
+
+    @contextmanager
+    def doing(self, what: str) -> Iterator[None]:
+        """Show ``what`` beside the bar while the block runs (an evaluation, a save).
+
+        Why: a run's bar stands still while it evaluates, at 100% after the last rollout;
+        saying so tells a stalled run from a busy one.
+        """
+        self.set_postfix_str(what)
+        try:
+            yield
+        finally:
+            self.set_postfix_str("")

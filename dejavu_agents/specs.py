@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dejavu_agents.base import Player
+from dejavu_agents.cli import checked_path
 from dejavu_agents.games.base import TournamentGame
 from dejavu_agents.loaders import checkpoint_player
 from dejavu_agents.models import PICKLE_BEARING, inspect_checkpoint, is_path, notify_pickles, resolve_checkpoint
@@ -52,7 +53,7 @@ def checkpoint_spec(game: str, name: str, path: str | Path) -> PlayerSpec:
     No pickle is run: a file that holds pickles is named on stderr (loading it later runs them);
     one that holds tensors only is loaded once here, so that damaged weights are named before any game.
     """
-    file = resolve_checkpoint(Path(path))
+    file = resolve_checkpoint(checked_path(path))
     if inspect_checkpoint(file, game).algo in PICKLE_BEARING:
         notify_pickles(file)
     else:

@@ -96,7 +96,33 @@ class DejaVuVecEnv(VecEnv):
         return observations
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        """Take one action id per env (shape ``(num_envs,)``, or SB3's ``(num_envs, 1)``), checked as the batched
+        env checks them (a ``ValueError`` naming the env), so that a bad array fails here, not at ``step_wait``."""
+        if isinstance(actions, np.ndarray) and actions.shape == (self.num_envs, 1):
+            actions = actions[:, 0]
+        self._actions = self.batched.check_actions(actions)
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seed env ``i`` with ``seed + i`` at the next reset (SB3's convention); a seed the batched env would
+        refuse is a ``ValueError`` now, and the seeds set before stay."""
+        if seed is not None:
+            self.batched.check_reset(seed=seed)
+        return super().seed(seed)
+
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """The single env's reset options for the next reset: one dict for every env, or a list of one per env
+        (``None`` or ``{}``: none); checked in full now (a ``ValueError`` naming the env), the options set
+        before staying in place."""
+        if options is None:
+            options = {}
+        if isinstance(options, dict):
+            per_env: Any = [options] * self.num_envs
+        elif isinstance(options, (list, tuple)):
+            per_env = [{} if o is None else o for o in options]
+        else:
+            raise ValueError(f"options must be a dict or a list of {self.num_envs} dicts, got {options!r:.80}")
+        self.batched.check_reset(env_options=[None if o == {} else o for o in per_env])
+        super().set_options(per_env)
 
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:

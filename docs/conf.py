@@ -71,3 +71,5 @@ html_theme = "furo"
 html_title = f"dejavu-env {release}"
 html_static_path = ["_static"]
 html_theme_options = {"source_repository": "", "navigation_with_keys": True}
+# Wide tables (the results pages) scroll sideways in a smaller type instead of being cut.
+html_css_files = ["tables.css"]

@@ -1,7 +1,8 @@
 """Load a trained checkpoint from Python and let it play.
 
-Run from the clone's root: ``python -m examples.load_checkpoint``. Needs the ``train`` extra
-(torch, stable-baselines3, sb3-contrib) and the clone.
+Run it either way from the clone's root: ``python examples/load_checkpoint.py`` or
+``python -m examples.load_checkpoint``. Needs the ``train`` extra
+(torch, stable-baselines3, sb3-contrib); the shipped checkpoints come with ``dejavu_agents``.
 
 A checkpoint is an SB3 zip with a JSON sidecar (same name, ``.json``) that says which
 algorithm, game and observation view it needs. :class:`dejavu_agents.ppo.PPOPlayer` takes a shipped

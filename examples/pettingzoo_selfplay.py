@@ -1,6 +1,7 @@
 """Self-play through PettingZoo: one policy plays every seat of both games.
 
-Run from the clone's root: ``python -m examples.pettingzoo_selfplay``. Needs ``pettingzoo``
+Run it either way from the clone's root: ``python examples/pettingzoo_selfplay.py`` or
+``python -m examples.pettingzoo_selfplay``. Needs ``pettingzoo``
 (the ``test`` extra); ``import dejavu_env`` alone never imports it.
 
 Grid is an AEC env (seats take turns, one agent may act several times in a row); Grab is a

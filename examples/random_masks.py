@@ -1,6 +1,7 @@
 """Random play with action masks in both environments.
 
-Run from the clone's root: ``python -m examples.random_masks``. Needs only ``dejavu_env``.
+Run it either way from the clone's root: ``python examples/random_masks.py`` or
+``python -m examples.random_masks``. Needs only ``dejavu_env``.
 
 Every observation carries ``action_mask`` (int8, 1 = legal), the form ``Discrete.sample(mask=...)``
 takes, so a random legal policy is one line.

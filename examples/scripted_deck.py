@@ -1,6 +1,7 @@
 """A scripted deal: the grid rulebook's worked example, step by step.
 
-Run from the clone's root: ``python -m examples.scripted_deck``. Needs only ``dejavu_env``.
+Run it either way from the clone's root: ``python examples/scripted_deck.py`` or
+``python -m examples.scripted_deck``. Needs only ``dejavu_env``.
 
 ``reset(options={"deck": [...]})`` fixes the deal: 32 ``(a, b)`` pairs, slots 0..7 first, then
 the deck from the top. Here the grid holds the example's cards, and Alex (the agent, seat 0)

@@ -1,6 +1,7 @@
 """Train MaskablePPO on DejaVuGrid-v0 for 2,048 steps, with a progress bar.
 
-Run from the clone's root: ``python -m examples.train_maskable_ppo``. Needs the ``train``
+Run it either way from the clone's root: ``python examples/train_maskable_ppo.py`` or
+``python -m examples.train_maskable_ppo``. Needs the ``train``
 extra. A few seconds on one core: a demonstration of the wiring, not a strong player
 (the shipped ``ppo-grid`` took behaviour cloning and 150k steps: docs/training.md).
 

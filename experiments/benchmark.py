@@ -6,10 +6,9 @@ included, and a batched step of ``N`` envs counts ``N`` steps. Each case is time
 ``time.process_time`` (CPU time of this process: steadier than the wall clock on a shared
 machine) and reported as a ratio to ``CartPole-v1`` through ``gym.make``, timed in the same
 run as a yardstick for the machine. Choosing the random legal actions is part of each
-timed loop, as it is part of any loop that drives an env. The batched envs are timed on
-each backend: ``numba`` (the compiled kernels, where numba is installed: the ``fast`` extra)
-and ``numpy``; their first step, which loads or compiles the kernels, is not timed. The
-last line measures the memory of 4096 batched grid envs (``tracemalloc``'s peak over construction and a few steps).
+timed loop, as it is part of any loop that drives an env. The batched envs' first step,
+which loads or compiles their kernels, is not timed. The last line measures the memory of
+4096 batched grid envs (``tracemalloc``'s peak over construction and a few steps).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents.cli import Parser, interrupted, positive_int, seed_type
-from dejavu_env.core import compiled
 from dejavu_env.core.batch import nth_set
 from dejavu_env.grab.rules import GAME_INFO as GRAB
 from dejavu_env.grid.rules import GAME_INFO as GRID
@@ -44,8 +42,8 @@ otherwise take as many calls as the single env's steps, at a higher cost per cal
 
 @dataclass(frozen=True)
 class Case:
-    """One benchmark row: an env id, how it is made (``"single"``, ``"sync"``, or the batched env's
-    backend, ``"numba"`` or ``"numpy"``), its size and keywords."""
+    """One benchmark row: an env id, how it is made (``"single"``, ``"sync"`` or ``"batched"``), its size and
+    keywords."""
 
     label: str
     env_id: str
@@ -63,21 +61,16 @@ GAMES = (
 """The env ids come from each game's ``GAME_INFO``, so a version bump changes them here too."""
 
 
-def backends() -> tuple[str, ...]:
-    """The batched env's backends to time: the compiled one where numba is installed, and numpy."""
-    return ("numba", "numpy") if compiled.AVAILABLE else ("numpy",)
-
-
 def cases(batch_sizes: tuple[int, ...], only: str | None = None) -> list[Case]:
     """CartPole first, then per game (those whose label holds ``only``): the single env, ``SYNC_ENVS`` of them in
-    a sync vector env, the batched sizes on each backend."""
+    a sync vector env, the batched env at each size."""
     rows = [Case("CartPole-v1 (yardstick)", "CartPole-v1")]
     for label, env_id, kwargs in GAMES:
         if only and only.lower() not in label.lower():
             continue
         rows.append(Case(label, env_id, "single", 1, kwargs))
         rows.append(Case(label, env_id, "sync", SYNC_ENVS, kwargs))
-        rows += [Case(label, env_id, backend, n, kwargs) for backend in backends() for n in batch_sizes]
+        rows += [Case(label, env_id, "batched", n, kwargs) for n in batch_sizes]
     return rows
 
 
@@ -89,8 +82,7 @@ def random_play(case: Case, steps: int, seed: int) -> tuple[float, int]:
         env = gym.make_vec(case.env_id, num_envs=case.num_envs, vectorization_mode="sync", **case.kwargs)
     else:
         env = gym.make_vec(
-            case.env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point", backend=case.kind,
-            **case.kwargs,
+            case.env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point", **case.kwargs
         )
     rng = np.random.default_rng(seed)
     observation, _ = env.reset(seed=seed)

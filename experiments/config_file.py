@@ -35,6 +35,44 @@ def scale_stages(stages: Sequence[Stage], total: int) -> list[Stage]:
     return [Stage(max(1, s.timesteps * total // length), s.opponents) for s in stages]
 
 
+TOLERANCE = 0.05
+"""How far (a share of the steps asked for) a run in whole rollouts may land from them before
+:func:`fit_rollouts` shortens the rollouts to land closer."""
+
+
+def fit_rollouts(stages: Sequence[Stage], n_envs: int, n_steps: int) -> tuple[list[Stage], int]:
+    """``(stages, n_steps)`` as a learner that collects whole rollouts trains them.
+
+    PPO (SB3's and the compact learner) collects ``n_envs * n_steps`` env steps per rollout
+    and checks its budget only between rollouts, so a stage of 2,500 steps with rollouts of
+    2,048 trained 4,096. Each stage becomes the whole number of rollouts nearest its length
+    (at least one). ``n_steps`` stays as configured when that lands within
+    :data:`TOLERANCE` of the steps asked for; otherwise (a short run) it is shortened, to at
+    most what the shortest stage holds and at least half that, taking the longest rollout
+    that lands within the tolerance, else the closest. The run then trains about the steps
+    asked for, and its progress bar can show the true total.
+    """
+    if n_envs < 1 or n_steps < 1:
+        raise ValueError(f"need n_envs >= 1 and n_steps >= 1, got {n_envs} and {n_steps}")
+    asked = sum(s.timesteps for s in stages)
+
+    def fitted(steps: int) -> list[Stage]:
+        rollout = n_envs * steps
+        return [Stage(max(1, round(s.timesteps / rollout)) * rollout, s.opponents) for s in stages]
+
+    def error(steps: int) -> float:
+        return abs(sum(s.timesteps for s in fitted(steps)) - asked) / asked
+
+    if error(n_steps) <= TOLERANCE:
+        return fitted(n_steps), n_steps
+    longest = max(1, min(n_steps, min(s.timesteps for s in stages) // n_envs))
+    candidates = range(longest, max(1, longest // 2) - 1, -1)
+    steps = next((c for c in candidates if error(c) <= TOLERANCE), None)
+    if steps is None:
+        steps = min(candidates, key=error)
+    return fitted(steps), steps
+
+
 def read_mapping(path: Path) -> dict[str, Any]:
     """The mapping in the YAML file ``path``."""
     try:

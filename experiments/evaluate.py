@@ -20,7 +20,6 @@ Ctrl-C stops a gauntlet, showing the rows of the games finished.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -29,8 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from dejavu_agents.base import Player
-from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, seed_type
+from dejavu_agents.cli import (
+    Parser,
+    check_fresh,
+    checked,
+    fail,
+    interrupted,
+    out_folder,
+    positive_int,
+    seed_type,
+    shielded,
+    stops_once,
+    workers_type,
+)
 from dejavu_agents.games import GAMES, GameAdapter, get_game
+from dejavu_agents.machine import check_games_fit, usable_cores
 from dejavu_agents.specs import PlayerSpec, as_specs, parse_players
 from dejavu_agents.stats import mean_interval, wilson_interval
 from dejavu_agents.text import counted
@@ -193,6 +205,8 @@ def gauntlet(
         raise ValueError(f"reference {reference!r} must be one of the players {[p.name for p in entrants]}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    pairs = len(entrants) * len(against)
+    check_games_fit(games * pairs, f"{counted(games, 'game')} for each of {counted(pairs, 'player-opponent pair')}")
     jobs = [
         _Game(player, opponent, match)
         for player in entrants
@@ -238,7 +252,7 @@ def describe(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, se
     return (
         f"{game.name}: {games} per player and opponent, seed {seed}; {how}. Every player meets the same deals "
         f"(the seeds depend on the opponents only). win_rate has a Wilson 95% interval; mean_points = "
-        f"{game.wording.points}, with a Student t 95% interval; illegal_rate = the share of a learned player's "
+        f"{game.wording.points}, with a BCa bootstrap 95% interval; illegal_rate = the share of a learned player's "
         "decisions that chose a masked-out action (played as a legal fallback); points_vs_reference = mean points "
         "over the reference player's at the same tables."
     )
@@ -314,10 +328,15 @@ def build_parser() -> Parser:
     parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals: same seed, same games")
     parser.add_argument("--table-size", type=positive_int, help="grab: players per table, 2 to 6 (default 4); grid: 2")
     parser.add_argument("--reference", help="a player of --players whose mean points the others are compared with")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
+    parser.add_argument("--workers", type=workers_type, default=usable_cores(), help="processes, at most the cores")
     parser.add_argument("--out", type=out_folder, help="folder for gauntlet.csv and gauntlet.md")
+    parser.add_argument("--overwrite", action="store_true", help="replace the files of an earlier run in --out")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
+
+
+OUTPUTS = ("gauntlet.csv", "gauntlet.md")
+"""The files ``--out`` receives."""
 
 
 def _save(
@@ -327,12 +346,28 @@ def _save(
         return
     command = shlex.join(["python", "-m", "experiments.evaluate", *argv])
     out.mkdir(parents=True, exist_ok=True)
-    write_csv(out / "gauntlet.csv", HEADERS, [r.values() for r in rows])
-    (out / "gauntlet.md").write_text(gauntlet_markdown(game, rows, size, seed, command))
-    print(f"wrote {out / 'gauntlet.csv'}\nwrote {out / 'gauntlet.md'}")
+    write_csv(out / OUTPUTS[0], HEADERS, [r.values() for r in rows])
+    (out / OUTPUTS[1]).write_text(gauntlet_markdown(game, rows, size, seed, command))
+    print(f"wrote {out / OUTPUTS[0]}\nwrote {out / OUTPUTS[1]}")
+
+
+def _show(
+    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str]
+) -> bool:
+    """Print and save the rows, a Ctrl-C meanwhile held until both are done; whether one came."""
+    with shielded(reraise=False) as deferred:
+        print_gauntlet(game, rows, size, seed)
+        _save(game, rows, size, seed, out, argv)
+    return deferred.pressed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; its exit status. The first Ctrl-C stops it, keeping what it has; later ones wait."""
+    with stops_once():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -342,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     size = checked(parser, lambda: game.table_size(args.table_size))
     if args.reference is not None and args.reference not in [p.name for p in players]:
         parser.error(f"--reference {args.reference!r} must be one of --players ({', '.join(p.name for p in players)})")
+    if args.out is not None:
+        checked(parser, lambda: check_fresh(args.out, OUTPUTS, args.overwrite))
     try:
         rows = gauntlet(
             game, players, opponents, args.games, seed=args.seed, table_size=size, reference=args.reference,
@@ -350,15 +387,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GauntletInterrupted as stop:
         if not stop.rows:
             return interrupted(PROG, "no game had finished, nothing to show")
-        print_gauntlet(game, stop.rows, size, args.seed)
-        _save(game, stop.rows, size, args.seed, args.out, argv)
+        _show(game, stop.rows, size, args.seed, args.out, argv)
         return interrupted(PROG, "stopped early; the rows above count the games finished")
     except KeyboardInterrupt:
         return interrupted(PROG, "stopped before the first game finished, nothing to show")
     except ValueError as error:
         return fail(PROG, str(error))
-    print_gauntlet(game, rows, size, args.seed)
-    _save(game, rows, size, args.seed, args.out, argv)
+    if _show(game, rows, size, args.seed, args.out, argv):
+        written = f"; the files in {args.out} were written in full" if args.out else ""
+        return interrupted(PROG, f"Ctrl-C while showing the results: waited until they were done{written}")
     return 0
 
 

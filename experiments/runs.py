@@ -1,12 +1,10 @@
-"""What every trainer's run shares: its folder and how Ctrl-C ends it.
+"""Where every trainer's run goes: a folder of its own.
 
 Each run writes into a folder of its own (``runs/<config>/<date-time>`` unless ``--out``
 names a new or empty one), so a re-run never mixes with an old run's files;
-``runs/<config>/latest`` points at the newest. A trainer stopped by Ctrl-C saves the model
-as it was and raises :class:`TrainingInterrupted`, which the command line turns into one
-line saying where the models are. Both trainers (:mod:`experiments.train_sb3`,
-:mod:`experiments.train_batched`) and the command line (:mod:`experiments.train`) read it
-here, so none of them imports another.
+``runs/<config>/latest`` points at the newest. The SB3 trainer (:mod:`experiments.train_sb3`)
+and the command line (:mod:`experiments.train`) read it here, so neither imports the other
+(how Ctrl-C ends a run is :mod:`experiments.interrupted`).
 """
 
 from __future__ import annotations
@@ -18,17 +16,6 @@ from dejavu_agents.cli import writable
 
 RUNS = Path("runs")
 """Where a run's folder goes unless ``--out`` names one."""
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped training: ``timesteps`` were trained, the model is in ``last`` (``None``
-    before a model existed), the best evaluated one in ``best`` (``None`` before the first evaluation)."""
-
-    def __init__(self, timesteps: int, last: Path | None, best: Path | None) -> None:
-        super().__init__(f"training interrupted at {timesteps} timesteps")
-        self.timesteps = timesteps
-        self.last = last
-        self.best = best
 
 
 def check_run_folder(out: Path) -> None:

@@ -10,7 +10,9 @@ config before anything starts, then hands the run to the config's trainer:
 Everything a run makes goes to a folder of its own, ``runs/<config>/<date-time>`` unless
 ``--out`` names a new (or empty) folder (:mod:`experiments.runs`). ``--timesteps N`` replaces
 the stages' lengths by a total of N split in the same proportions, and scales the
-evaluations and the warm start with them.
+evaluations and the warm start with them. Every stage is then trained as whole PPO rollouts
+(:func:`experiments.config_file.fit_rollouts`), so the run trains about N steps and its
+progress bar shows the true total.
 
 Ctrl-C stops training cleanly: the model as it was is saved as ``last.zip`` (with its card)
 beside ``best.zip``, and one line says where.
@@ -24,11 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, user_path
+from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, stops_once, user_path
 from dejavu_agents.text import counted
 from experiments import config_file
 from experiments.config_file import CONFIGS
-from experiments.runs import TrainingInterrupted, check_run_folder, new_run_folder, point_latest
+from experiments.interrupted import TrainingInterrupted
+from experiments.runs import check_run_folder, new_run_folder, point_latest
 from experiments.train_batched import COMPACT, BatchedConfig
 from experiments.train_batched import train as train_batched
 from experiments.train_sb3 import TrainConfig
@@ -78,7 +81,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument(
         "--timesteps", type=positive_int,
-        help="total env steps, replacing the config's (same proportions); PPO still collects whole rollouts",
+        help="total env steps, replacing the config's (same proportions), in the whole PPO rollouts nearest to it",
     )  # fmt: skip
     parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
     parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
@@ -95,6 +98,8 @@ class Plan:
     out: Path
     default_out: bool
     progress: bool
+    asked: int | None = None
+    """``--timesteps``, when given: the config then trains the whole rollouts nearest to it."""
 
 
 def load_config(path: Path) -> TrainConfig | BatchedConfig:
@@ -117,20 +122,29 @@ def plan(argv: Sequence[str] | None = None) -> Plan:
         config = dataclasses.replace(config, eval_games=args.eval_games)
     if args.n_envs:
         config = dataclasses.replace(config, n_envs=args.n_envs)
+    config = config.in_whole_rollouts()
     out = args.out or new_run_folder(args.config.stem)
     checked(parser, lambda: check_run_folder(out))
-    return Plan(args.config.stem, config, out, args.out is None, not args.no_progress)
+    return Plan(args.config.stem, config, out, args.out is None, not args.no_progress, args.timesteps)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; its exit status. The first Ctrl-C stops it, keeping what it has; later ones wait."""
+    with stops_once():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     run = plan(argv)
     run.out.mkdir(parents=True, exist_ok=True)
     if run.default_out:
         point_latest(run.out)
     config = run.config
     stages = counted(len(config.stages), "stage")
-    print(f"training {run.name}: {config.timesteps:,} timesteps in {stages}, {counted(config.n_envs, 'env')} -> "
-          f"{run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
+    rollouts = f"rollouts of {config.rollout:,} steps"
+    asked = f" (--timesteps {run.asked:,} in whole {rollouts})" if run.asked else f" in {rollouts}"
+    print(f"training {run.name}: {config.timesteps:,} timesteps{asked}, {stages}, {counted(config.n_envs, 'env')} "
+          f"-> {run.out} (Ctrl-C stops and saves)", flush=True)  # fmt: skip
     try:
         if isinstance(config, BatchedConfig):
             train_batched(config, run.out, progress=run.progress)

@@ -1,7 +1,7 @@
 """Training on the batched engines with the compact learner: the configs with ``algo: compact_ppo``.
 
 ``python -m experiments.train grid-scratch`` runs them (the command line is :mod:`experiments.train`'s,
-the run folders and Ctrl-C :mod:`experiments.runs`', for every config).
+the run folders :mod:`experiments.runs`', Ctrl-C :mod:`experiments.interrupted`', for every config).
 
 The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
 stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
@@ -40,6 +40,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_agents.cli import shielded
 from dejavu_agents.entries import resolve
 from dejavu_agents.games import get_game
 from dejavu_agents.learners import checkpoint
@@ -48,9 +49,9 @@ from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
 from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats
 from dejavu_agents.ppo import ModelCard
-from experiments.config_file import Stage, config_keys, load_config, scale_stages
+from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
 from experiments.evaluate import evaluate
-from experiments.runs import TrainingInterrupted
+from experiments.interrupted import TrainingInterrupted
 
 COMPACT = checkpoint.ALGO
 
@@ -164,6 +165,17 @@ class BatchedConfig:
     def card(self) -> ModelCard:
         env_id = get_game(self.game).env_id
         return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode, env_id=env_id)
+
+    @property
+    def rollout(self) -> int:
+        """Env steps per iteration of the learner: ``n_envs`` times ``ppo.n_steps``."""
+        return self.n_envs * self.ppo.n_steps
+
+    def in_whole_rollouts(self) -> BatchedConfig:
+        """The stages as the learner trains them, whole iterations each
+        (:func:`experiments.config_file.fit_rollouts`)."""
+        stages, steps = fit_rollouts(self.stages, self.n_envs, self.ppo.n_steps)
+        return dataclasses.replace(self, stages=stages, ppo=dataclasses.replace(self.ppo, n_steps=steps))
 
     def scaled(self, total: int) -> BatchedConfig:
         """The same curriculum in ``total`` env steps (at least one iteration per stage)."""
@@ -280,7 +292,8 @@ class Recorder:
         print(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}", flush=True)
         if score > self.best:
             self.best = score
-            checkpoint.save(net, config.card, self.out / "best.zip")
+            with shielded():  # a Ctrl-C now would leave a truncated zip: it waits until the save is done
+                checkpoint.save(net, config.card, self.out / "best.zip")
 
     def close(self) -> None:
         if self._progress is not None:
@@ -290,7 +303,7 @@ class Recorder:
 def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     """Run every stage of ``config`` into ``out``; return the path of ``best.zip``.
 
-    Ctrl-C raises :class:`experiments.runs.TrainingInterrupted` after saving ``out/last.zip``.
+    Ctrl-C raises :class:`experiments.interrupted.TrainingInterrupted` after saving ``out/last.zip``.
     """
     import torch
 
@@ -322,7 +335,8 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
             league.apply(env)
         if config.eval_opponents and learner.num_timesteps >= recorder.next_eval:
             recorder.next_eval += config.eval_every
-            recorder.evaluate(learner)
+            with bar.doing(f"evaluating at {learner.num_timesteps:,} steps"):
+                recorder.evaluate(learner)
         return True
 
     try:
@@ -331,10 +345,13 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
             league.apply(env)
             ppo.learn(stage.timesteps, callback, total=total)
         if config.eval_opponents:
-            recorder.evaluate(ppo)
-        checkpoint.save(ppo.net, config.card, out / "last.zip")
+            with bar.doing(f"evaluating at {ppo.num_timesteps:,} steps"):
+                recorder.evaluate(ppo)
+        with shielded():
+            checkpoint.save(ppo.net, config.card, out / "last.zip")
     except KeyboardInterrupt:
-        last = checkpoint.save(ppo.net, config.card, out / "last.zip")
+        with shielded(reraise=False):  # a second Ctrl-C must not cost the model so far
+            last = checkpoint.save(ppo.net, config.card, out / "last.zip")
         best = out / "best.zip"
         raise TrainingInterrupted(ppo.num_timesteps, last, best if best.exists() else None) from None
     finally:

@@ -11,7 +11,8 @@ A run writes TensorBoard and CSV learning curves, periodic evaluations through t
 tournament's seats and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with
 its model card. Evaluations happen at the end of a rollout once ``eval_every`` env steps
 have passed since the last one, and once more at the end. Ctrl-C saves the model as it was
-as ``last.zip`` (with its card) and raises :class:`experiments.runs.TrainingInterrupted`.
+as ``last.zip`` (with its card) and raises :class:`experiments.interrupted.TrainingInterrupted`;
+every stage trains whole PPO rollouts (:meth:`TrainConfig.in_whole_rollouts`).
 
 An optional ``pretrain:`` section (:class:`dejavu_agents.cloning.PretrainConfig`) clones a
 teacher's play into the policy before the first stage (behaviour cloning), so PPO
@@ -49,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_agents.cli import shielded
 from dejavu_agents.cloning import PretrainConfig, pretrain
 from dejavu_agents.games import GameAdapter, get_game
 from dejavu_agents.mixture import SELF, build_mixture
@@ -58,9 +60,10 @@ from dejavu_agents.progress import Progress
 from dejavu_agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
-from experiments.config_file import Stage, config_keys, scale_stages
+from experiments.config_file import Stage, config_keys, fit_rollouts, scale_stages
 from experiments.evaluate import evaluate
-from experiments.runs import TrainingInterrupted, check_run_folder
+from experiments.interrupted import TrainingInterrupted
+from experiments.runs import check_run_folder
 
 REQUIRED_ENV_KWARGS = ("obs_mode", "illegal_action")
 SB3_ALGORITHMS = ("maskable_ppo", "recurrent_ppo")
@@ -194,6 +197,31 @@ class TrainConfig:
         return ModelCard(algo=self.algo, game=self.game, obs_mode=self.env_kwargs["obs_mode"], stack=self.stack,
                          env_id=self.adapter.env_id)  # fmt: skip
 
+    @property
+    def rollout(self) -> int:
+        """Env steps per PPO rollout: ``n_envs`` times ``ppo.n_steps`` (the algorithm's default if unset)."""
+        n_steps = self.ppo.get("n_steps")
+        return self.n_envs * int(_sb3_default(self.algo, "n_steps") if n_steps is None else n_steps)
+
+    def in_whole_rollouts(self) -> TrainConfig:
+        """The stages as PPO trains them, whole rollouts each (:func:`experiments.config_file.fit_rollouts`);
+        a shortened rollout caps ``batch_size`` at its length."""
+        n_steps = self.rollout // self.n_envs
+        stages, steps = fit_rollouts(self.stages, self.n_envs, n_steps)
+        ppo = dict(self.ppo)
+        if steps != n_steps:
+            batch = int(ppo["batch_size"] if "batch_size" in ppo else _sb3_default(self.algo, "batch_size"))
+            ppo.update(n_steps=steps, batch_size=max(2, min(batch, steps * self.n_envs)))
+        return dataclasses.replace(self, stages=stages, ppo=ppo)
+
+
+def _sb3_default(algo: str, name: str) -> int:
+    """The default of ``name`` in the constructor of ``algo``'s sb3-contrib class."""
+    from sb3_contrib import MaskablePPO, RecurrentPPO
+
+    model = MaskablePPO if algo == "maskable_ppo" else RecurrentPPO
+    return int(inspect.signature(model.__init__).parameters[name].default)
+
 
 def check_env_kwargs(game: GameAdapter, env_kwargs: Mapping[str, Any]) -> None:
     """Build one env with ``env_kwargs`` and close it: a bad keyword surfaces before training, in the env's words."""
@@ -283,11 +311,12 @@ def save_checkpoint(model: Any, card: ModelCard, path: Path) -> None:
     optimizer = model.policy.optimizer
     moments = optimizer.state_dict()
     optimizer.state.clear()
-    try:
-        model.save(str(path))
-    finally:
-        optimizer.load_state_dict(moments)
-    card.save(path.with_suffix(".json"))
+    with shielded():  # a Ctrl-C now would leave a truncated zip: it waits until both files are written
+        try:
+            model.save(str(path))
+        finally:
+            optimizer.load_state_dict(moments)
+        card.save(path.with_suffix(".json"))
 
 
 def warm_start(config: TrainConfig, model: Any, out: Path, progress: bool) -> None:
@@ -375,9 +404,11 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             return
         best["timesteps"] = timesteps
         player = PPOPlayer(model=model, card=card, seed=config.seed)
-        rows = evaluate(
-            game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed, table_size=table_size
-        )
+        with bar.doing(f"evaluating at {timesteps:,} steps"):
+            rows = evaluate(
+                game, player, config.eval_opponents, config.eval_games, seed=10_000 + config.seed,
+                table_size=table_size,
+            )  # fmt: skip
         illegal = player.illegal_choices / max(player.decisions, 1)
         new_file = not eval_path.exists()
         with eval_path.open("a", newline="") as handle:
@@ -443,13 +474,14 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
             save_checkpoint(model, card, self_checkpoint)
         run_evaluation(model, model.num_timesteps)
     except KeyboardInterrupt:
-        bar.close()
-        if vec_env is not None:
-            vec_env.close()
-        last = None
-        if model is not None:
-            last = out / "last.zip"
-            save_checkpoint(model, card, last)
+        with shielded(reraise=False):  # a second Ctrl-C must not cost the model so far
+            bar.close()
+            if vec_env is not None:
+                vec_env.close()
+            last = None
+            if model is not None:
+                last = out / "last.zip"
+                save_checkpoint(model, card, last)
         raise TrainingInterrupted(
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None

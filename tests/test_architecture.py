@@ -18,8 +18,15 @@ import dejavu_env
 
 ROOT = Path(dejavu_env.__file__).parent
 GAMES = ("grid", "grab")
-SHAPE = ("cards", "rules", "observation", "opponents", "render", "match", "env", "pettingzoo")
-"""The modules every game package has, by the same names."""
+SHAPE = (
+    "cards", "rules", "observation", "opponents", "render", "match", "env", "pettingzoo",
+    "block", "kernels", "batched_opponents", "vector",
+)
+"""The modules every game package has, by the same names (``docs/new_game.md`` says what each provides):
+the reference engine and its front ends, then the batched engine (the block layout, the compiled kernels,
+the batch players) and its front end."""
+EXTRAS = {"grab": {"seats"}}
+"""A game's modules beyond the shape (Grab asks the players at a table tick by tick)."""
 FRONT_ENDS = {"env", "pettingzoo", "vector"}
 """The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
 PURE_CORE = {
@@ -28,7 +35,8 @@ PURE_CORE = {
 }
 """The core modules an engine may use: they import numpy and the standard library only (but for ACCELERATORS)."""
 ACCELERATORS = {"compiled": {"numba"}}
-"""The one module that may import an optional compiler: the numba kernels stay plain Python without it."""
+"""The one module that imports the compiler; the kernels reach numba through it, and only the vector envs
+import the kernels."""
 LIBRARY_FRONT_ENDS = {"sb3": {"stable_baselines3"}}
 """Top-level modules of ``dejavu_env`` that import a learning library (imported explicitly, never by the package)."""
 HEAVY = {"torch", "stable_baselines3", "sb3_contrib", "ray", "pettingzoo"}
@@ -54,8 +62,22 @@ def engine_modules() -> list[Path]:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_game_has_the_same_shape(game):
-    present = {p.stem for p in (ROOT / game).glob("*.py")}
+    present = {p.stem for p in (ROOT / game).glob("*.py")} - {"__init__"}
     assert set(SHAPE) <= present, f"dejavu_env/{game} lacks {sorted(set(SHAPE) - present)}"
+    extra = present - set(SHAPE) - EXTRAS.get(game, set())
+    assert not extra, f"dejavu_env/{game} has modules outside the shape: {sorted(extra)} (add them to every game)"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_only_the_batched_modules_reach_the_compiler(game):
+    """``import dejavu_env`` and the single envs must never load numba: only the batched modules (the kernels,
+    the players' calls of them and the vector env) import the compiler or the kernels."""
+    batched = {"kernels", "batched_opponents", "vector"}
+    for path in (ROOT / game).glob("*.py"):
+        if path.stem not in batched:
+            names = imports(path)
+            assert "dejavu_env.core.compiled" not in names, f"{path} imports the compiler"
+            assert f"dejavu_env.{game}.kernels" not in names, f"{path} imports the kernels"
 
 
 @pytest.mark.parametrize("path", engine_modules(), ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -1,32 +1,35 @@
-"""The compiled backend plays the numpy engine's games, bit for bit (``dejavu_env.core.compiled``).
+"""The compiled kernels, the only batched engine, play the reference engines' games, bit for bit.
 
-The vector envs take ``backend="numpy"`` or ``"numba"``; the choice must change the speed
-only. Each test drives two envs built alike but for the backend with the same seeds, options
-and actions, and requires the same observations, masks, rewards, endings, ``info`` entries,
-states and random streams at every step. The numpy engine is itself replayed against the
-reference engines (``tests/<game>/test_batched.py``), so the compiled one is, through it.
+Each test drives a batched vector env through a replay (:mod:`dejavu_env.testing.replay`) that
+replays every env's recorded games (deals or shuffles, seats, every opponent move, every Grab
+tick and the draws of its races) through the scalar reference engine (``rules.py``) and checks
+every observation, mask, reward, ending and ``info`` result against it. The cases cover every
+opponent kind, a league with a learned policy, both views, every autoreset mode, player counts,
+scripted deals and each illegal-action policy; hypothesis draws seeds and batch sizes.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import data_equivalence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_env.core import compiled
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.batch_players import PolicyPlayer
 from dejavu_env.grid.cards import CARDS
-
-pytest.importorskip("numba")
+from dejavu_env.testing.replay import GrabReplay, GridReplay
 
 IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -53,16 +56,16 @@ GRAB_CASES: dict[str, dict[str, Any]] = {
         "n_players": 6, "opponents": ["memory", "perfect", "random", "perfect", "perfect"],
     },
     "same-step autoreset": {"n_players": 3, "autoreset_mode": "SameStep"},
+    "illegal actions pass, win reward": {"n_players": 3, "illegal_action": "pass", "reward": "win"},
+    "illegal actions lose": {"n_players": 4, "illegal_action": "lose"},
 }
 CASES = [("DejaVuGrid-v0", name, kw) for name, kw in GRID_CASES.items()]
 CASES += [("DejaVuGrab-v0", name, kw) for name, kw in GRAB_CASES.items()]
 
 
-def pair(env_id: str, n: int, **kwargs: Any) -> list[gym.vector.VectorEnv]:
-    return [
-        gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", backend=backend, **kwargs)
-        for backend in ("numpy", "numba")
-    ]
+def replay_for(env_id: str, n: int, **kwargs: Any) -> GridReplay | GrabReplay:
+    env = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)
+    return GridReplay(env) if env_id == "DejaVuGrid-v0" else GrabReplay(env)
 
 
 def actions_for(observation: dict, rng: np.random.Generator, illegal: float = 0.0) -> np.ndarray:
@@ -74,51 +77,38 @@ def actions_for(observation: dict, rng: np.random.Generator, illegal: float = 0.
     return actions
 
 
-def assert_same(envs: list[gym.vector.VectorEnv], replies: list[tuple], where: str) -> None:
-    assert data_equivalence(replies[0], replies[1], exact=True), f"{where}: the backends' replies differ"
-    first, second = (env.unwrapped for env in envs)
-    assert np.array_equal(first.state.data, second.state.data), f"{where}: the states differ"
-    assert np.array_equal(first.streams.counters, second.streams.counters), f"{where}: the streams differ"
-    assert np.array_equal(first.action_masks(), second.action_masks()), f"{where}: the masks differ"
-
-
-def play_both(env_id: str, n: int, steps: int, seed: int, kwargs: dict, illegal: float = 0.0) -> None:
-    envs = pair(env_id, n, **kwargs)
-    replies = [env.reset(seed=seed) for env in envs]
-    assert_same(envs, replies, "reset")
+def play_replayed(env_id: str, n: int, steps: int, seed: int, kwargs: dict, illegal: float = 0.0) -> int:
+    replay = replay_for(env_id, n, **kwargs)
+    observation, _ = replay.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    for t in range(steps):
-        actions = actions_for(replies[0][0], rng, illegal)
-        replies = [env.step(actions) for env in envs]
-        assert_same(envs, replies, f"step {t}")
+    for _ in range(steps):
+        observation, *_ = replay.step(actions_for(observation, rng, illegal))
+    return replay.episodes
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "name", "kwargs"), CASES, ids=[f"{e}: {n}" for e, n, _ in CASES])
-def test_both_backends_play_the_same_games(env_id, name, kwargs):
-    illegal = 0.05 if kwargs.get("illegal_action") == "lose" else 0.0
-    play_both(env_id, 48, 150, seed=3, kwargs=kwargs, illegal=illegal)
+def test_the_kernels_play_the_reference_games(env_id, name, kwargs):
+    illegal = 0.05 if kwargs.get("illegal_action") in ("lose", "pass") else 0.0
+    assert play_replayed(env_id, 24, 150, seed=3, kwargs=kwargs, illegal=illegal) > 24
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_scripted_deals_reset_masks_and_a_disabled_autoreset_match(env_id):
+def test_scripted_deals_reset_masks_and_a_disabled_autoreset_replay(env_id):
     if env_id == "DejaVuGrid-v0":
         options: dict[str, Any] = {"deck": list(reversed(CARDS))}
     else:
         options = {"orders": [list(range(36)), list(range(35, -1, -1)), list(range(36))]}
-    envs = pair(env_id, 6, autoreset_mode="Disabled")
+    replay = replay_for(env_id, 6, autoreset_mode="Disabled")
     per_env = [None, options, None, options, None, None]
-    replies = [env.reset(seed=5, options={"env_options": per_env}) for env in envs]
-    assert_same(envs, replies, "scripted reset")
+    reply = replay.reset(seed=5, options={"env_options": per_env})
     rng = np.random.default_rng(0)
-    for t in range(120):
-        ended = replies[0][2] | replies[0][3] if len(replies[0]) == 5 else np.zeros(6, dtype=bool)
+    for _ in range(120):
+        ended = reply[2] | reply[3] if len(reply) == 5 else np.zeros(6, dtype=bool)
         if ended.any():
-            replies = [env.reset(options={"reset_mask": ended, **options}) for env in envs]
-            assert_same(envs, replies, f"reset_mask at step {t}")
-        actions = actions_for(replies[0][0], rng)
-        replies = [env.step(actions) for env in envs]
-        assert_same(envs, replies, f"step {t}")
+            reply = replay.reset(options={"reset_mask": ended, **options})
+        reply = replay.step(actions_for(reply[0], rng))
+    assert replay.episodes > 6
 
 
 @settings(max_examples=12, deadline=None)
@@ -129,19 +119,26 @@ def test_scripted_deals_reset_masks_and_a_disabled_autoreset_match(env_id):
     steps=st.integers(1, 60),
     obs_mode=st.sampled_from(["info_state", "observation"]),
 )
-def test_any_seed_and_batch_size_plays_the_same_games(env_id, n, seed, steps, obs_mode):
-    play_both(env_id, n, steps, seed, {"obs_mode": obs_mode})
+def test_any_seed_and_batch_size_plays_the_reference_games(env_id, n, seed, steps, obs_mode):
+    play_replayed(env_id, n, steps, seed, {"obs_mode": obs_mode})
 
 
-def test_backend_is_checked_and_auto_takes_numba_where_installed(monkeypatch):
-    with pytest.raises(ValueError, match="backend must be one of"):
-        gym.make_vec("DejaVuGrid-v0", num_envs=2, vectorization_mode="vector_entry_point", backend="cuda")
-    env = gym.make_vec("DejaVuGrid-v0", num_envs=2, vectorization_mode="vector_entry_point")
-    assert env.unwrapped.backend == "numba"
-    monkeypatch.setattr(compiled, "AVAILABLE", False)
-    assert compiled.resolve_backend("auto") == "numpy"
-    with pytest.raises(ValueError, match=r"needs numba: pip install"):
-        compiled.resolve_backend("numba")
+def _run(code: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def test_without_numba_make_vec_says_so_in_one_line():
+    done = _run(
+        "import sys; sys.modules['numba'] = None\n"
+        "import gymnasium as gym, dejavu_env\n"
+        "try:\n"
+        "    gym.make_vec('DejaVuGrab-v0', num_envs=2)\n"
+        "except ImportError as err:\n"
+        "    print(err)\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().count("\n") == 0 and "need numba" in done.stdout, done.stdout
 
 
 def test_the_default_configuration_steps_in_one_kernel(monkeypatch):
@@ -165,16 +162,16 @@ def test_the_default_configuration_steps_in_one_kernel(monkeypatch):
     )
     obs, _ = league.reset(seed=0)
     league.step(actions_for(obs, rng))
-    assert len(calls) == 21, "a league decides in numpy: the general path"
+    assert len(calls) == 21, "a league is asked in rounds: the general path"
 
 
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
-def test_an_autoreset_whose_deals_all_end_in_the_opening_turn_says_so(backend, monkeypatch):
+@pytest.mark.parametrize("fused", [True, False])
+def test_an_autoreset_whose_deals_all_end_in_the_opening_turn_says_so(fused, monkeypatch):
     import dejavu_env.grid.vector as grid_vector
 
+    kwargs: dict[str, Any] = {} if fused else {"league": ["random"]}
     env = gym.make_vec(
-        "DejaVuGrid-v0", num_envs=1, vectorization_mode="vector_entry_point", backend=backend, agent_seat=1,
-        max_turns=2,
+        "DejaVuGrid-v0", num_envs=1, vectorization_mode="vector_entry_point", agent_seat=1, max_turns=2, **kwargs
     )
     obs, _ = env.reset(seed=0)
     monkeypatch.setattr(grid_vector, "MAX_DEALS", 0)  # no deal may open: the next autoreset must give up
@@ -182,3 +179,16 @@ def test_an_autoreset_whose_deals_all_end_in_the_opening_turn_says_so(backend, m
     with pytest.raises(RuntimeError, match=r"env\(s\) \[0\]: the opponent's opening turn ended the game in each of 0"):
         for _ in range(50):
             obs, *_ = env.step(actions_for(obs, rng))
+
+
+def test_a_long_compile_is_said_once_per_process_on_stderr(monkeypatch, capsys):
+    from dejavu_env.core import compiled
+
+    monkeypatch.setattr(compiled, "_noticed", False)
+    monkeypatch.setattr(compiled, "_NOTICE_AFTER_S", 0.0)  # every warm-up counts as long here
+    for _ in range(2):
+        with compiled.compile_notice("grid"):
+            pass
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dejavu_env: compiled the grid kernels in "), lines
+    assert "numba caches them on disk" in lines[0]

@@ -64,3 +64,50 @@ def test_the_committed_gif_of_each_game_is_small(game: str) -> None:
     gif = ROOT / "docs" / "_static" / "gifs" / f"{game}.gif"
     assert gif.read_bytes()[:6] in (b"GIF87a", b"GIF89a")
     assert gif.stat().st_size < 1_000_000, "keep each GIF under 1 MB (docs/scripts/make_gifs.py)"
+
+
+# --- the docs say what the README and the code say ---------------------------------------------
+
+
+def _toctrees(text: str) -> list[list[str]]:
+    blocks = re.findall(r"```\{toctree\}\n(.*?)```", text, flags=re.DOTALL)
+    return [
+        [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")] for block in blocks
+    ]
+
+
+def test_the_sidebar_lists_grid_before_grab_everywhere() -> None:
+    for entries in _toctrees((ROOT / "docs" / "index.md").read_text()):
+        grid = [i for i, entry in enumerate(entries) if "grid" in entry.lower()]
+        grab = [i for i, entry in enumerate(entries) if "grab" in entry.lower()]
+        if grid and grab:
+            assert max(grid) < min(grab), entries
+    assert ["envs/DejaVuGrid-v0", "envs/DejaVuGrab-v0"] == _toctrees((ROOT / "docs" / "index.md").read_text())[0][:2]
+
+
+def test_the_tutorial_installs_as_the_readme_does() -> None:
+    readme = re.search(r"```bash\n(.*?)\n", (ROOT / "README.md").read_text()).group(1)
+    install = readme.split(" && python -m experiments.benchmark")[0]
+    assert install in (ROOT / "docs" / "tutorials" / "quickstart.md").read_text()
+
+
+def test_the_index_says_how_the_batched_envs_step() -> None:
+    index = " ".join((ROOT / "docs" / "index.md").read_text().split())
+    assert "step thousands of games with compiled kernels" in index and "in numpy" not in index
+
+
+def test_wide_tables_get_their_style_sheet() -> None:
+    conf = (ROOT / "docs" / "conf.py").read_text()
+    sheets = re.search(r"html_css_files = \[(.*?)\]", conf).group(1)
+    for name in re.findall(r'"([^"]+)"', sheets):
+        assert (ROOT / "docs" / "_static" / name).is_file()
+    assert "tables.css" in sheets
+
+
+def test_the_api_reference_names_packages_that_exist() -> None:
+    import importlib.util
+
+    api = (ROOT / "docs" / "api.md").read_text()
+    names = re.findall(r"^   (\w+)$", api, flags=re.MULTILINE)
+    assert names == ["dejavu_env", "dejavu_agents"]
+    assert all(importlib.util.find_spec(name) is not None for name in names)

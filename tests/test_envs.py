@@ -18,20 +18,22 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_env.core.game import reason_name
 
 ENV_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("DejaVu"))
 MODES = ("info_state", "observation")
 CASES = [(env_id, mode) for env_id in ENV_IDS for mode in MODES]
 SHARED_INFO = {
     "action_mask": np.ndarray,
-    "illegal_action": bool,
+    "illegal_action": np.ndarray,
     "opponent_actions": np.ndarray,
-    "winner": int,
+    "winner": np.int64,
     "winners": np.ndarray,
     "scores": np.ndarray,
-    "reason": str,
+    "reason": np.int8,
 }
-"""The keys every env's ``info`` holds at every step, and their types (``dejavu_env.core.env``)."""
+"""The keys every env's ``info`` holds at every step, and their types (``dejavu_env.core.env``): numpy
+scalars and arrays only, each of a fixed dtype (TorchRL and vector-env stacking need it)."""
 
 
 def test_both_games_are_registered_at_their_current_version():
@@ -127,19 +129,21 @@ def test_info_has_the_same_keys_and_types_at_every_step(env_id, mode):
     types = {key: type(value) for key, value in info.items()}
     for key, kind in SHARED_INFO.items():
         assert isinstance(info[key], kind), f"{env_id} info[{key!r}] is a {type(info[key]).__name__}"
+    dtypes = {key: value.dtype for key, value in info.items()}  # numpy scalars and arrays only
     assert info["action_mask"].shape == (n_actions,) and info["action_mask"].dtype == np.int8
     episodes = 0
     for _ in range(2000):
         _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         assert {key: type(value) for key, value in info.items()} == types
+        assert {key: value.dtype for key, value in info.items()} == dtypes
         assert {key: np.shape(value) for key, value in info.items()} == shapes
         if terminated or truncated:
-            assert info["reason"] and info["winner"] in range(-1, len(info["winners"]))
+            assert reason_name(info["reason"]) and info["winner"] in range(-1, len(info["winners"]))
             assert info["winner"] == (int(np.flatnonzero(info["winners"])[0]) if info["winners"].sum() == 1 else -1)
             episodes += 1
             _, info = env.reset()
         else:
-            assert info["reason"] == "" and info["winner"] == -1 and not info["scores"].any()
+            assert info["reason"] == 0 and info["winner"] == -1 and not info["scores"].any()
     assert episodes > 0
 
 
@@ -226,3 +230,86 @@ def test_make_vec_with_default_keywords(env_id, mode):
             assert infos["winners"].shape[0] == 2 and infos["opponent_actions"].ndim == 2
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("mode", ["vector_entry_point", "sync"])
+def test_batched_info_holds_the_single_envs_dtypes(env_id, mode):
+    """The batched env's stacked ``info`` (and gymnasium's stacking of the single env's) has the
+    single env's dtypes, key by key: no object arrays, reasons as codes."""
+    single = gym.make(env_id)
+    _, info = single.reset(seed=0)
+    dtypes = {key: np.asarray(value).dtype for key, value in info.items()}
+    envs = gym.make_vec(env_id, num_envs=3, vectorization_mode=mode)
+    rng = np.random.default_rng(0)
+    observations, infos = envs.reset(seed=0)
+    ended = 0
+    for _ in range(300):
+        actions = [int(rng.choice(np.flatnonzero(mask))) for mask in observations["action_mask"]]
+        observations, _, terminated, truncated, infos = envs.step(np.array(actions))
+        assert {key: infos[key].dtype for key in dtypes} == dtypes
+        done = terminated | truncated
+        if mode == "vector_entry_point" and done.any():
+            assert (infos["reason"][done] > 0).all()
+        ended += int(done.sum())
+    assert ended > 0
+    envs.close()
+
+
+def test_the_specs_bound_episodes_by_the_longest_game_the_env_plays():
+    from dejavu_env.grab.rules import MAX_GAME_TICKS
+    from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, max_agent_steps
+
+    assert gym.spec("DejaVuGrid-v0").max_episode_steps == max_agent_steps(DEFAULT_MAX_TURNS)
+    assert gym.spec("DejaVuGrab-v0").max_episode_steps == MAX_GAME_TICKS
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_time_aware_observation_counts_the_steps(env_id):
+    env = gym.wrappers.TimeAwareObservation(gym.make(env_id), flatten=False)
+    observation, info = env.reset(seed=0)
+    assert observation["time"].tolist() == [0]
+    for step in range(1, 4):
+        observation, _, _, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert observation["time"].tolist() == [step] and not truncated
+    flat = gym.wrappers.TimeAwareObservation(gym.make(env_id))
+    assert flat.observation_space.contains(flat.reset(seed=0)[0])
+
+
+def test_make_vec_takes_the_specs_bound_and_refuses_one_that_would_cut_games():
+    assert gym.make_vec("DejaVuGrid-v0", num_envs=2).unwrapped.max_episode_steps == 16_000
+    assert gym.make_vec("DejaVuGrid-v0", num_envs=2, max_turns=400, max_episode_steps=None).unwrapped.max_turns == 400
+    with pytest.raises(ValueError, match=r"max_episode_steps=16000 would cut episodes .* 32000 steps"):
+        gym.make_vec("DejaVuGrid-v0", num_envs=2, max_turns=400)
+    with pytest.raises(ValueError, match="max_episode_steps=50 would cut"):
+        gym.make_vec("DejaVuGrab-v0", num_envs=2, max_episode_steps=50)
+
+
+@pytest.mark.parametrize("module", ["dejavu_env.grid.pettingzoo", "dejavu_env.grab.pettingzoo"])
+def test_a_pettingzoo_front_end_without_pettingzoo_names_the_extra(module):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = f"import sys; sys.modules['pettingzoo'] = None; import {module}"
+    root = str(Path(__file__).resolve().parents[1])
+    environment = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode != 0
+    assert last == f"ModuleNotFoundError: {module} needs pettingzoo, the 'pettingzoo' extra: " + (
+        "pip install 'dejavu-env[pettingzoo]'"
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_derived_seeds_are_the_numbers_one_vectorised_draw_gives(n):
+    """``derive_seeds`` draws one scalar at a time (cheaper on a reset's hot path); the games
+    stay those of the same seed as before only while that equals one ``size=n`` draw."""
+    from dejavu_env.core.seeding import SEED_BOUND, derive_seeds
+
+    for seed in range(200):
+        scalar, vector = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert derive_seeds(scalar, n) == vector.integers(0, SEED_BOUND, size=n).tolist()
+        assert scalar.random() == vector.random(), "the generators stay in step"

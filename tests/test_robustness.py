@@ -377,3 +377,92 @@ def test_a_fault_while_the_agent_is_out_rolls_back_to_before_its_step():
     faulty.at = 10**9
     _, _, _, _, info = env.step(0)
     assert not info["eliminated"][0] and info["round"] == 0
+
+
+def _interrupt(observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_keyboard_interrupt_inside_a_player_rolls_back_and_is_raised_again(env_id):
+    faulty = FaultyOnce(_interrupt, at=4)
+    env, twin = table(env_id, faulty), table(env_id, Steady())
+    _, info = env.reset(seed=7)
+    twin.reset(seed=7)
+    rng = np.random.default_rng(0)
+    for game in range(100):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        before = snapshot(env)
+        try:
+            _, _, terminated, truncated, info = env.step(action)
+        except KeyboardInterrupt:
+            assert same_snapshot(snapshot(env), before), "an interrupted step changed the game"
+            break
+        twin.step(action)
+        if terminated or truncated:
+            _, info = env.reset(seed=100 + game)
+            twin.reset(seed=100 + game)
+    else:
+        pytest.fail("the interrupt never came")
+    _, _, _, _, info = env.step(action)
+    _, _, _, _, twin_info = twin.step(action)
+    assert continue_random(env, info, 1) == continue_random(twin, twin_info, 1)
+
+
+class DegenerateLater(Steady):
+    """``Steady`` until ``degenerate`` is set; then it only Looks, so its opening turn as seat 0
+    hands over its tokens and ends the game, in every deal."""
+
+    degenerate = False
+
+    def __call__(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        if self.degenerate:
+            return int(np.flatnonzero(action_mask[:8])[0])
+        return super().__call__(observation, action_mask)
+
+
+def test_a_reset_whose_every_deal_ends_at_the_opening_turn_leaves_the_env_as_it_was():
+    opponent = DegenerateLater()
+    env = gym.make("DejaVuGrid-v0", opponent=opponent, agent_seat=None)
+    twin = gym.make("DejaVuGrid-v0", opponent=Steady(), agent_seat=None)
+    _, info = env.reset(seed=2)
+    twin.reset(seed=2)
+    for action in (int(np.flatnonzero(info["action_mask"])[0]),) * 2:
+        _, _, _, _, info = env.step(action)
+        twin.step(action)
+    before, kept = snapshot(env), copy.deepcopy(info)
+    opponent.degenerate = True
+    with pytest.raises(RuntimeError, match="each of 100 deals"):
+        env.reset(seed=3, options={"agent_seat": 1})
+    opponent.degenerate = False
+    assert same_snapshot(snapshot(env), before) and env.unwrapped._seat == twin.unwrapped._seat
+    action = int(np.flatnonzero(kept["action_mask"])[0])
+    _, _, _, _, info = env.step(action)
+    _, _, _, _, twin_info = twin.step(action)
+    assert continue_random(env, info, 4) == continue_random(twin, twin_info, 4)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_an_interrupt_among_trusted_players_closes_the_episode_and_reset_recovers(env_id, monkeypatch):
+    """The game's own players keep no rollback copy (they cannot fault): an interrupt inside
+    one ends the episode with a clear error, never a half-played step to continue from."""
+    from dejavu_env.grab.opponents import MemoryBot
+    from dejavu_env.grab.seats import Seats
+    from dejavu_env.grid.opponents import RandomOpponent
+
+    env = gym.make(env_id).unwrapped
+    _, info = env.reset(seed=0)
+    player, method = (RandomOpponent, "choose") if "Grid" in env_id else (MemoryBot, "act_bits")
+    monkeypatch.setattr(player, method, lambda *args: _interrupt({}, np.zeros(1)))
+    if "Grab" in env_id:  # the table holds the bots' bound methods: seat them again
+        env._seats = Seats([None, *env.opponents], env.obs_mode)
+    with pytest.raises(KeyboardInterrupt):
+        for _ in range(50):  # the agent's turn may need a few steps before the opponent is asked
+            _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+    with pytest.raises(RuntimeError, match=r"interrupted.*call reset"):
+        env.step(0)
+    monkeypatch.undo()
+    if "Grab" in env_id:
+        env._seats = Seats([None, *env.opponents], env.obs_mode)
+    _, info = env.reset(seed=1)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))

@@ -10,6 +10,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecMonitor
 
+from dejavu_env.core.game import reason_name
 from dejavu_env.sb3 import DejaVuVecEnv
 
 IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
@@ -48,8 +49,8 @@ def test_ended_episodes_reset_at_once_with_their_last_observation_and_result(env
             info = infos[i]
             final = info["terminal_observation"]
             assert set(final) == {"observation", "action_mask"}
-            assert info["episode"]["l"] >= 1 and info["reason"] != ""
-            truncated = info["reason"] == "truncated"
+            assert info["episode"]["l"] >= 1 and info["reason"] != 0
+            truncated = reason_name(info["reason"]) == "truncated"
             assert info["TimeLimit.truncated"] == truncated
             ended += 1
         assert not any(infos[i] for i in np.flatnonzero(~dones))

@@ -18,6 +18,7 @@ from gymnasium.vector import AutoresetMode
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.batch_players import PolicyPlayer
+from dejavu_env.core.game import reason_name
 from dejavu_env.core.players import PlayerError
 from dejavu_env.core.vector import DejaVuVectorEnv
 from dejavu_env.grab.vector import DejaVuGrabVectorEnv
@@ -143,7 +144,7 @@ def test_next_step_autoreset_ignores_the_action_and_starts_a_new_episode(env_id)
     actions = legal_actions(obs, rng)
     obs, reward, terminated, truncated, info = env.step(actions)
     assert (reward[ended] == 0).all() and not terminated[ended].any() and not truncated[ended].any()
-    assert (info["reason"][ended] == "").all()
+    assert (info["reason"][ended] == 0).all()
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -160,7 +161,7 @@ def test_same_step_autoreset_hands_the_last_observation_in_info(env_id):
     for i in np.flatnonzero(ended):
         final = info["final_obs"][i]
         assert final["observation"].shape == obs["observation"][i].shape
-        assert info["final_info"]["reason"][i] != ""
+        assert info["final_info"]["reason"][i] != 0
     assert obs["action_mask"][ended].sum(axis=1).min() >= 1
 
 
@@ -286,7 +287,8 @@ def test_illegal_action_lose_ends_that_episode_as_a_loss(env_id):
     actions = legal_actions(obs, rng)
     actions[1] = bad[1]
     _, reward, terminated, _, info = env.step(actions)
-    assert reward[1] == -1.0 and terminated[1] and info["illegal_action"][1] and info["reason"][1] == "illegal_action"
+    assert reward[1] == -1.0 and terminated[1] and info["illegal_action"][1]
+    assert reason_name(info["reason"][1]) == "illegal_action"
     assert info["winners"][1, 0] == 0 and info["winners"][1, 1:].all()
     assert not info["illegal_action"][[0, 2]].any()
 

@@ -36,8 +36,9 @@ half a round, it is rarely fooled, and it reacts fast.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -193,3 +194,204 @@ class HumanGrabPlayer(Player):
         if not self._intents:
             return 0
         return 1 + max(self._intents, key=self._intents.__getitem__)
+
+
+# ---------------------------------------------------------------------- fitting the model to recorded games
+@dataclass(frozen=True)
+class SeatTick:
+    """What one seat saw and did in one tick of a recorded game: its ``observation`` vector
+    (``"observation"`` mode) and ``action_mask`` at the tick's start, the grab it ``tried``
+    (0 = pass) and that grab's reaction time ``ms`` (``None`` for a pass)."""
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    tried: int
+    ms: float | None
+
+
+@dataclass(frozen=True)
+class HumanFit:
+    """Maximum-likelihood parameters of :class:`HumanGrabPlayer` for one player's games.
+
+    ``params`` are the fitted :class:`HumanParams`; ``errors`` their standard errors (from the
+    inverse Hessian of the log-likelihood, the asymptotic covariance of a maximum-likelihood
+    estimate, carried to each parameter by the delta method); ``reaction_spread`` the fitted
+    coefficient of variation of the reaction times (the engine's ``reaction_spread``);
+    ``judgements`` the sightings whose outcome (grab or not) the games show, ``grabs`` the
+    timed grabs.
+    """
+
+    params: HumanParams
+    errors: dict[str, float]
+    reaction_spread: float
+    judgements: int
+    grabs: int
+    log_likelihood: float
+
+
+_FAR = 1e6
+"""An age (in cards) standing for "never seen": its trace ``0.5 ** (age / halflife)`` is 0 with a zero gradient."""
+
+
+@dataclass
+class _Judgements:
+    age_this: list[float]
+    age_earlier: list[float]
+    age_partners: list[list[float]]
+    grabbed: list[float]
+
+
+def _judgements(games: Iterable[Sequence[SeatTick]], partners: Sequence[Sequence[int]]) -> _Judgements:
+    """Every sighting whose outcome the record shows, with the ages the model's familiarity reads.
+
+    This walks each game as :meth:`HumanGrabPlayer.act` does (the same card clock, the same
+    memory of this round and of earlier ones). A sighting of an object still in the middle
+    is *judged*; its outcome is 1 if the player then reached for the object, 0 if it passed
+    on a tick while the object was still in the middle (a player who means to grab never
+    passes). When neither is seen (the object left the middle while the player grabbed
+    something else, it showed again, or the round ended) the sighting is left out.
+    """
+    out = _Judgements([], [], [], [])
+    for game in games:
+        round_index = 0
+        this_round = [NEVER] * N_OBJECTS
+        earlier = [NEVER] * N_OBJECTS
+        pending: dict[int, list[float]] = {}
+        for tick in game:
+            vector, mask = tick.observation, tick.action_mask
+            r = int(np.argmax(vector[ROUND : ROUND + N_ROUNDS]))
+            if r != round_index:
+                earlier = [max(a, b) for a, b in zip(earlier, this_round)]
+                this_round = [NEVER] * N_OBJECTS
+                pending.clear()
+                round_index = r
+            if vector[NEW_CARD]:
+                now = float(r * N_FLIPS + N_FLIPS - vector[CARDS_LEFT])
+                for k in np.flatnonzero(vector[NEWEST : NEWEST + N_OBJECTS]).tolist():
+                    pending.pop(k, None)
+                    if mask[1 + k]:
+                        pending[k] = [
+                            now - this_round[k], now - earlier[k], *(now - this_round[o] for o in partners[k])
+                        ]
+                    this_round[k] = now
+            for k in [k for k in pending if not mask[1 + k]]:
+                del pending[k]
+            if tick.tried:
+                closed = {tick.tried - 1: 1.0} if tick.tried - 1 in pending else {}
+            else:
+                closed = dict.fromkeys(pending, 0.0)
+            for k, outcome in closed.items():
+                ages = [min(a, _FAR) for a in pending.pop(k)]
+                out.age_this.append(ages[0])
+                out.age_earlier.append(ages[1])
+                out.age_partners.append(ages[2:])
+                out.grabbed.append(outcome)
+    return out
+
+
+def fit_human_params(
+    games: Iterable[Sequence[SeatTick]],
+    *,
+    window_ms: float | None = None,
+    look_alikes: Sequence[tuple[int, int]] | None = None,
+    start: HumanParams | None = None,
+) -> HumanFit:
+    """Fit :class:`HumanParams` to one player's recorded games by maximum likelihood.
+
+    Memory: each judged sighting (see :func:`_judgements`) is a grab with probability
+    ``Phi((f - threshold) / noise)``, ``f`` the familiarity of the module docstring; the five
+    memory parameters maximise the product over the sightings. Speed: the timed grabs are a
+    lognormal sample, truncated at ``window_ms`` when a grab later than that could not be
+    timed (a person's grab after the next flip belongs to the next tick); its mean is the
+    ``reaction_time``. Uses torch (the ``train`` extra) for the gradients; L-BFGS from
+    ``start`` (the ``casual`` preset by default).
+    """
+    import torch
+
+    games = [list(game) for game in games]
+    data = _judgements(games, _partners(look_alike_pairs() if look_alikes is None else look_alikes))
+    times = [tick.ms for game in games for tick in game if tick.tried and tick.ms is not None]
+    if len(data.grabbed) < 10 or len(times) < 2:
+        raise ValueError(
+            f"too little to fit: {len(data.grabbed)} judged sightings and {len(times)} timed grabs "
+            "(need 10 and 2); record more games"
+        )
+    width = max(1, max(len(p) for p in data.age_partners))
+    partner_ages = [p + [_FAR] * (width - len(p)) for p in data.age_partners]
+    dt = torch.float64
+    age_this, age_earlier = torch.tensor(data.age_this, dtype=dt), torch.tensor(data.age_earlier, dtype=dt)
+    age_partners, grabbed = torch.tensor(partner_ages, dtype=dt), torch.tensor(data.grabbed, dtype=dt)
+    first = start or PRESETS["casual"]
+
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    theta = torch.tensor(
+        [math.log(first.memory_halflife), logit(max(first.lookalike_confusion, 0.01)),
+         logit(max(first.round_confusion, 0.01)), math.log(max(first.noise, 0.01)), math.log(first.threshold)],
+        dtype=dt, requires_grad=True,
+    )  # fmt: skip
+
+    def memory_nll(t: torch.Tensor) -> torch.Tensor:
+        halflife, look, rounds, noise, threshold = t[0].exp(), t[1].sigmoid(), t[2].sigmoid(), t[3].exp(), t[4].exp()
+        trace = lambda age: torch.exp(-math.log(2.0) * age / halflife)  # noqa: E731
+        f = trace(age_this) + rounds * trace(age_earlier) + look * trace(age_partners).sum(dim=1)
+        z = (f - threshold) / noise
+        return -(grabbed * torch.special.log_ndtr(z) + (1 - grabbed) * torch.special.log_ndtr(-z)).sum()
+
+    memory_ll = -_minimise(memory_nll, theta)
+    logs = torch.tensor([math.log(ms) for ms in times], dtype=dt)
+    speed = torch.tensor([float(logs.mean()), math.log(float(logs.std()) + 1e-3)], dtype=dt, requires_grad=True)
+
+    def speed_nll(t: torch.Tensor) -> torch.Tensor:
+        mu, s = t[0], t[1].exp()
+        nll = (((logs - mu) / s) ** 2 / 2 + torch.log(s)).sum()
+        if window_ms is not None:
+            nll = nll + len(times) * torch.special.log_ndtr((math.log(window_ms) - mu) / s)
+        return nll
+
+    speed_ll = -_minimise(speed_nll, speed)
+
+    def natural(t: torch.Tensor) -> torch.Tensor:
+        return torch.stack([t[0].exp(), t[1].sigmoid(), t[2].sigmoid(), t[3].exp(), t[4].exp()])
+
+    def reaction_mean(t: torch.Tensor) -> torch.Tensor:
+        return torch.exp(t[0] + t[1].exp() ** 2 / 2).reshape(1) / 1000.0
+
+    values = natural(theta.detach()).tolist()
+    memory_errors = _standard_errors(memory_nll, theta, natural)
+    (reaction_time,) = reaction_mean(speed.detach()).tolist()
+    (reaction_error,) = _standard_errors(speed_nll, speed, reaction_mean)
+    s = float(speed.detach()[1].exp())
+    names = ("memory_halflife", "lookalike_confusion", "round_confusion", "noise", "threshold")
+    params = HumanParams(**dict(zip(names, values)), reaction_time=reaction_time)
+    errors = {**dict(zip(names, memory_errors)), "reaction_time": reaction_error}
+    return HumanFit(params, errors, math.sqrt(math.expm1(s * s)), len(data.grabbed), len(times), memory_ll + speed_ll)
+
+
+def _standard_errors(loss: Callable[[Any], Any], variables: Any, transform: Callable[[Any], Any]) -> list[float]:
+    """Standard errors of ``transform(variables)`` at the minimum of the negative log-likelihood ``loss``:
+    the inverse Hessian is the estimate's covariance, the Jacobian of ``transform`` carries it over."""
+    import torch
+
+    point = variables.detach().clone()
+    covariance = torch.linalg.pinv(torch.autograd.functional.hessian(loss, point))
+    jacobian = torch.autograd.functional.jacobian(transform, point)
+    return torch.sqrt(torch.diagonal(jacobian @ covariance @ jacobian.T).clamp(min=0)).tolist()
+
+
+def _minimise(loss: Callable[[Any], Any], variables: Any) -> float:
+    """Minimise ``loss(variables)`` over the tensor ``variables`` with L-BFGS; return the final loss."""
+    import torch
+
+    optimiser = torch.optim.LBFGS([variables], lr=1.0, max_iter=500, line_search_fn="strong_wolfe")
+
+    def closure() -> Any:
+        optimiser.zero_grad()
+        value = loss(variables)
+        value.backward()
+        return value
+
+    optimiser.step(closure)
+    with torch.no_grad():
+        return float(loss(variables))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from dejavu_agents.cli import Parser, fail
+from dejavu_agents.cli import Parser, fail, interrupted
 from dejavu_agents.games import GAMES
 from dejavu_agents.play.session import Quit, Terminal
 from dejavu_agents.specs import parse_players
@@ -44,7 +44,7 @@ def main(
     input_fn: Callable[[str], str] = input,
     print_fn: Callable[..., None] = print,
 ) -> int:
-    """Run one game; returns the exit status (0 after a game or a quit, 2 on a bad argument)."""
+    """Run one game; returns the exit status (0 after a game or a quit, 2 on a bad argument, 130 after Ctrl-C)."""
     args = build_parser().parse_args(argv)
     terminal = Terminal(input_fn, print_fn)
     game = GAMES[args.game]
@@ -52,8 +52,11 @@ def main(
         specs = parse_players(game.name, game.play_opponents(args), distinct=False)
         game.check_opponent_count(len(specs))
         game.play_session(args, [spec.build(game) for spec in specs], [spec.name for spec in specs], terminal)
-    except (Quit, KeyboardInterrupt):
+    except Quit:
         terminal.say("\nBye.")
+    except KeyboardInterrupt:
+        terminal.say()
+        return interrupted(f"{PROG} {args.game}", "the game was left unfinished")
     except ValueError as error:
         return fail(f"{PROG} {args.game}", str(error))
     return 0

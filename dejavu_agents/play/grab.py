@@ -1,7 +1,7 @@
 """Playing the grab game in the terminal against registered players.
 
-One prompt per tick: the card just flipped, the middle and the table come from the env's
-text render; below it, what changed since the last tick (who grabbed what, who is out).
+One prompt per tick: first what the last tick did (who grabbed what, who is out), then the
+env's text render of the card just flipped, the middle and the table.
 """
 
 from __future__ import annotations
@@ -80,9 +80,9 @@ def play_grab(
     terminal.say(f"Grab game: {seats}. Your reaction time: {reaction_time:g} s. Type 'help' for how to play.\n")
     news: list[str] = []
     while True:
-        terminal.say(rendered(env))
-        for line in news:
+        for line in news:  # what the last tick did, before the board of the card it flipped next
             terminal.say(f"  {line}")
+        terminal.say(rendered(env))
         view = {k: v.copy() for k, v in decode(observation["observation"], "observation").items()}
         mask = observation["action_mask"]
         middle = [k for k in range(len(names)) if mask[1 + k]]

@@ -9,6 +9,7 @@ import numpy as np
 from dejavu_agents.base import Player
 from dejavu_agents.play.moves import GRID_HELP, describe_grid_moves, grid_move_name, parse_grid
 from dejavu_agents.play.session import Prompt, Terminal, rendered
+from dejavu_env.core.game import reason_name
 from dejavu_env.grid.env import DejaVuGridEnv
 from dejavu_env.grid.observation import decode
 from dejavu_env.grid.rules import PHASE_REVEAL, REVEAL, STOP
@@ -66,9 +67,10 @@ def play_grid(opponent: Player, opponent_name: str, seat: int, seed: int | None,
         terminal.say(f"{opponent_name} played: {', '.join(grid_move_name(a) for a in played(info))}")
     terminal.say(rendered(env))
     mine, theirs = info["scores"]
-    if info["reason"] == "truncated":
+    reason = reason_name(info["reason"])
+    if reason == "truncated":
         verdict = "Turn limit reached."
     else:
         verdict = {0: "You win!", 1: f"{opponent_name} wins.", -1: "A draw."}[info["winner"]]
-    how = {"hunches": " (all 7 hunch tokens)"}.get(info["reason"], "")
+    how = {"hunches": " (all 7 hunch tokens)"}.get(reason, "")
     terminal.say(f"{verdict}{how} Scores: you {mine:g}, {opponent_name} {theirs:g}.")

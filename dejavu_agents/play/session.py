@@ -24,7 +24,8 @@ def rendered(env: Any) -> str:
 
 
 class Quit(Exception):
-    """The person asked to leave (``quit``, end of input, or Ctrl-C)."""
+    """The person asked to leave (``quit`` or the end of input); Ctrl-C stays a ``KeyboardInterrupt``,
+    which the command turns into exit status 130, as the convention for an interrupted command is."""
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Terminal:
     def read(self, prompt: str) -> str:
         try:
             return self.input_fn(prompt)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             raise Quit from None
 
 

@@ -21,7 +21,9 @@ from collections.abc import Sequence
 
 from dejavu_agents.games import GAMES, GameAdapter, get_game
 from dejavu_agents.games.base import TABLE_WORDING, MatchOutcome, TournamentGame
+from dejavu_agents.machine import check_games_fit
 from dejavu_agents.specs import PlayerSpec, as_specs
+from dejavu_agents.text import counted
 from dejavu_agents.tournament.report import print_tables, write_outputs
 from dejavu_agents.tournament.results import PairRow, PlayerRow, TournamentResult, pair_rows, player_rows
 from dejavu_agents.tournament.run import ScheduleInterrupted, play_schedule
@@ -51,7 +53,8 @@ def run_tournament(
     ``game`` is a game's name, its :class:`~dejavu_agents.games.GameAdapter`, or any object with
     the :class:`~dejavu_agents.games.base.TournamentGame` shape. For a registered game every player
     is checked before the first game (registered name, or a checkpoint whose model card
-    names this game). ``workers`` defaults to ``os.cpu_count()``; the result is the same for
+    names this game), and the schedule is checked to fit in the free memory before it is
+    made (a ``ValueError`` otherwise). ``workers`` defaults to ``os.cpu_count()``; the result is the same for
     any worker count. Players registered at run time with :func:`dejavu_agents.register_player`
     reach worker processes only where they are forked (Linux); use ``workers=1`` otherwise.
     Ctrl-C raises :class:`TournamentInterrupted` with the tables of the games finished.
@@ -63,6 +66,7 @@ def run_tournament(
     if not spec.min_seats <= size <= spec.max_seats:
         raise ValueError(f"{spec.name} seats {spec.min_seats} to {spec.max_seats} players, got table size {size}")
     tables = make_tables(names, size)
+    check_games_fit(games * len(tables), f"{counted(games, 'game')} at each of {counted(len(tables), 'table')}")
     schedule = make_schedule(tables, games, seed)
     wording = getattr(spec, "wording", TABLE_WORDING)
 

@@ -37,7 +37,7 @@ def describe(result: TournamentResult) -> str:
     lines = [
         f"{result.game}: {played}, seed {result.seed}; {pairing}.",
         f"Head-to-head: {words.head_to_head}; win_rate = wins / games with a Wilson 95% interval.",
-        f"Players: wins = {words.wins}; mean points = {words.points}, with a Student t 95% interval;",
+        f"Players: wins = {words.wins}; mean points = {words.points}, with a BCa bootstrap 95% interval;",
         "rating = openskill Plackett-Luce mu ± sigma, updated game by game; sorted by mu - 3 sigma.",
     ]
     if result.truncated:
@@ -121,11 +121,15 @@ def heatmap(result: TournamentResult, path: Path) -> None:
     heatmap_figure(result).savefig(path, dpi=120)
 
 
+OUTPUTS = ("pairs.csv", "pairs.md", "players.csv", "players.md", "heatmap.png")
+"""The files :func:`write_outputs` writes, in its order."""
+
+
 def write_outputs(result: TournamentResult, out_dir: str | Path, command: str | None = None) -> list[Path]:
     """Write pairs.csv/.md, players.csv/.md and heatmap.png into ``out_dir``; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / name for name in ("pairs.csv", "pairs.md", "players.csv", "players.md", "heatmap.png")]
+    paths = [out / name for name in OUTPUTS]
     write_csv(paths[0], PAIR_HEADERS, [_pair_values(r) for r in result.pairs])
     paths[1].write_text(pairs_markdown(result, command))
     write_csv(paths[2], PLAYER_HEADERS, [_player_values(r) for r in result.players])

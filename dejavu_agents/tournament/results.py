@@ -14,8 +14,9 @@ Conventions (the same for both games):
 - **Per player** (:class:`PlayerRow`): ``wins`` counts games in which the player is among the
   winners, a *shared* win (Grab: equal top totals) counting as a full win for each sharer;
   ``shared_wins`` says how many of them were shared. ``draws`` are games nobody won (Grid
-  draws and truncations), ``losses`` the rest. ``ci_low``/``ci_high`` are the Student t 95%
-  interval of ``mean_points`` (Grid: final score; Grab: total points of the game).
+  draws and truncations), ``losses`` the rest. ``ci_low``/``ci_high`` are the BCa bootstrap 95%
+  interval of ``mean_points`` (Grid: final score; Grab: total points of the game), which
+  stays inside the points' range, so never below zero (see :mod:`dejavu_agents.stats`).
 - **Rating**: openskill's Plackett-Luce model, updated game by game in schedule order (deals
   interleaved across tables) from the standings, with ``tau = 0`` since a fixed player's
   strength does not drift. ``rating`` is its mu and ``rating_sigma`` its sigma (start 25 and

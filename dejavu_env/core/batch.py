@@ -86,7 +86,7 @@ class PackedState:
     def copy(self: S) -> S:
         """An independent copy of the whole batch."""
         new = object.__new__(type(self))
-        new.data = self.data.copy(order="K")  # the same memory order (see dejavu_env.grid.batched.new_batch)
+        new.data = self.data.copy(order="K")  # the same memory order (game-major: see dejavu_env.grid.block.new_batch)
         for name in self.ARRAYS:
             setattr(new, name, getattr(self, name).copy())
         for name in self.SHARED:

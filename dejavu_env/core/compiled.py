@@ -1,56 +1,49 @@
-"""The optional compiled backend of the batched engines: numba when it is installed, else none.
+"""The compiler of the batched engines: numba, loaded only when a batched env is built.
 
-Why: a numpy batched step is a few hundred numpy calls whatever the batch size (every rule
-branch is a masked array operation, and the opponents' moves take rounds of them over ever
-smaller subsets of games). At 4096 games those calls' overhead, not the arithmetic, bounds the
-speed. A compiled loop over the games does the same work with no per-call overhead, as pgx's
-``jit`` or EnvPool's C++ threads do. numba compiles plain Python functions over numpy arrays,
-so the kernels stay readable Python beside the numpy engine they mirror.
+Why compiled: a batched step in numpy arrays is a few hundred numpy calls whatever the batch size
+(every rule branch a masked array operation, the opponents' moves rounds of them over ever smaller
+subsets of games); at 4096 games those calls' overhead, not the arithmetic, bounds the speed, 10 to
+70 times below a compiled loop over the games that does the same work, as pgx's ``jit`` or
+EnvPool's C++ threads do. numba compiles plain Python functions over numpy arrays, so the kernels
+stay readable Python, and each rule is written twice only: in the reference engine (``rules.py``)
+and in the kernels (``kernels.py``), which the tests replay against it.
 
-Why optional: ``import dejavu_env`` must work with numpy alone (and fast on a plain install).
-The ``fast`` extra (``pip install "dejavu-env[fast]"``) brings numba; without it the vector
-envs run the numpy engine. Both backends play the same games bit for bit from the same seed
-(tested), so a result never depends on which one ran: the backend is a speed setting only.
+Why loaded late: numba is a dependency of the package, but ``import dejavu_env`` and the single
+envs never import this module (a test checks that), so they start fast and run where numba
+cannot. Only the vector envs' modules import the kernels; without numba, building one fails
+with a one-line :class:`ImportError` that says so.
 
-Kernels are compiled on first use and cached on disk (``cache=True``), so only the first
-process after an install pays the compile time (seconds).
+Kernels are compiled on first use and cached on disk (``cache=True``, in ``__pycache__`` beside
+the sources, or ``NUMBA_CACHE_DIR``): only the first process after an install or a change pays
+the compile time (10-20 s), and :func:`compile_notice` says so on stderr.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from dejavu_env.core.streams import GAMMA, mix, to_unit
-from dejavu_env.core.validation import check_choice
 
 try:
     import numba
-except ImportError:  # the core install: numpy engines only
-    numba = None  # type: ignore[assignment]
+except ImportError:
+    raise ImportError(
+        "the batched envs (gym.make_vec) need numba, a dependency of dejavu-env: pip install numba"
+    ) from None
 
-__all__ = [
-    "AVAILABLE", "BACKENDS", "inline_jit", "jit", "permutation_draw", "raw_draw", "resolve_backend", "uniform_draw",
-]
-
-AVAILABLE = numba is not None
-"""Whether the compiled backend can run here."""
-BACKENDS = ("auto", "numpy", "numba")
-"""``backend=`` choices of the vector envs: ``"auto"`` is numba where it is installed, else numpy."""
+__all__ = ["compile_notice", "inline_jit", "jit", "permutation_draw", "raw_draw", "uniform_draw"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def jit(function: F) -> F:
-    """Compile ``function`` with numba (``nopython``, cached on disk) when numba is installed.
-
-    Without numba the function is returned as it is: the vector envs never call a kernel then
-    (:func:`resolve_backend` picks numpy), and the modules that define kernels still import.
-    """
-    if numba is None:
-        return function
+    """Compile ``function`` with numba (``nopython``, cached on disk)."""
     return cast(F, numba.njit(cache=True, nogil=True)(function))
 
 
@@ -60,19 +53,29 @@ def inline_jit(function: F) -> F:
     Why: a small helper that takes arrays, called per game or per tick, otherwise costs a call each with
     the arrays' reference counts bumped and dropped (atomic operations).
     """
-    if numba is None:
-        return function
     return cast(F, numba.njit(cache=True, nogil=True, inline="always")(function))
 
 
-def resolve_backend(backend: Any) -> str:
-    """``"numpy"`` or ``"numba"`` for a ``backend=`` argument, or a ``ValueError`` naming the problem."""
-    choice = check_choice("backend", backend, BACKENDS)
-    if choice == "auto":
-        return "numba" if AVAILABLE else "numpy"
-    if choice == "numba" and not AVAILABLE:
-        raise ValueError('backend="numba" needs numba: pip install "dejavu-env[fast]" (or use backend="numpy")')
-    return str(choice)
+_NOTICE_AFTER_S = 2.0
+"""A warm-up that loads every kernel from the disk cache takes well under this; a compile takes 10-20 s."""
+_noticed = False
+
+
+@contextmanager
+def compile_notice(what: str) -> Iterator[None]:
+    """Time a vector env's warm-up (its kernels compiled, or loaded from numba's cache) and, the first
+    time in a process that it took long, say so on stderr in one line, with the time it took: a cold
+    cache compiles for 10-20 s, which would otherwise look like a hang."""
+    global _noticed
+    start = time.perf_counter()
+    yield
+    took = time.perf_counter() - start
+    if took >= _NOTICE_AFTER_S and not _noticed:
+        _noticed = True
+        print(
+            f"dejavu_env: compiled the {what} kernels in {took:.1f} s (once: numba caches them on disk)",
+            file=sys.stderr,
+        )
 
 
 _ONE = np.uint64(1)

@@ -9,21 +9,25 @@ agent's action is played until the agent must decide again, and the game's own `
 keys.
 
 The ``info`` contract: after every ``reset`` and ``step`` these keys are present, with the
-same types, in both games (per-seat arrays are egocentric: the agent first, then the seats
-after it in turn):
+same dtypes, in both games and every front end (single, PettingZoo, batched); every value is
+a numpy scalar or array of a fixed dtype (TorchRL and the vector envs' stacking need it), and
+per-seat arrays are egocentric: the agent first, then the seats after it in turn:
 
 - ``action_mask``: int8 ``(n_actions,)``, the same array as ``obs["action_mask"]``;
-- ``illegal_action``: ``bool``, the step's action was illegal and the ``illegal_action``
-  policy handled it (``False`` after ``reset``);
+- ``illegal_action``: a 0-d bool array, the step's action was illegal and the
+  ``illegal_action`` policy handled it (``False`` after ``reset``); an array, not ``np.bool_``,
+  since gymnasium's vector envs stack a ``np.bool_`` into an object array;
 - ``opponent_actions``: int16 array of a fixed length per env, the opponents' actions since
   the agent's last decision (see the game's env), padded with ``-1``;
-- ``winner``: ``int``, the egocentric index of the sole winner (``0``: the agent), ``-1``
+- ``winner``: ``np.int64``, the egocentric index of the sole winner (``0``: the agent), ``-1``
   while the game goes on and when nobody or several seats won;
 - ``winners``: int8 ``(n_players,)``, 1 for each seat that won (a Grab top total can be
   shared; a Grid draw has none);
 - ``scores``: float32 ``(n_players,)``, the game's final tallies, zeros until it ends;
-- ``reason``: ``str``, how the episode ended (the game's reasons, ``"truncated"``,
-  ``"illegal_action"``), ``""`` while it goes on.
+- ``reason``: ``np.int8``, how the episode ended, a code of the one table
+  :data:`dejavu_env.core.game.REASONS` (``0`` while it goes on, ``1`` ``"hunches"``, ``2``
+  ``"end_card"``, ``3`` ``"rounds"``, ``4`` ``"truncated"``, ``5`` ``"illegal_action"``);
+  :func:`dejavu_env.core.game.reason_name` reads it back.
 
 Every reply holds new arrays: a user may keep ``info`` (replay buffers do).
 """
@@ -37,9 +41,8 @@ import gymnasium as gym
 import numpy as np
 
 from dejavu_env.core.actions import as_action
-from dejavu_env.core.game import GameInfo, Outcome
+from dejavu_env.core.game import GameInfo, Outcome, reason_code
 from dejavu_env.core.layout import Layout
-from dejavu_env.core.players import PlayerError
 from dejavu_env.core.seeding import check_seed
 from dejavu_env.core.spaces import observation_space
 from dejavu_env.core.validation import check_choice, check_options
@@ -63,25 +66,31 @@ def egocentric(values: Sequence[Any], seat: int) -> list[Any]:
     return [values[(seat + j) % n] for j in range(n)]
 
 
+_NO_WINNER = np.int64(-1)
+_PLAYING = reason_code("")
+_TRUE, _FALSE = np.array(True), np.array(False)
+"""``info["illegal_action"]`` values, handed out as copies."""
+
+
 def result_info(outcome: Outcome | None, seat: int, n_players: int) -> dict[str, Any]:
     """The ``winner``, ``winners``, ``scores`` and ``reason`` entries of ``info`` for the seat ``seat``.
 
     While the game goes on (``outcome`` is ``None`` or not over) they hold their neutral
-    values (``-1``, zeros, ``""``).
+    values (``-1``, zeros, code ``0``).
     """
     if outcome is None or not outcome.over:
         return {
-            "winner": -1,
+            "winner": _NO_WINNER,
             "winners": np.zeros(n_players, dtype=np.int8),
             "scores": np.zeros(n_players, dtype=np.float32),
-            "reason": "",
+            "reason": _PLAYING,
         }
     winners = np.zeros(n_players, dtype=np.int8)
     for winner in outcome.winners:
         winners[(winner - seat) % n_players] = 1
     scores = np.array(egocentric(outcome.scores, seat), dtype=np.float32)
-    sole = int(np.flatnonzero(winners)[0]) if len(outcome.winners) == 1 else -1
-    return {"winner": sole, "winners": winners, "scores": scores, "reason": outcome.reason}
+    sole = np.int64((outcome.winners[0] - seat) % n_players) if len(outcome.winners) == 1 else _NO_WINNER
+    return {"winner": sole, "winners": winners, "scores": scores, "reason": reason_code(outcome.reason)}
 
 
 class DejaVuEnv(gym.Env, Generic[State]):
@@ -121,7 +130,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
         self._ended: Outcome | None = None
         self._opponent_actions: list[int] = []
         self._no_actions = np.full(self.n_opponent_actions, -1, dtype=np.int16)
+        self._no_winners = np.zeros(n_players, dtype=np.int8)
+        self._no_scores = np.zeros(n_players, dtype=np.float32)
+        self._finished_mask = np.zeros(self.game.n_actions, dtype=np.int8)
+        self._finished_mask[self._placeholder_action()] = 1
         self._trusted = False
+        self._interrupted = False
 
     # ------------------------------------------------------------------ game hooks
     @property
@@ -146,12 +160,21 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """The agent's seat in the current game (game hook)."""
         raise NotImplementedError
 
+    def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
+        """A fresh int8 mask of the agent's legal actions while the game goes on, given the agent's
+        observation ``vector`` just brought up to date (game hook: a game may read it off the view,
+        faster than the rules module's general ``legal_mask``)."""
+        return self.rules.legal_mask(self._state, self._agent_seat())
+
     def _illegal_reason(self, action: int) -> str:
         """Why the well-formed, illegal ``action`` is illegal now: a sentence naming it (game hook)."""
         raise NotImplementedError
 
-    def _game_info(self) -> dict[str, Any]:
-        """The game's own ``info`` keys, present after every reset and step (game hook)."""
+    def _add_game_info(self, info: dict[str, Any]) -> None:
+        """Write the game's own ``info`` keys into ``info``, after every reset and step (game hook).
+
+        Why into the dict, not a dict of its own: one merge less on the hot path of every step.
+        """
         raise NotImplementedError
 
     def _trusts_players(self) -> bool:
@@ -161,8 +184,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """
         raise NotImplementedError
 
-    def _snapshot(self) -> Any:
-        """Everything a step may change, to roll back to when a player faults (game hook)."""
+    def _snapshot(self, new_game: bool = False) -> Any:
+        """Everything a step may change, to roll back to when a player faults (game hook).
+
+        ``new_game``: taken before a ``reset``, which deals a new state object and leaves the
+        old one as it was, so the state itself needs no copy (one copy less per episode).
+        """
         raise NotImplementedError
 
     def _restore(self, snapshot: Any) -> None:
@@ -178,21 +205,26 @@ class DejaVuEnv(gym.Env, Generic[State]):
         """Start a new episode; seed and options are checked in full before anything changes.
 
         A rejected seed or option (a ``ValueError`` naming it) leaves the previous game as it
-        was, playable; so does a player that faults while the game is dealt.
+        was, playable; so does anything raised while the game is dealt: a player's fault, a
+        ``KeyboardInterrupt`` (any ``BaseException``), Grid's ``RuntimeError`` when the
+        opponent's opening turn ends every deal. Why a rollback point here even with trusted
+        players: it holds the last game by reference (a reset deals a new state), so it costs
+        next to nothing, and a deal that gives up must not lose the last game.
         """
         seed = check_seed(seed)
         parsed = self._parse_options(check_options(options, self.reset_options))
         self._trusted = self._trusts_players()
-        before = self._checkpoint()  # None with only trusted players seated: nothing can fault
+        before = self._checkpoint(new_game=True)
         generator, generator_seed = self._np_random, self._np_random_seed
         super().reset(seed=seed)
         self._opponent_actions = []
         try:
             self._start(parsed)
-        except PlayerError:
+        except BaseException:
             self._np_random, self._np_random_seed = generator, generator_seed
             self._roll_back(before)
             raise
+        self._interrupted = False
         self._done = False
         self._illegal = False
         self._ended = None
@@ -203,13 +235,18 @@ class DejaVuEnv(gym.Env, Generic[State]):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
         if self._done:
+            if self._interrupted:
+                raise RuntimeError(
+                    "the last step was interrupted with nothing to roll back to (only the game's own "
+                    "players are seated, so no copy was kept): call reset()"
+                )
             raise RuntimeError("the episode is over: call reset() before step()")
         if type(action) is not int or not 0 <= action < self.game.n_actions:
             action = as_action(action, self.game.n_actions)
         reason = "" if self.rules.is_legal(self._state, self._agent_seat(), action) else self._illegal_reason(action)
         if reason and self.illegal_action == "raise":
             raise ValueError(reason)
-        before = self._checkpoint()
+        before = None if self._trusted else self._checkpoint()
         self._illegal = bool(reason)
         if reason and self.illegal_action == "lose":
             self._opponent_actions = []
@@ -220,8 +257,15 @@ class DejaVuEnv(gym.Env, Generic[State]):
             action = self.pass_action
         try:
             reward, terminated, truncated, ending = self._play(action)
-        except PlayerError:
-            self._roll_back(before)
+        except BaseException:
+            # A player's fault, or a KeyboardInterrupt (any BaseException) inside a player: back to
+            # before the step, then re-raise. With only trusted players there is no copy (their
+            # steps cannot fault); an interrupt there closes the episode instead of leaving a
+            # half-played step to continue from.
+            if before is None:
+                self._done = self._interrupted = True
+            else:
+                self._roll_back(before)
             raise
         if truncated:
             return self._finish(reward, False, True, ending, ())
@@ -266,17 +310,19 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _outcome(self) -> Outcome:
         return self.rules.outcome(self._state)
 
-    def _checkpoint(self) -> tuple[Any, ...] | None:
-        """What :meth:`_roll_back` needs, or ``None`` when only trusted players are seated.
+    def _checkpoint(self, new_game: bool = False) -> tuple[Any, ...] | None:
+        """What :meth:`_roll_back` needs, or ``None`` before the first game and, for a step
+        (not ``new_game``), when only trusted players are seated.
 
         Why conditional: the game's own players cannot fault, and copying the state at every
-        step (or reset) would cost the fast path a tenth of its speed.
+        step would cost the fast path a tenth of its speed; before a reset the state needs no
+        copy at all (see :meth:`_snapshot`).
         """
-        if self._state is None or self._trusted:
+        if self._state is None or (self._trusted and not new_game):
             return None
         generator = self._np_random
         return (
-            self._snapshot(),
+            self._snapshot(new_game),
             None if generator is None else generator.bit_generator.state,
             self._opponent_actions,
             self._illegal,
@@ -295,9 +341,7 @@ class DejaVuEnv(gym.Env, Generic[State]):
     def _mask(self, dtype: type) -> np.ndarray:
         """The agent's legal actions now, a fresh array; the placeholder once the episode is over."""
         if self._done:
-            mask: np.ndarray = np.zeros(self.game.n_actions, dtype=dtype)
-            mask[self._placeholder_action()] = 1
-            return mask
+            return self._finished_mask.astype(dtype)
         return self.rules.legal_mask(self._state, self._agent_seat(), dtype)
 
     def _placeholder_action(self) -> int:
@@ -305,24 +349,37 @@ class DejaVuEnv(gym.Env, Generic[State]):
         return self.game.n_actions - 1 if self.pass_action is None else self.pass_action
 
     def _reply(self) -> Reply:
-        # The hot path of every step: each call and merge here costs the single env's speed.
+        # The hot path of every step: each call and merge here costs the single env's speed, so the
+        # common case (the game goes on) is written out, and its neutral arrays are preallocated
+        # and handed out as copies (every reply holds new arrays).
+        state = self._state
         seat = self._agent_seat()
-        mask = self._mask(np.int8)
-        observation = {"observation": self._observe().copy(), "action_mask": mask}
-        opponent_actions = self._no_actions.copy()
+        vector = self._observer.observe(state)
+        mask = self._finished_mask.copy() if self._done else self._agent_mask(vector)
         played = self._opponent_actions
-        if played:
-            opponent_actions[: len(played)] = played
-        if self._ended is not None:
-            outcome: Outcome | None = self._ended
-        elif self._done or self.rules.is_over(self._state):
-            outcome = self._outcome()
+        if len(played) == self._no_actions.size:  # Grab: every other seat acted
+            opponent_actions = np.array(played, dtype=np.int16)
         else:
-            outcome = None
-        info = {"action_mask": mask, "illegal_action": self._illegal, "opponent_actions": opponent_actions}
-        info.update(result_info(outcome, seat, self.n_players))
-        info.update(self._game_info())
-        return observation, info
+            opponent_actions = self._no_actions.copy()
+            if played:
+                opponent_actions[: len(played)] = played
+        info: dict[str, Any] = {
+            "action_mask": mask,
+            "illegal_action": (_TRUE if self._illegal else _FALSE).copy(),
+            "opponent_actions": opponent_actions,
+        }
+        outcome = self._ended
+        if outcome is None and (self._done or self.rules.is_over(state)):
+            outcome = self._outcome()
+        if outcome is None:
+            info["winner"] = _NO_WINNER
+            info["winners"] = self._no_winners.copy()
+            info["scores"] = self._no_scores.copy()
+            info["reason"] = _PLAYING
+        else:
+            info.update(result_info(outcome, seat, self.n_players))
+        self._add_game_info(info)
+        return {"observation": vector.copy(), "action_mask": mask}, info
 
     def _finish(
         self, reward: float, terminated: bool, truncated: bool, reason: str, winners: tuple[int, ...] | None = None

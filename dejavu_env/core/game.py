@@ -3,13 +3,16 @@
 Why a constant: front ends, players, batched engines and tests all need the number of
 actions, the seats and the bounds on a game's length and returns. Each game's ``rules``
 module states them once as ``GAME_INFO``; the generic tests check the bounds over random
-games.
+games. The table of ``info["reason"]`` codes, :data:`REASONS`, lives here too: every front end
+reads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -65,3 +68,36 @@ class Outcome:
     def over(self) -> bool:
         """Whether the game has ended."""
         return bool(self.reason)
+
+
+REASONS: tuple[str, ...] = ("", "hunches", "end_card", "rounds", "truncated", "illegal_action")
+"""``info["reason"]`` codes, one table for every front end: the code is the index here.
+
+- ``0`` ``""``: the game goes on;
+- ``1`` ``"hunches"``: Grid, one seat holds all 7 hunch tokens;
+- ``2`` ``"end_card"``: Grid, the End card's last tally;
+- ``3`` ``"rounds"``: Grab, the third round ended;
+- ``4`` ``"truncated"``: the env's turn limit cut the game;
+- ``5`` ``"illegal_action"``: the front end ended it on the agent's illegal action (``"lose"``).
+
+Why codes and not the names: every ``info`` value is a numpy scalar or array of a fixed dtype
+(int8 here), which TorchRL, vector-env stacking and replay buffers need; the names stay the
+engine's own (``Outcome.reason``), and :func:`reason_name` reads a code back.
+"""
+REASON_DTYPE = np.int8
+_CODES = {name: REASON_DTYPE(code) for code, name in enumerate(REASONS)}
+
+
+def reason_code(name: str) -> np.int8:
+    """The ``info["reason"]`` code of the reason ``name`` (a ``ValueError`` for an unknown one)."""
+    code = _CODES.get(name)
+    if code is None:
+        raise ValueError(f"unknown reason {name!r}; known: {list(REASONS)}")
+    return code
+
+
+def reason_name(code: int | np.integer) -> str:
+    """The reason that the ``info["reason"]`` code ``code`` stands for (``""``: the game goes on)."""
+    if isinstance(code, (bool, np.bool_)) or not 0 <= int(code) < len(REASONS):
+        raise ValueError(f"reason codes run 0..{len(REASONS) - 1}, got {code!r}")
+    return REASONS[int(code)]

@@ -92,18 +92,38 @@ class Layout:
         axis does not have ``size`` numbers is a ``ValueError``.
         """
         if not isinstance(vector, np.ndarray):
-            try:
-                vector = np.asarray(vector, dtype=np.float32)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"decode needs an array of shape (..., {self.size}) for mode {self.mode!r}, got {vector!r:.80}"
-                ) from None
+            vector = self._as_float32(vector)
         if vector.ndim == 0 or vector.shape[-1] != self.size:
             raise ValueError(
                 f"a {self.mode!r} vector has {self.size} entries in its last axis, got shape {vector.shape}"
             )
         lead = vector.shape[:-1]
         return {p.name: vector[..., self.slices[p.name]].reshape(lead + p.shape) for p in self.pieces}
+
+    def _as_float32(self, vector: Any) -> np.ndarray:
+        """``vector`` (not an array) as a float32 array, its shape checked before any cast.
+
+        Why the order: casting first turned a stray number such as ``10**30`` into float32
+        (``RuntimeWarning: overflow encountered in cast``) only to reject its shape; a value
+        float32 cannot hold is a ``ValueError`` too, rather than a silent ``inf``.
+        """
+        wrong = f"decode needs an array of shape (..., {self.size}) for mode {self.mode!r}, got {vector!r:.80}"
+        try:
+            array = np.asarray(vector)
+        except (TypeError, ValueError):
+            raise ValueError(wrong) from None
+        if array.ndim == 0 or array.shape[-1] != self.size:
+            raise ValueError(
+                f"a {self.mode!r} vector has {self.size} entries in its last axis, got shape {array.shape}"
+            )
+        try:
+            wide = array.astype(np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(wrong) from None
+        finite = wide[np.isfinite(wide)]
+        if finite.size and np.abs(finite).max() > np.finfo(np.float32).max:
+            raise ValueError(f"a {self.mode!r} vector holds values beyond float32's range, got {vector!r:.80}")
+        return wide.astype(np.float32)
 
     def encode(self, values: Mapping[str, Any], batch: tuple[int, ...] = ()) -> np.ndarray:
         """A vector with every piece written from ``values`` (missing pieces stay 0).

@@ -3,6 +3,11 @@
 Import it only from a game's ``pettingzoo`` module: it is the one core module that needs
 ``pettingzoo``'s conventions (not its code), kept apart so ``import dejavu_env`` stays light.
 
+Masks: every observation holds ``"action_mask"`` (PettingZoo's classic convention), and by
+default each agent's ``info`` holds the same mask too, where AgileRL and others read it.
+``mask_in_info=False`` leaves it out of the infos: TorchRL's ``PettingZooWrapper`` (torchrl
+0.14) takes the mask from the observation *or* the info, and fails on a reset that has both.
+
 Reset options follow PettingZoo's standard: its ``api_test`` resets with the probe
 ``options={"options": 1}``, so an unknown key is ignored with a warning naming it, while a
 known key with a bad value is a ``ValueError`` that changes nothing.
@@ -27,6 +32,29 @@ from dejavu_env.core.validation import check_choice
 Observation = dict[str, np.ndarray]
 
 
+def require_reset(started: bool, call: str) -> None:
+    """A ``RuntimeError`` naming ``call`` unless the env was reset (PettingZoo's own wrappers
+    raise a bare ``AssertionError`` or an ``AttributeError`` there)."""
+    if not started:
+        raise RuntimeError(f"call reset() before {call}()")
+
+
+def check_aec_step(aec: Any, action: Any) -> None:
+    """Before an AEC ``step``: the game still has agents, and a finished agent passes ``None``.
+
+    Why here: PettingZoo's wrappers only warn on a step after the game (and play nothing), or
+    fail with a bare ``AssertionError()`` for a finished agent's action.
+    """
+    if not aec.agents:
+        raise RuntimeError("the game is over and every agent has stepped out: call reset() before step()")
+    agent = aec.agent_selection
+    if (aec.terminations[agent] or aec.truncations[agent]) and action is not None:
+        raise ValueError(
+            f"{agent} is done (terminated or truncated): its only action is None, PettingZoo's way "
+            f"out of the game, got {action!r:.60}"
+        )
+
+
 def agent_names(n_players: int) -> list[str]:
     """The agent names by seat: the agent at seat ``i`` is ``player_i``."""
     return [f"player_{seat}" for seat in range(n_players)]
@@ -44,8 +72,11 @@ class MultiAgentFrontEnd:
     reset_options: ClassVar[tuple[str, ...]]
     metadata: dict[str, Any]
 
-    def _setup(self, n_players: int, obs_mode: str, reward: str, render_mode: str | None) -> None:
+    def _setup(
+        self, n_players: int, obs_mode: str, reward: str, render_mode: str | None, mask_in_info: bool
+    ) -> None:
         self.n_players = n_players
+        self.mask_in_info = check_choice("mask_in_info", mask_in_info, (True, False))
         self.obs_mode = check_choice("obs_mode", obs_mode, self.game.obs_modes)
         self.reward_mode = check_choice("reward", reward, self.game.reward_modes)
         self.render_mode = check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))

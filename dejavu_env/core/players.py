@@ -28,6 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from dejavu_env.core.actions import as_action
+from dejavu_env.core.providers import named_player
 
 
 @runtime_checkable
@@ -58,6 +59,23 @@ def check_player(player: Any, where: str) -> Any:
     if not callable(player):
         raise ValueError(f"{where} must be callable as player(observation, action_mask) -> int, got {player!r:.80}")
     return player
+
+
+def seat_player(game: str, player: Any, where: str) -> Any:
+    """The player to seat at ``where``: ``player`` itself when callable, the installed player of
+    that name when it is a string (``"counting"``, ``"human-expert"``, ``"ppo-grid"``).
+
+    Names are resolved through :func:`dejavu_env.core.providers.named_player`, so the engine
+    never imports a package of players. A named player is built unseeded: the env reseeds it
+    from its own generator at every reset, like any player. An unknown name is a
+    ``ValueError`` naming ``where`` and the known names.
+    """
+    if isinstance(player, str):
+        try:
+            return named_player(game, player)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+    return check_player(player, where)
 
 
 def ask_player(

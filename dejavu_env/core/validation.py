@@ -34,7 +34,7 @@ def check_choice(name: str, value: Any, choices: Collection[Any]) -> Any:
     for choice in choices:
         if _same_kind(value, choice):
             return choice
-    raise ValueError(f"{name} must be one of {sorted(map(repr, choices))}, got {value!r:.80}")
+    raise ValueError(f"{name} must be one of {', '.join(sorted(map(repr, choices)))}, got {value!r:.80}")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
@@ -51,6 +51,24 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
         bound = f"between {low} and {high}" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be {bound}, got {value}")
     return value
+
+
+def check_episode_steps(value: Any, longest: int, limit: str) -> int | None:
+    """``max_episode_steps`` (which ``gym.make_vec`` passes from the spec), checked: ``None``, or an
+    integer no smaller than ``longest``, the most steps an episode can take under ``limit``.
+
+    Why no smaller: the batched envs end games by their own rules and limits only (``limit``
+    names them); a shorter cut would have to be a TimeLimit of their own, which they lack.
+    """
+    if value is None:
+        return None
+    steps = check_int("max_episode_steps", value, 1)
+    if steps < longest:
+        raise ValueError(
+            f"max_episode_steps={steps} would cut episodes the env plays (up to {longest} steps under {limit}); "
+            f"pass at least {longest}, or None, and bound the game by its own limit"
+        )
+    return steps
 
 
 def check_options(options: Any, allowed: Collection[str]) -> dict[str, Any]:

@@ -1,14 +1,15 @@
 """One base for both games' batched Gymnasium vector envs (what :mod:`dejavu_env.core.env` is for the single envs).
 
 A game's vector env plays ``num_envs`` games at once on its batched engine
-(``dejavu_env/<game>/batched.py``), with no Python loop over games in a step, and keeps the
+(``dejavu_env/<game>/kernels.py``), with no Python loop over games in a step, and keeps the
 player-facing contract of the game's single-agent env: the same keyword arguments and
 defaults (read from the single env's class, so a version bump carries over), the same
 observation dict, the same ``info`` keys and types stacked per env as gymnasium's vector
 envs stack them (every key ``k`` with its mask ``info["_k"]``), the same reset options, the
 same illegal-action policies and error contract. What it adds:
 
-**Autoreset** (``autoreset_mode``, in ``metadata["autoreset_mode"]``): ``"NextStep"`` by
+**Autoreset** (``autoreset_mode``, the keyword and values of gymnasium's ``SyncVectorEnv`` and
+``AsyncVectorEnv``: an ``AutoresetMode`` or its string; in ``metadata["autoreset_mode"]``): ``"NextStep"`` by
 default, gymnasium's own and ``CartPoleVectorEnv``'s: the step that ends an env's episode
 returns its last observation; the next step resets that env (its action is ignored, reward
 0, ``terminated`` and ``truncated`` False, ``info`` the new episode's). ``"SameStep"``: the
@@ -38,20 +39,26 @@ Options are checked in full, naming the env, before anything changes.
 **Opponents in the batch**: the other seats are *batch players*
 (:mod:`dejavu_env.core.batch_players`): a game's own by name (``"random"``, Grid
 ``"greedy"``, Grab ``"memory"`` and ``"perfect"``), the batched equivalent of the single
-env's default players, or any callable ``policy(observations, masks) -> actions`` (a frozen
-learner). ``league=[...]`` seats a pool instead: at every reset each opponent seat of each
-env draws one of them (weights ``league_probs``, from the env's stream; change them with
-:meth:`set_league_probs`); ``opponent_ids`` says who sits where.
+env's default players, any other registered name (Grid ``"counting"``, Grab ``"human-casual"``,
+the learned players: one scalar player per env and seat, the slow path, see
+:class:`~dejavu_env.core.batch_players.SingleGamePlayers`), or any callable
+``policy(observations, masks) -> actions`` (a frozen learner). ``league=[...]`` seats a pool
+instead: at every reset each opponent seat of each env draws one of them (weights
+``league_probs``, from the env's stream; change them with :meth:`set_league_probs`);
+``opponent_ids`` says who sits where.
 
-**Backend** (``backend``): ``"auto"`` (the default) steps the games with the compiled kernels
-of :mod:`dejavu_env.core.compiled` where numba is installed (the ``fast`` extra), else with the
-numpy engine; ``"numpy"`` or ``"numba"`` choose one. Both play the same games bit for bit
-from the same seed: the choice changes the speed only.
+**Engine**: the games are stepped by the game's compiled kernels (``dejavu_env/<game>/kernels.py``
+over the state block of ``<game>/block.py``; :mod:`dejavu_env.core.compiled` says why numba), which
+the tests replay against the reference engine bit for bit.
 
 **Errors**: a malformed ``actions`` (shape, dtype, range) or, under ``illegal_action="raise"``,
 an illegal one is a ``ValueError`` naming the env index and the problem, and no env
-changes. A batch player that faults is a :class:`~dejavu_env.core.players.PlayerError`
-naming env and seat, and the whole batch is rolled back to before the step.
+changes; so are a bad seed (a 64-bit stream key each), options, and a ``num_envs`` beyond the
+machine's memory (checked before anything is allocated). A batch player that faults is a
+:class:`~dejavu_env.core.players.PlayerError` naming env and seat, and the whole batch is
+rolled back to before the step or reset; so is any other exception that escapes a reset, or a
+step with a player seated that is not the game's own (a ``KeyboardInterrupt``, a deal that
+never opens), which is then raised as it was.
 
 A game's vector env subclasses :class:`DejaVuVectorEnv` and fills in the hooks marked
 *game hook*.
@@ -59,6 +66,7 @@ A game's vector env subclasses :class:`DejaVuVectorEnv` and fills in the hooks m
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -69,13 +77,13 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from dejavu_env.core.batch import all_set, any_set
-from dejavu_env.core.batch_players import PolicyPlayer
-from dejavu_env.core.compiled import resolve_backend
+from dejavu_env.core.batch_players import PolicyPlayer, SingleGamePlayers
 from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
-from dejavu_env.core.game import GameInfo
+from dejavu_env.core.game import GameInfo, reason_code
 from dejavu_env.core.layout import Layout
-from dejavu_env.core.players import PlayerError
+from dejavu_env.core.providers import named_player, provided_names
 from dejavu_env.core.seeding import SEED_BOUND, check_seed
+from dejavu_env.core.sizes import check_batch_memory
 from dejavu_env.core.spaces import observation_space
 from dejavu_env.core.streams import Streams, fresh_seed
 from dejavu_env.core.validation import check_choice, check_int, check_options
@@ -85,6 +93,12 @@ __all__ = ["AUTORESET_MODES", "DejaVuVectorEnv", "scalar_defaults"]
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 VECTOR_OPTIONS = ("reset_mask", "env_options")
 """Reset options every vector env adds to its single env's."""
+BYTES_PER_OBSERVATION = 8 * 4
+"""The memory a batch needs per env, in bytes per float of one observation: the peak of a reset and steps
+measured 5.5 to 7 observations' worth per env (both games, every autoreset mode, both engines of 0.2); 8 of
+float32 leave a margin (checked against the machine before anything is allocated)."""
+SEED_LIMIT = 2**64
+"""Every env's seed (``seed + i`` included) must lie below it: a stream's key is a 64-bit word."""
 FORFEIT = "illegal_action"
 """``info["reason"]`` where the front end ended a game: its agent's illegal action, under ``illegal_action="lose"``."""
 
@@ -96,6 +110,11 @@ def scalar_defaults(env_class: type) -> dict[str, Any]:
         for name, p in inspect.signature(env_class).parameters.items()
         if p.default is not inspect.Parameter.empty
     }
+
+
+def _example(names: Sequence[str], batched: Mapping[str, Any]) -> str:
+    """A registered name without a batched twin, for error messages."""
+    return next((repr(n) for n in names if n not in batched), "'counting'")
 
 
 class DejaVuVectorEnv(gym.vector.VectorEnv):
@@ -125,10 +144,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         league: Sequence[Any] | None,
         league_probs: Sequence[float] | None,
         seat_players: Sequence[Any],
-        backend: str = "auto",
     ) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1)
-        self.backend = resolve_backend(backend)
+        check_batch_memory(self.num_envs, BYTES_PER_OBSERVATION * max(layout.size for layout in self.layouts.values()))
         self.n_players = n_players
         self.obs_mode = check_choice("obs_mode", obs_mode, self.game.obs_modes)
         self.reward_mode = check_choice("reward", reward, self.game.reward_modes)
@@ -140,7 +158,10 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             raise ValueError(
                 f"autoreset_mode must be one of {[m.value for m in AUTORESET_MODES]}, got {autoreset_mode!r}"
             ) from None
-        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.metadata = {
+            **type(self).metadata, "autoreset_mode": self.autoreset_mode,
+            "render_fps": self.scalar_env.metadata["render_fps"],
+        }
         self.single_action_space = gym.spaces.Discrete(self.game.n_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.single_observation_space = observation_space(self.layouts[self.obs_mode], self.game.n_actions)
@@ -202,8 +223,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         raise NotImplementedError
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(winners (N, P) int8, scores (N, P) float32, reasons (N,) object)``, egocentric, neutral
-        (zeros and ``""``) where a game goes on (game hook)."""
+        """``(winners (N, P) int8, scores (N, P) float32, reasons (N,) int8 codes of
+        :data:`dejavu_env.core.game.REASONS`)``, egocentric, neutral (zeros) where a game goes on (game hook)."""
         raise NotImplementedError
 
     def _game_info(self, info: dict[str, Any]) -> None:
@@ -244,14 +265,14 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         parsed = [
             self._parse_options({**shared, **(per_env[g] or {})}, int(g) if per_env[g] else None) for g in games
         ]
-        if seed is not None:
-            super().reset(seed=seed if isinstance(seed, int) else None)
-        self._seed_streams(games, seeds)
-        before = self._checkpoint(force=True) if self._started.all() else None
-        self._opponent_actions = self._opponent_actions.copy()  # the last info's array stays as it was handed out
+        before = self._checkpoint(force=True)  # before the streams are reseeded: a failed reset changes nothing
         try:
+            if seed is not None:
+                super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
+            self._seed_streams(games, seeds)
+            self._opponent_actions = self._opponent_actions.copy()  # the last info's array stays as it was handed out
             self._begin(games, parsed)
-        except PlayerError:
+        except BaseException:  # a faulty player, a game that never opened, a KeyboardInterrupt: roll back, re-raise
             self._roll_back(before)
             raise
         return self._reply()
@@ -260,7 +281,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         """Play one action per env (an array of ``num_envs`` action ids); see the module docstring."""
         if not all_set(self._started):
             raise RuntimeError("call reset() before step()")
-        actions = self._check_actions(actions)
+        actions = self.check_actions(actions)
         fused = self._fused_step(actions)
         if fused is not None:
             return fused
@@ -296,7 +317,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
                 rewards[playing], terminated[playing], truncated[playing] = r, te, tr
             if self.autoreset_mode == AutoresetMode.NEXT_STEP and any_set(waiting):
                 self._begin(waiting.nonzero()[0], None)
-        except PlayerError:
+        except BaseException:  # a faulty player, a game that never opened, a KeyboardInterrupt: roll back, re-raise
             self._roll_back(before)
             raise
         ended = terminated | truncated
@@ -324,6 +345,16 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if not self._started.all():
             raise RuntimeError("call reset() before render()")
         return tuple(self._render_env(i, self.render_mode) for i in range(self.num_envs))
+
+    def check_reset(self, seed: Any = None, env_options: Any = None) -> list[int | None]:
+        """Check what a later ``reset(seed=seed, options={"env_options": env_options})`` would be given, in full
+        and changing nothing: a ``ValueError`` naming the problem, else each env's seed (for wrappers that hold
+        them until the next reset, such as :class:`dejavu_env.sb3.DejaVuVecEnv`)."""
+        seeds = self._seeds(seed)
+        for g, entry in enumerate(self._env_options(env_options)):
+            if entry:
+                self._parse_options(entry, g)
+        return seeds
 
     def set_league_probs(self, probs: Sequence[float] | None) -> None:
         """New weights over the league (``None``: uniform); each env draws from them at its next reset."""
@@ -362,9 +393,15 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         return weights / weights.sum()
 
     def _batch_player(self, player: Any, where: str) -> Any:
-        """A batch player from a name, a batch player, a single env's default player, or a batched policy."""
+        """A batch player from a name, a batch player, a single env's default player, or a batched policy.
+
+        A name with a batched twin (``batch_players``) builds the twin; any other name is a player that an
+        installed provider registers (:func:`dejavu_env.core.providers.named_player`), seated one instance
+        per env and seat (:class:`~dejavu_env.core.batch_players.SingleGamePlayers`)."""
         if isinstance(player, str):
-            return self.batch_players[check_choice(where, player, tuple(self.batch_players))]()
+            if player in self.batch_players:
+                return self.batch_players[player]()
+            return self._single_game_players(player, where)
         batched = self._batched_equivalent(player)
         if batched is not None:
             return batched
@@ -372,8 +409,10 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             return player
         if hasattr(player, "act") or hasattr(player, "act_bits"):
             raise ValueError(
-                f"{where} is a player of single games ({player!r:.60}); a batched env seats batch players: a name "
-                f"({', '.join(map(repr, self.batch_players))}) or a callable policy(observations, masks) -> actions"
+                f"{where} is a player of single games ({player!r:.60}); a batched env seats batch players: a player "
+                f"name (its own {', '.join(map(repr, self.batch_players))}, or any registered name such as "
+                f"{_example(provided_names(self.game.name), self.batch_players)}, built once per env) or a callable "
+                "policy(observations, masks) -> actions"
             )
         if callable(player):
             return PolicyPlayer(player)
@@ -382,6 +421,22 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
     def _batched_equivalent(self, player: Any) -> Any:
         """The batched player of one of the game's own single-game players, else ``None`` (game hook)."""
         return None
+
+    def _single_game_players(self, name: str, where: str) -> SingleGamePlayers:
+        """The registered player ``name`` in every env, or a ``ValueError`` naming ``where`` and every name."""
+        try:
+            return SingleGamePlayers(name, functools.partial(named_player, self.game.name, name), self._opponent_slots)
+        except (ValueError, ImportError, OSError) as err:  # OSError, ImportError: a checkpoint or torch missing
+            if name in provided_names(self.game.name):
+                raise ValueError(f"{where}: the player {name!r} could not be built: {err}") from err
+            known = sorted({*self.batch_players, *provided_names(self.game.name)})
+            raise ValueError(f"{where} must be a player name ({', '.join(known)}), got {name!r:.80}") from None
+
+    def _opponent_slots(self, seats: np.ndarray) -> np.ndarray:
+        """The opponent seats (1 .., as the resets of :meth:`_begin` name them) of the absolute ``seats`` a
+        request names: with one opponent, seat 1 wherever the agent sits (Grid's agent takes either seat);
+        with several, the agent sits at seat 0 and the seats are the same numbers."""
+        return np.ones_like(seats) if self.n_seats == 1 else seats
 
     def _reset_mask(self, mask: Any) -> np.ndarray:
         if mask is None:
@@ -411,12 +466,22 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         return checked
 
     def _seeds(self, seed: Any) -> list[int | None]:
+        """One seed per env (``None``: keep its stream going), checked in full before anything changes."""
         if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))):
             base = check_seed(seed)
+            if base is not None and base + self.num_envs > SEED_LIMIT:
+                raise ValueError(
+                    f"seed must be at most 2**64 - {self.num_envs} (env i takes seed + i, a 64-bit stream key), "
+                    f"got {base}"
+                )
             return [None if base is None else base + i for i in range(self.num_envs)]
         if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence) or len(seed) != self.num_envs:
             raise ValueError(f"seed must be an int, None, or a list of {self.num_envs} ints or None, got {seed!r:.80}")
-        return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
+        seeds = [check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
+        for i, s in enumerate(seeds):
+            if s is not None and s >= SEED_LIMIT:
+                raise ValueError(f"seed[{i}] must be below 2**64 (a 64-bit stream key), got {s}")
+        return seeds
 
     def _seed_streams(self, games: np.ndarray, seeds: list[int | None]) -> None:
         if not self._seeded:
@@ -447,8 +512,9 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         self._start(games, parsed)
         self._started[games] = True
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        """``actions`` as ``(num_envs,)`` int64, or a ``ValueError`` naming the first bad env."""
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as ``(num_envs,)`` int64, or a ``ValueError`` naming the first bad env: what :meth:`step`
+        checks first, public so that a wrapper (:class:`dejavu_env.sb3.DejaVuVecEnv`) checks as it takes them."""
         if isinstance(actions, np.ndarray):
             array = actions
         else:
@@ -456,6 +522,10 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
                 array = np.asarray(actions)
             except (TypeError, ValueError):
                 raise ValueError(f"actions must be {self.num_envs} integer action ids, got {actions!r:.80}") from None
+            if isinstance(actions, (list, tuple)) and array.dtype.kind in "iu" and array.ndim == 1:
+                flags = [i for i, a in enumerate(actions) if isinstance(a, (bool, np.bool_))]
+                if flags:  # numpy reads a True among ints as 1: refuse it as the single env does
+                    raise ValueError(f"env {flags[0]}: action {actions[flags[0]]!r} is a bool, not an action id")
         if array.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},): one action id per env, got {array.shape}")
         if array.dtype.kind not in "iu":
@@ -484,15 +554,17 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if self._trusted() and not force:
             return None
         players = [p.snapshot() if hasattr(p, "snapshot") else None for p in self.players]
+        generator = (self._np_random, getattr(self, "_np_random_seed", None), self._seeded)
         return (
             self._snapshot(), self.streams.snapshot(), players, self._done.copy(), self._illegal.copy(),
-            self._forfeited.copy(), self._opponent_actions, self.opponent_ids.copy(), self._started.copy(),
+            self._forfeited.copy(), self._opponent_actions, self.opponent_ids.copy(), self._started.copy(), generator,
         )
 
     def _roll_back(self, checkpoint: Any) -> None:
         if checkpoint is None:
             return
-        snapshot, streams, players, done, illegal, forfeited, opponent_actions, ids, started = checkpoint
+        snapshot, streams, players, done, illegal, forfeited, opponent_actions, ids, started, generator = checkpoint
+        self._np_random, self._np_random_seed, self._seeded = generator
         self._restore(snapshot)
         self.streams.restore(streams)
         for player, saved in zip(self.players, players, strict=True):
@@ -536,7 +608,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         if any_set(forced):  # the front end ended these games (an illegal action under "lose"): every other seat wins
             winners[forced] = 1
             winners[forced, 0] = 0
-            reasons[forced] = FORFEIT
+            reasons[forced] = reason_code(FORFEIT)
         if winner is None or any_set(forced):
             # Column by column over the few seats: several times cheaper than sum / argmax along axis 1.
             count = np.zeros(n, dtype=np.int64)
@@ -586,7 +658,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         self._opponent_actions = self._opponent_actions.copy()  # last_info keeps the ended episodes' moves
         try:
             self._begin(games, None)
-        except PlayerError:
+        except BaseException:
             self._roll_back(before)
             raise
         observations, info = self._reply()

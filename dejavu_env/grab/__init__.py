@@ -12,9 +12,10 @@ The same shape as every game's package:
   :mod:`~dejavu_env.grab.pettingzoo`: the PettingZoo parallel env (import it explicitly).
 - :mod:`~dejavu_env.grab.render`: text and pictures from a seat's view.
 - :mod:`~dejavu_env.grab.match`: :func:`play_game` for tournaments.
-- :mod:`~dejavu_env.grab.batched`, :mod:`~dejavu_env.grab.batched_observation`,
-  :mod:`~dejavu_env.grab.batched_opponents`: the same rules, views and players over a batch of
-  games; :mod:`~dejavu_env.grab.vector`: the batched vector env (``gym.make_vec``).
+- :mod:`~dejavu_env.grab.block`: the batched state layout (rows, bit fields, tables, to and from the
+  reference); :mod:`~dejavu_env.grab.kernels`: the same rules, views and built-in players compiled
+  over a batch of games (numba, loaded only here); :mod:`~dejavu_env.grab.batched_opponents`: the
+  batch players' requests; :mod:`~dejavu_env.grab.vector`: the batched vector env (``gym.make_vec``).
 """
 
 from dejavu_env.grab.cards import (

@@ -5,10 +5,12 @@
 - :class:`PerfectBatchPlayer`: the batched ``perfect`` of ``dejavu_agents/grab/perfect.py``;
 - :class:`RandomBatchPlayer`: uniform over the legal actions.
 
-Like the single env's bit-protocol players (``MemoryBot.act_bits``), they read public
-facts of the table straight from the state (the round, the card flipped this tick, the
-newest card, the middle, the objects seen twice), never a hidden one; the request gives
-them. A test checks that each chooses what its scalar twin chooses from the same facts.
+Each is a call of the compiled kernels (:func:`~dejavu_env.grab.kernels.random_choices`,
+:func:`~dejavu_env.grab.kernels.perfect_choices`, :func:`~dejavu_env.grab.kernels.memory_choices`),
+which also play them inside a step. Like the single env's bit-protocol players
+(``MemoryBot.act_bits``), they read public facts of the table straight from the state (the
+round, the card flipped this tick, the newest card, the middle, the objects seen twice), never a
+hidden one. A test checks that each chooses what its scalar twin chooses from the same facts.
 """
 
 from __future__ import annotations
@@ -17,16 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dejavu_env.core.batch import any_set, bit_masks, random_legal
+from dejavu_env.core.batch import bit_masks
 from dejavu_env.core.streams import Streams
-from dejavu_env.grab.batched import FLIPPED, MIDDLE, NEWEST, ROUND, SEEN2, GrabBatch
-from dejavu_env.grab.batched_observation import observe
-from dejavu_env.grab.cards import N_OBJECTS
-from dejavu_env.grab.kernels import memory_reset
+from dejavu_env.grab.block import MEMORY_ROWS, MIDDLE, GrabBatch
+from dejavu_env.grab.kernels import memory_choices, memory_reset, observe_seats, perfect_choices, random_choices
+from dejavu_env.grab.observation import LAYOUTS
 from dejavu_env.grab.opponents import check_memory_settings
-from dejavu_env.grab.rules import N_ACTIONS, N_ROUNDS
-
-_POWERS = np.int64(1) << np.arange(N_OBJECTS, dtype=np.int64)
+from dejavu_env.grab.rules import N_ACTIONS
 
 
 @dataclass
@@ -42,8 +41,6 @@ class GrabRequest:
     streams: Streams
     default_obs_mode: str
     repeats: bool = False
-    compiled: bool = False
-    """The env runs the numba backend: players may use its kernels (:mod:`dejavu_env.grab.kernels`)."""
 
     @property
     def seat(self) -> int:
@@ -64,7 +61,11 @@ class GrabRequest:
 
     def observations(self, obs_mode: str) -> np.ndarray:
         """``(m, size)`` float32 views of the seats asked, in ``obs_mode``."""
-        return observe(self.state.take(self.cols), self.seats, obs_mode)
+        part = self.state.take(self.cols)
+        out = np.empty((len(self.cols), LAYOUTS[obs_mode].size), dtype=np.float32)
+        seats = np.ascontiguousarray(self.seats, dtype=np.int64)
+        observe_seats(part.data, part.games, part.tables.card_bits, seats, obs_mode == "info_state", out)
+        return out
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """``(m,)`` (or ``(m, n)``) uniform numbers in [0, 1) from each game's own stream."""
@@ -83,17 +84,6 @@ class GrabRequest:
         """One public row of the state for the games asked (``ROUND``, ``FLIPPED``, ``MIDDLE`` ...)."""
         return self.state.data[row].take(self.cols)
 
-    def newest_objects(self) -> np.ndarray:
-        """The objects on the newest card (visible, also during grab-only ticks)."""
-        return self.state.tables.card_bits[self.games, self.fact(NEWEST)]
-
-
-def _grab_lowest(bits: np.ndarray) -> np.ndarray:
-    """The action grabbing the lowest object of each set (object ``j`` is action ``j + 1``), pass (0) for an
-    empty set: ``bits ^ (bits - 1)`` sets the bits up to the lowest one, and an empty set's 64 bits count 0
-    modulo 64 (object sets hold 36 bits). Counted unsigned: ``bitwise_count`` of a signed -1 would be 1."""
-    return (np.bitwise_count((bits ^ (bits - 1)).view(np.uint64)) & 63).astype(np.int64)
-
 
 class RandomBatchPlayer:
     """Uniform over the legal actions (pass included)."""
@@ -108,7 +98,9 @@ class RandomBatchPlayer:
         """It keeps no memory."""
 
     def act(self, request: GrabRequest) -> np.ndarray:
-        return random_legal(request.legal, request.uniform(), N_ACTIONS)
+        actions = np.empty(len(request.cols), dtype=np.int64)
+        random_choices(request.state.data, np.ascontiguousarray(request.cols), request.uniform(), actions)
+        return actions
 
     def __repr__(self) -> str:
         return "RandomBatchPlayer()"
@@ -132,14 +124,13 @@ class PerfectBatchPlayer:
         """Its memory is the ``info_state`` view."""
 
     def act(self, request: GrabRequest) -> np.ndarray:
-        u = request.uniform()
-        ready = request.fact(SEEN2) & request.fact(MIDDLE)
-        on_card = ready & request.newest_objects()
-        candidates = np.where(on_card != 0, on_card, ready)
-        if not any_set(candidates):
-            return np.zeros(len(u), dtype=np.int64)
-        chosen = random_legal(candidates, u, N_OBJECTS)  # the floor(u * k)-th object, in increasing order
-        return np.where(candidates != 0, 1 + chosen, 0)
+        actions = np.empty(len(request.cols), dtype=np.int64)
+        state = request.state
+        perfect_choices(
+            state.data, np.ascontiguousarray(request.cols), np.ascontiguousarray(request.games),
+            state.tables.card_bits, request.uniform(), actions,
+        )
+        return actions
 
     def __repr__(self) -> str:
         return f"PerfectBatchPlayer(reaction_time={self.reaction_time})"
@@ -162,67 +153,58 @@ class MemoryBatchBot:
     def __init__(self, recall: float = 0.8, reaction_time: float | None = None) -> None:
         self.recall, self.reaction_time = check_memory_settings(recall, reaction_time)
         self._memory: np.ndarray | None = None
-
-    _LUCK, _ROUND, _LOOKED, _READY = 0, 3, 4, 5
-    """Rows of the memory table ``(6, seats, n_envs)``: the luck of rounds 0-2, the round it
-    last saw, the objects it looked at, the objects it is ready to grab (each env and seat)."""
+        self._slot = 0
 
     def _table(self, request: GrabRequest) -> np.ndarray:
-        shape = (6, request.state.n_players, len(request.streams.keys))
-        if self._memory is None or self._memory.shape != shape:
-            self._memory = np.zeros(shape, dtype=np.int64)
-        return self._memory
+        """Its memory, ``(6, seats, n_envs)``: the luck of rounds 0-2, the round it last saw, the objects it
+        looked at, the objects it is ready to grab (each env and seat; rows ``MEMORY_*`` of the block module).
+
+        It is slot ``_slot`` of ``_memory``: an env's array of every bot's memory (:meth:`keep_in`), or its own.
+        Held as the whole array and an index, never as a view: a copy of the env (``copy.deepcopy``, a pickle)
+        then copies one array that the env and the bot still share."""
+        shape = (MEMORY_ROWS, request.state.n_players, len(request.streams.keys))
+        if self._memory is None or self._memory.shape[1:] != shape:
+            self._memory = np.zeros((1, *shape), dtype=np.int64, order="F")
+            self._slot = 0
+        return self._memory[self._slot]
 
     def reset(self, request: GrabRequest) -> None:
-        if request.compiled and not request.repeats:
-            table = self._table(request)
-            streams = request.streams
-            memory_reset(
-                streams.keys, streams.counters, request.games, self.recall * self.recall, table, request.seat
-            )
-            return
-        memory = self._table(request)[:, request.seat]
-        stuck = request.uniform(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
-        luck = stuck.reshape(-1, N_ROUNDS, N_OBJECTS).astype(np.int64) @ _POWERS
-        games = request.games
-        memory[: self._ROUND, games] = luck.T
-        memory[self._ROUND, games] = -1
-        memory[self._LOOKED :, games] = 0
+        """The game's luck (which objects' two sightings both stick in each round), from the env's stream."""
+        streams = request.streams
+        table = self._table(request)
+        games = np.ascontiguousarray(request.games)
+        for seat in np.unique(request.seats).tolist():  # one seat per request as the envs ask; in seat order
+            here = games[request.seats == seat]
+            memory_reset(streams.keys, streams.counters, here, self.recall * self.recall, table, seat)
 
     def act(self, request: GrabRequest) -> np.ndarray:
-        memory = self._table(request)
-        seats, games = request.seats, request.games
-        # Fancy indexing, not a flat view: the table may be an env's game-major one (keep_in), with no flat view.
-        mine = memory[:, seats, games]  # one gather of every row of the seats asked
-        round_index = request.fact(ROUND)
-        flipped = request.fact(FLIPPED)
-        same_round = mine[self._ROUND] == round_index  # else its memory of the last round is dropped
-        looked = mine[self._LOOKED] * same_round
-        ready = mine[self._READY] * same_round
-        luck = mine.reshape(-1).take(round_index * len(games) + np.arange(len(games)))  # the luck of this round
-        ready |= flipped & looked & luck
-        ready &= request.fact(MIDDLE)  # taken objects never come back
-        memory[self._ROUND, seats, games] = round_index
-        memory[self._LOOKED, seats, games] = looked | flipped
-        memory[self._READY, seats, games] = ready
-        fresh = ready & flipped
-        return _grab_lowest(np.where(fresh != 0, fresh, ready))
+        actions = np.empty(len(request.cols), dtype=np.int64)
+        memory_choices(
+            request.state.data, np.ascontiguousarray(request.cols), np.ascontiguousarray(request.games),
+            np.ascontiguousarray(request.seats, dtype=np.int64), self._table(request), actions,
+        )
+        return actions
 
-    def keep_in(self, table: np.ndarray) -> None:
-        """Keep its memory in ``table`` (an env's array that the compiled kernels read and write), moving what
-        it remembers there: the kernels see the memory of the numpy calls (:meth:`reset`) and of a
-        :meth:`restore`, and :meth:`act` sees theirs."""
-        if self._memory is table:
+    def keep_in(self, memory: np.ndarray, slot: int) -> None:
+        """Keep its memory in ``memory[slot]`` (an env's array of every bot's memory, which the compiled step reads
+        and writes), moving what it remembers there."""
+        if self._memory is memory and self._slot == slot:
             return
-        table[...] = 0 if self._memory is None or self._memory.shape != table.shape else self._memory
-        self._memory = table
+        table = memory[slot]
+        mine = None if self._memory is None else self._memory[self._slot]
+        table[...] = 0 if mine is None or mine.shape != table.shape else mine
+        self._memory, self._slot = memory, slot
 
     def snapshot(self) -> np.ndarray | None:
         """Its memory, for an env rolling back a step."""
-        return None if self._memory is None else self._memory.copy()
+        return None if self._memory is None else self._memory[self._slot].copy()
 
     def restore(self, snapshot: np.ndarray | None) -> None:
-        self._memory = snapshot
+        if snapshot is None:
+            self._memory = None
+        else:
+            assert self._memory is not None, "a memory snapshot is restored into the memory it was taken from"
+            self._memory[self._slot][...] = snapshot
 
     def __repr__(self) -> str:
         return f"MemoryBatchBot(recall={self.recall}, reaction_time={self.reaction_time})"

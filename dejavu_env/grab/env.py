@@ -14,12 +14,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.players import check_player, reset_player
+from dejavu_env.core.players import reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_int
 from dejavu_env.grab import rules as game_rules
-from dejavu_env.grab.cards import N_ASIDE, GrabDeck, canonical_deck, make_deck
-from dejavu_env.grab.observation import LAYOUTS, Observer, decode
+from dejavu_env.grab.cards import N_ASIDE, N_OBJECTS, GrabDeck, canonical_deck, make_deck
+from dejavu_env.grab.observation import LAYOUTS, MIDDLE, Observer, decode
 from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
@@ -27,10 +27,12 @@ from dejavu_env.grab.rules import (
     GAME_INFO,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    N_ACTIONS,
     N_ROUNDS,
     PASS,
     GrabState,
     check_action,
+    legal_mask,
     new_game,
     outcome,
     rewards,
@@ -41,6 +43,10 @@ from dejavu_env.grab.seats import Seats
 
 AGENT = 0
 """The agent's seat: the env's other seats are its opponents, in order."""
+_ROUNDS = tuple(np.int64(round_index) for round_index in range(N_ROUNDS))
+"""``info["round"]`` values, shared (numpy scalars are immutable; building one costs more)."""
+_PASS_ONLY = np.eye(1, N_ACTIONS, dtype=np.int8)[0]
+"""The mask with pass alone, which an in-round mask starts from."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,9 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     see ``dejavu_env.grab.rules``). When the agent is eliminated, the env plays the rest of
     the round for the others and returns at the agent's next decision (the next round's
     first tick), or at the end of the game. Episodes always terminate (at most 3 x 69
-    ticks) and are never truncated.
+    ticks) and are never truncated: the spec's ``max_episode_steps`` is that bound, 207
+    (``MAX_GAME_TICKS``), so gymnasium's ``TimeLimit`` never cuts a game and
+    ``TimeAwareObservation`` works.
 
     **Rewards**: ``reward="points"``: the agent's points of a round, paid on the step that
     ends it (0 if eliminated). ``reward="win"``: at the end, +1 for a sole winner, 0 for a
@@ -83,8 +91,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     **info** after every reset and step: the keys every env has (:mod:`dejavu_env.core.env`:
     ``action_mask``, ``illegal_action``, ``opponent_actions`` (the other seats' actions in
     the tick of the agent's step, -1 before the first), ``winner``, ``winners``, ``scores``,
-    ``reason``: ``"rounds"`` at the end) and the grab game's own: ``round`` (0..2),
-    ``points`` (cumulative, int, one per player, the agent first), ``eliminated`` (bool, this
+    ``reason``: int8 code ``3``, ``"rounds"``, at the end, ``5``, ``"illegal_action"``, on
+    an illegal action under ``"lose"``, ``0`` before: the table is
+    :data:`dejavu_env.core.game.REASONS`) and the grab game's own: ``round`` (int64, 0..2),
+    ``points`` (cumulative, int16, one per player, the agent first), ``eliminated`` (bool, this
     round, one per player; at the end, the last round's after the aside check),
     ``round_points`` (int ``(3, n_players)``, each finished round's points, zeros for rounds
     not finished) and ``aside_cards`` (the three cards set aside in a round that ended during
@@ -94,8 +104,11 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     - ``n_players``: 2..6 (default 4, as in the rulebook's example).
     - ``opponents``: ``n_players - 1`` callables ``opponent(observation, action_mask) -> int``
-      for seats 1.. (see ``dejavu_env.core.players``); each is reset with a seed drawn from
-      the env's generator at every reset. Default: ``MemoryBot()`` at every seat.
+      for seats 1.. (see ``dejavu_env.core.players``), or names of installed players
+      (``"perfect"``, ``"human-casual"``, ``"ppo-grab"``...:
+      :func:`dejavu_env.core.providers.provided_names` lists them), mixed as you like; each
+      is reset with a seed drawn from the env's generator at every reset. Default:
+      ``MemoryBot()`` at every seat.
     - ``obs_mode``: ``"info_state"`` (default) or ``"observation"``; an opponent may declare its own.
     - ``reaction_times``: mean reaction time (seconds) per player, the agent first. Default:
       each opponent's ``reaction_time`` attribute when set (read at every reset, so a player
@@ -150,7 +163,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             raise ValueError(
                 f"a table of {n_players} players needs {n_others} opponents beside the agent, got {len(opponents)}"
             )
-        self.opponents = [check_player(opponent, f"opponents[{i}]") for i, opponent in enumerate(opponents)]
+        self.opponents = [seat_player("grab", opponent, f"opponents[{i}]") for i, opponent in enumerate(opponents)]
         self.reaction_times = (
             None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         )
@@ -165,6 +178,12 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self._observer = Observer(AGENT, self.obs_mode)
         self._render_observer = Observer(AGENT, "info_state")
         self._aside = np.full(N_ASIDE, -1, dtype=np.int16)
+        # Caches of info arrays that change only when a round ends (see _add_game_info).
+        self._tallied: GrabState | None = None
+        self._tallied_rounds = -1
+        self._points = np.zeros(n_players, dtype=np.int16)
+        self._round_points = np.zeros((N_ROUNDS, n_players), dtype=np.int16)
+        self._eliminated: dict[tuple[bool, ...], np.ndarray] = {}
 
     @property
     def n_opponent_actions(self) -> int:
@@ -192,12 +211,27 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         rounds_done = len(state.round_points)
         first_tick = self._seats.play(state, self.np_random, AGENT, action)
         self._record_opponent_actions(first_tick[1:])
-        self._aside[:] = state.round_asides[-1] if len(state.round_points) > rounds_done else -1
+        if len(state.round_points) == rounds_done:  # most steps: no round ended, nothing to pay
+            if self._aside[0] >= 0:
+                self._aside[:] = -1
+            return 0.0, False, False, ""
+        self._aside[:] = state.round_asides[-1]
         reward = rewards(state, self.reward_mode, rounds_done)[AGENT]
         return reward, state.game_over, False, "rounds" if state.game_over else ""
 
     def _agent_seat(self) -> int:
         return AGENT
+
+    def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
+        state = self._state
+        assert state is not None
+        if state.game_over or not state.in_round[AGENT]:
+            return legal_mask(state, AGENT)
+        # In the round the legal grabs are the middle's objects, which the view holds as 0/1:
+        # a copy and a cast, several times cheaper than assembling the mask from the bits.
+        mask = _PASS_ONLY.copy()
+        mask[1:] = vector[MIDDLE : MIDDLE + N_OBJECTS]
+        return mask
 
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
@@ -207,27 +241,35 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             return str(err)
         raise AssertionError(f"action {action} is legal")
 
-    def _game_info(self) -> dict[str, Any]:
+    def _add_game_info(self, info: dict[str, Any]) -> None:
         state = self._state
         assert state is not None
-        round_points = np.zeros((N_ROUNDS, self.n_players), dtype=np.int16)
-        if state.round_points:
-            round_points[: len(state.round_points)] = state.round_points
-        # The agent sits at seat 0, so seat order is already its egocentric order.
-        return {
-            "round": state.round,
-            "points": np.array(state.points, dtype=np.int16),
-            "eliminated": ~np.array(state.in_round),
-            "round_points": round_points,
-            "aside_cards": self._aside.copy(),
-        }
+        # The agent sits at seat 0, so seat order is already its egocentric order. Points change
+        # only when a round ends: their arrays are built then and handed out as copies.
+        rounds_done = len(state.round_points)
+        if self._tallied is not state or self._tallied_rounds != rounds_done:
+            self._tallied, self._tallied_rounds = state, rounds_done
+            self._points = np.array(state.points, dtype=np.int16)
+            self._round_points[:] = 0
+            if rounds_done:
+                self._round_points[:rounds_done] = state.round_points
+        in_round = tuple(state.in_round)
+        eliminated = self._eliminated.get(in_round)
+        if eliminated is None:
+            eliminated = self._eliminated[in_round] = ~np.array(in_round)
+        info["round"] = _ROUNDS[state.round]
+        info["points"] = self._points.copy()
+        info["eliminated"] = eliminated.copy()
+        info["round_points"] = self._round_points.copy()
+        info["aside_cards"] = self._aside.copy()
 
     def _trusts_players(self) -> bool:
         return self._seats.trusted
 
-    def _snapshot(self) -> tuple[GrabState, np.ndarray]:
+    def _snapshot(self, new_game: bool = False) -> tuple[GrabState, np.ndarray]:
         assert self._state is not None
-        return self._state.copy(), self._aside.copy()
+        state = self._state if new_game else self._state.copy()  # a reset deals a new GrabState
+        return state, self._aside.copy()
 
     def _restore(self, snapshot: tuple[GrabState, np.ndarray]) -> None:
         state, aside = snapshot

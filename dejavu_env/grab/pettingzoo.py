@@ -12,11 +12,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+
+try:
+    from pettingzoo import AECEnv, ParallelEnv
+    from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+except ModuleNotFoundError as missing:  # one line that names the extra, not a bare "No module named"
+    if not (missing.name or "").startswith("pettingzoo"):
+        raise
+    raise ModuleNotFoundError(
+        f"{__name__} needs pettingzoo, the 'pettingzoo' extra: pip install 'dejavu-env[pettingzoo]'",
+        name="pettingzoo",
+    ) from None
 
 from dejavu_env.core.actions import as_action
-from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation
+from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grab.cards import canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, Observer, decode
@@ -70,13 +79,17 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     sole winner, 0 for each of several sharing the top total, -1 otherwise.
 
     **infos**, per agent, after every reset and step, with the keys and types of the
-    single-agent env (:mod:`dejavu_env.core.env`), egocentric for that agent: ``"winner"``,
-    ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (``"rounds"`` at the
-    end), ``"illegal_action"`` (its grab was illegal and counted as a pass), and the grab
-    game's own: ``"round"`` (0..2), ``"points"`` (its cumulative points), ``"eliminated"``
-    (out of the current round; on the final step, the last round's after the aside check),
-    ``"round_points"`` (int ``(3,)``: its points per finished round) and ``"aside_cards"``
-    (the three cards set aside in a round that ended on this step, ``-1`` otherwise).
+    single-agent env (:mod:`dejavu_env.core.env`), egocentric for that agent, every value a
+    numpy scalar or array of a fixed dtype: ``"winner"``, ``"winners"``, ``"scores"`` (zeros
+    until the end), ``"reason"`` (int8 code ``3``, ``"rounds"``, at the end, ``0`` before:
+    :data:`dejavu_env.core.game.REASONS`), ``"illegal_action"`` (its grab was illegal and
+    counted as a pass), ``"action_mask"`` (its observation's mask, where AgileRL and others
+    read it; not with ``mask_in_info=False``), and the grab game's own: ``"round"`` (int64,
+    0..2), ``"points"`` (int16, its cumulative points), ``"eliminated"`` (a 0-d bool array,
+    as is ``"illegal_action"``: out of the current round; on the final step, the last
+    round's after the aside check), ``"round_points"`` (int ``(3,)``: its points per finished
+    round) and ``"aside_cards"`` (the three cards set aside in a round that ended on this
+    step, ``-1`` otherwise).
 
     Keyword arguments:
 
@@ -92,6 +105,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     - ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed);
       ``render_seat`` (default 0): the seat listed first as "you". Pictures show public
       facts only.
+    - ``mask_in_info``: ``True`` (default) puts each agent's mask in its ``info`` too;
+      ``False`` for TorchRL's ``PettingZooWrapper`` (see :mod:`dejavu_env.core.pettingzoo`).
 
     ``reset(seed=None, options=None)``: ``seed`` reseeds the generator of the shuffles and
     races (``None`` keeps drawing from the current one); options ``"cards"`` (a custom deck:
@@ -123,9 +138,11 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         illegal_action: str = "raise",
         render_mode: str | None = None,
         render_seat: int = 0,
+        mask_in_info: bool = True,
     ) -> None:
         super().__init__()
-        self._setup(check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS), obs_mode, reward, render_mode)
+        n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
+        self._setup(n_players, obs_mode, reward, render_mode, mask_in_info)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.render_seat = check_int("render_seat", render_seat, 0, self.n_players - 1)
         if reaction_times is None:
@@ -153,7 +170,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         self.agents = list(self.possible_agents)
         self._illegal[:] = [False] * self.n_players
         self._aside[:] = -1
-        return self._observations(), self._infos()
+        observations = self._observations()
+        return observations, self._infos(observations)
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
         dict[str, Observation], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
@@ -174,7 +192,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         done = state.game_over
         terminations: dict[str, bool] = dict.fromkeys(agents, done)
         truncations: dict[str, bool] = dict.fromkeys(agents, False)
-        observations, infos = self._observations(), self._infos()
+        observations = self._observations()
+        infos = self._infos(observations)
         if done:
             self.agents = []
         return observations, rewards_by_agent, terminations, truncations, infos
@@ -236,37 +255,65 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
             for seat, (agent, observer) in enumerate(zip(self.possible_agents, self._observers))
         }
 
-    def _infos(self) -> dict[str, dict[str, Any]]:
+    def _infos(self, observations: Mapping[str, Observation]) -> dict[str, dict[str, Any]]:
+        """Each agent's info: numpy scalars and arrays of fixed dtypes, its mask the observation's own."""
         state = self.game_state
         infos = self._result_infos(outcome(state))
+        round_index = np.int64(state.round)
         for seat, agent in enumerate(self.possible_agents):
             round_points = np.zeros(N_ROUNDS, dtype=np.int16)
             round_points[: len(state.round_points)] = [scores[seat] for scores in state.round_points]
             infos[agent].update(
-                round=state.round,
-                points=state.points[seat],
-                eliminated=not state.in_round[seat],
+                round=round_index,
+                points=np.int16(state.points[seat]),
+                eliminated=np.array(not state.in_round[seat]),
                 round_points=round_points,
                 aside_cards=self._aside.copy(),
-                illegal_action=self._illegal[seat],
+                illegal_action=np.array(self._illegal[seat]),
             )
+            if self.mask_in_info:
+                infos[agent]["action_mask"] = observations[agent]["action_mask"]
         return infos
 
 
 class _CheckedAEC(parallel_to_aec_wrapper):
-    """PettingZoo's ``parallel_to_aec`` that checks each agent's action when it is given.
+    """PettingZoo's ``parallel_to_aec`` that checks each agent's action when it is given, and
+    the order of the calls.
 
     Why: the plain conversion stores the actions of a tick and plays them once the last
     agent has acted, so one illegal action made every later step of that tick fail again
     (the env jammed until ``reset``). Checked at once, a rejected action is never stored,
-    and the agent can simply act again.
+    and the agent can simply act again. The plain conversion also raises an
+    ``AttributeError`` before ``reset``, a bare ``AssertionError()`` for a finished agent's
+    action and a ``KeyError`` after the game: here a ``RuntimeError`` saying what to call, or
+    a ``ValueError`` naming the agent.
     """
 
+    _started = False
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        self._started = True
+
     def step(self, action: Any) -> None:
+        require_reset(self._started, "step")
+        check_aec_step(self, action)
         agent = self.agent_selection
         if not (self.terminations[agent] or self.truncations[agent]):
             self.env.unwrapped.check_agent_action(agent, action)
         super().step(action)
+
+    def observe(self, agent: str) -> Observation:
+        require_reset(self._started, "observe")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        require_reset(self._started, "last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        require_reset(self._started, "agent_iter")
+        return super().agent_iter(max_iter)
 
 
 def parallel_env(**kwargs: Any) -> DejaVuGrabParallelEnv:

@@ -54,6 +54,9 @@ ALL_OBJECTS = (1 << N_OBJECTS) - 1
 BitPlayer = Callable[[int, int, int], int]
 # The longest round: 33 flip ticks, then at most 36 grab-only ticks.
 MAX_TICKS_PER_ROUND = N_CARDS - N_ASIDE + MAX_GRAB_ONLY_TICKS
+MAX_GAME_TICKS = N_ROUNDS * MAX_TICKS_PER_ROUND
+"""The longest game in ticks, so the most steps of a ``DejaVuGrab-v0`` episode: its registered
+``max_episode_steps`` (gymnasium's ``TimeLimit`` never cuts a game)."""
 REWARDS = ("points", "win")
 
 GAME_INFO = GameInfo(
@@ -64,7 +67,7 @@ GAME_INFO = GameInfo(
     max_players=MAX_PLAYERS,
     default_players=4,
     simultaneous=True,
-    max_game_length=N_ROUNDS * MAX_TICKS_PER_ROUND,
+    max_game_length=MAX_GAME_TICKS,
     obs_modes=("info_state", "observation"),
     returns={"points": (0.0, float(N_ROUNDS * N_OBJECTS)), "win": (-1.0, 1.0)},
 )
@@ -181,6 +184,8 @@ def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[flo
         raise ValueError(f"reaction_times must hold {n_players} values (one per player), got {len(values)}")
     checked = []
     for p, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)):  # float(True) is 1.0: a flag is not a time
+            raise ValueError(f"reaction_times[{p}] must be a number of seconds, got {value!r}")
         try:
             value = float(value)
         except (TypeError, ValueError):
@@ -401,7 +406,7 @@ def play_bit_ticks(
     pending = outside_action if outside >= 0 else PASS
     while not state.game_over:
         in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
-        legal = grab_bits(middle)  # what every seat still in the round may play this tick
+        legal = middle << 1 | 1  # grab_bits(middle), inlined: what every seat in the round may play
         if pending:
             first, first_action = outside, pending
             actions[outside] = pending

@@ -1,8 +1,8 @@
 """``DejaVuGrab-v0`` as a batched Gymnasium vector env: ``gym.make_vec("DejaVuGrab-v0", num_envs=N)``.
 
 The game's parts of the vector front end; what both games' vector envs share is in
-:mod:`dejavu_env.core.vector`, the rules in :mod:`dejavu_env.grab.batched`, the views in
-:mod:`dejavu_env.grab.batched_observation` and the players in
+:mod:`dejavu_env.core.vector`, the state layout in :mod:`dejavu_env.grab.block`, the rules, views
+and built-in players compiled in :mod:`dejavu_env.grab.kernels`, and the players' contract in
 :mod:`dejavu_env.grab.batched_opponents`.
 """
 
@@ -15,35 +15,29 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dejavu_env.core.batch import all_set, any_set, unpack_bits
-from dejavu_env.core.validation import check_int
+from dejavu_env.core.batch import all_set, any_set
+from dejavu_env.core.compiled import compile_notice
+from dejavu_env.core.game import REASON_DTYPE, reason_code
+from dejavu_env.core.validation import check_episode_steps, check_int
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grab import kernels
-from dejavu_env.grab.batched import (
-    IN_ROUND,
-    OVER,
-    ROUND,
-    GrabBatch,
-    asides,
-    legal_bits,
-    new_batch,
-    points,
-    round_points,
-    round_rewards,
-    rounds_done,
-    set_tables,
-    start,
-    step,
-    to_scalar,
-    win_rewards,
-)
-from dejavu_env.grab.batched_observation import BatchObserver
 from dejavu_env.grab.batched_opponents import (
     BATCH_PLAYERS,
     GrabRequest,
     MemoryBatchBot,
     PerfectBatchPlayer,
     RandomBatchPlayer,
+)
+from dejavu_env.grab.block import (
+    IN_ROUND,
+    MEMORY_ROWS,
+    OVER,
+    ROUND,
+    GrabBatch,
+    GrabTables,
+    new_batch,
+    set_tables,
+    to_scalar,
 )
 from dejavu_env.grab.cards import GrabDeck, canonical_deck, make_deck
 from dejavu_env.grab.env import AGENT, DejaVuGrabEnv
@@ -52,6 +46,7 @@ from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.render import render_ansi, render_rgb
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
+    MAX_GAME_TICKS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     N_ACTIONS,
@@ -63,8 +58,8 @@ from dejavu_env.grab.rules import (
 
 DEFAULTS = scalar_defaults(DejaVuGrabEnv)
 """The single env's keyword defaults, which the vector env shares."""
-_REASON_NAMES = np.array(["", "rounds"], dtype=object)
-"""``info["reason"]`` while a game goes on, and once it is over."""
+_REASON_CODES = np.array([reason_code(""), reason_code("rounds")], dtype=REASON_DTYPE)
+"""``info["reason"]`` (codes of :data:`dejavu_env.core.game.REASONS`) while a game goes on, and once it is over."""
 _KERNEL_KINDS = {RandomBatchPlayer: kernels.RANDOM, MemoryBatchBot: kernels.MEMORY, PerfectBatchPlayer: kernels.PERFECT}
 """The batch players the compiled kernels play themselves (exact types: a subclass may decide otherwise)."""
 _NO_NORMALS = np.zeros(0)
@@ -81,19 +76,44 @@ _warm = False
 
 def _warm_up() -> None:
     """Compile every kernel (or load it from numba's disk cache) once per process, when the first env
-    with the numba backend is built: numba compiles a kernel at its first call, and a compile in the
-    middle of stepping would stall that step for many seconds. Two small envs play a reset and two
-    steps, one on the one-kernel step and one on the general path, which between them call every
-    kernel with the types the envs pass."""
+    is built: numba compiles a kernel at its first call, and a compile in the middle of stepping would
+    stall that step for many seconds. Small envs play a reset and two steps, on the one-kernel step,
+    on the general path and with each player asked in numpy, which between them call every kernel
+    with the types the envs pass."""
     global _warm
     if _warm:
         return
     _warm = True
-    for autoreset_mode in ("NextStep", "SameStep"):
-        env = DejaVuGrabVectorEnv(2, n_players=2, backend="numba", autoreset_mode=autoreset_mode)
-        observation, _ = env.reset(seed=0)
-        for _ in range(2):
-            observation, *_ = env.step(observation["action_mask"].argmax(axis=1))
+    with compile_notice("grab"):
+        for kwargs in ({}, {"autoreset_mode": "SameStep"}, {"league": ["random", "perfect", "memory"]}):
+            env = DejaVuGrabVectorEnv(2, n_players=2, **kwargs)
+            observation, _ = env.reset(seed=0)
+            for _ in range(2):
+                observation, *_ = env.step(observation["action_mask"].argmax(axis=1))
+        for name in ("random", "perfect", "memory"):
+            player = BATCH_PLAYERS[name]()
+            env = DejaVuGrabVectorEnv(2, n_players=2, opponents=[_Asked(player)])
+            observation, _ = env.reset(seed=0)
+            env.step(observation["action_mask"].argmax(axis=1))
+            games = np.arange(2)
+            request = GrabRequest(env.state, games, games, np.ones(2, np.int64), env.streams, "info_state")
+            request.observations("info_state")
+
+
+class _Asked:
+    """A built-in player the kernels do not recognise (not its exact type), so the env asks it in numpy: what
+    :func:`_warm_up` compiles the players' own kernel calls with."""
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+        self.obs_mode, self.trusted, self.memory = player.obs_mode, True, getattr(player, "memory", True)
+        self.reaction_time = player.reaction_time
+
+    def reset(self, request: GrabRequest) -> None:
+        self.player.reset(request)
+
+    def act(self, request: GrabRequest) -> np.ndarray:
+        return self.player.act(request)
 
 
 class DejaVuGrabVectorEnv(DejaVuVectorEnv):
@@ -113,11 +133,10 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     - ``league`` / ``league_probs``: a pool; every opponent seat of every env draws one at each
       reset (``opponent_ids[env, seat - 1]``).
     - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
-    - ``backend``: ``"auto"`` (default), ``"numpy"`` or ``"numba"``: which engine steps the
-      batch (:mod:`dejavu_env.core.compiled`); the games are the same bit for bit. With numba,
-      where every opponent is a built-in batch player (``"random"``, ``"memory"``,
-      ``"perfect"``), the whole step runs in the kernels of :mod:`dejavu_env.grab.kernels`;
-      with any other player seated, the players are asked as with numpy and the ticks compiled.
+
+    Where every opponent is a built-in batch player (``"random"``, ``"memory"``, ``"perfect"``),
+    the whole step runs in the kernels of :mod:`dejavu_env.grab.kernels`; with any other player
+    seated, the players are asked tick by tick and the ticks run in the kernels.
 
     Reaction times come, as in the single env, from ``reaction_times`` or else each seat's
     player (``reaction_time``, default 0.6 s). ``render()`` returns one picture per env.
@@ -140,9 +159,11 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
-        backend: str = "auto",
+        max_episode_steps: int | None = None,
     ) -> None:
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
+        # make_vec passes the spec's bound; the rules end every game sooner.
+        self.max_episode_steps = check_episode_steps(max_episode_steps, MAX_GAME_TICKS, "the rules")
         n_others = n_players - 1
         if league is not None and opponents is not None:
             raise ValueError("give either opponents or league, not both")
@@ -162,13 +183,12 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         super().__init__(
             num_envs, n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
-            seat_players=seated, backend=backend,
+            seat_players=seated,
         )
         self._canonical = canonical_deck()
-        self.state: GrabBatch = new_batch(self.num_envs, n_players, self._canonical, game_major=self.backend == "numba")
+        self.state: GrabBatch = new_batch(self.num_envs, n_players, self._canonical)
         self._decks: dict[int, GrabDeck] = {}  # envs playing a custom deck
         self._aside = np.full((self.num_envs, 3), -1, dtype=np.int16)
-        self._observer = BatchObserver(self.num_envs, self.obs_mode)
         self._canonical_bits = np.array(self._canonical.card_bits, dtype=np.int64)
         self._other_seats = np.arange(1, n_players)
         kinds = [_KERNEL_KINDS.get(type(p)) for p in self.players]
@@ -176,9 +196,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         """Each pool player's kind for the kernels, or ``None`` where one of them is not a built-in player."""
         self._memory: np.ndarray | None = None
         """The memory bots' tables for the kernels, ``(bots, 6, players, envs)``: the bots keep theirs in its rows."""
-        self._memory_tables: list[np.ndarray] = []
-        if self.backend == "numba":
-            _warm_up()
+        _warm_up()
 
     @property
     def n_opponent_actions(self) -> int:
@@ -214,12 +232,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             for g in games.tolist():
                 self._decks.pop(g, None)
         set_tables(self.state, games, card_bits, self._means(games), orders)
-        if self.backend == "numba":
-            s = self.state
-            kernels.start(s.data, s.order, s.games, *s.tables.arguments(), *self._streams(), games)
-        else:
-            start(self.state, games, self.streams)
-        self._observer.forget(games)
+        kernels.start(self._block(), self._tables(), self._streams(), games)
         self._aside[games] = -1
 
     def _means(self, games: np.ndarray) -> np.ndarray:
@@ -233,11 +246,10 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         return per_player[seats + 1]
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self.backend == "numba" and self._kinds is not None:
+        if self._kinds is not None:
             return self._play_compiled(games, actions)
         state = self.state
-        before = rounds_done(state).copy()
-        self._aside[games] = -1
+        before = state.data[ROUND, games] + state.data[OVER, games]
         work = state.take(games)
         where = games
         first_tick = True
@@ -258,27 +270,17 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             keep = out.nonzero()[0]
             where = where[keep]
             work = work.take(keep)
-        done = rounds_done(state)[games]
-        ended = np.flatnonzero(done > before[games])
-        if len(ended):
-            last = asides(state)[games[ended], done[ended] - 1]
-            self._aside[games[ended]] = last
-        over = state.data[OVER, games] != 0
-        if self.reward_mode == "points":
-            reward = round_rewards(state, AGENT, before)[games]
-        else:
-            reward = win_rewards(state)[games, AGENT]
-        return reward, over, np.zeros(len(games), dtype=bool)
+        return self._finish(games, before)
 
     def _fused_step(self, actions: np.ndarray) -> tuple | None:
-        """With the numba backend, built-in players in fixed seats (no league), ``NextStep`` autoreset, the
+        """With built-in players in fixed seats (no league), ``NextStep`` autoreset, the
         canonical deck and equal reaction times (the defaults, and the benchmarks' configuration), one kernel
         plays the whole step (:func:`~dejavu_env.grab.kernels.step_fused`), resets included, and writes every
         reply row; ``None`` (nothing changed) otherwise or where an agent's action is illegal. The tests check
         that it returns exactly what the general path does."""
         state = self.state
         if (
-            self.backend != "numba" or self._kinds is None or self._league_probs is not None or self._decks
+            self._kinds is None or self._league_probs is not None or self._decks
             or self.autoreset_mode != AutoresetMode.NEXT_STEP or not all_set(state.tables.equal)
         ):
             return None
@@ -287,7 +289,7 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         reward = np.empty(n)
         terminated = np.empty(n, dtype=bool)
         opponent_actions = np.empty((n, self.n_opponent_actions), dtype=np.int16)
-        observations = np.empty((n, self._observer.layout.size), dtype=np.float32)
+        observations = np.empty((n, self.layouts[self.obs_mode].size), dtype=np.float32)
         masks = np.empty((n, N_ACTIONS), dtype=np.int8)
         winners = np.empty((n, p), dtype=np.int8)
         winner = np.empty(n, dtype=np.int64)
@@ -296,30 +298,27 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             "round": None, "points": np.empty((n, p), dtype=np.int16), "eliminated": np.empty((n, p), dtype=bool),
             "round_points": np.empty((n, 3, p), dtype=np.int16),
         }
-        # Each memory bot's luck threshold, recall * recall, computed as its numpy reset computes it.
+        # Each memory bot's luck threshold, recall * recall, as its reset computes it.
         thresholds = np.array([p.recall * p.recall if type(p) is MemoryBatchBot else 0.0 for p in self.players])
-        done = self._done
-        played = kernels.step_fused(
-            state.data, state.order, state.games, *state.tables.arguments(), *self._streams(),
-            *self._seating(), thresholds, actions, done, self.reward_mode == "win", self.obs_mode == "info_state",
+        request = kernels.StepRequest(actions, self._done, self.reward_mode == "win", self.obs_mode == "info_state",
+                                      thresholds)
+        reply = kernels.Reply(
             reward, terminated, opponent_actions, self._aside, observations, masks, winners, winner, scores,
             info["points"], info["eliminated"], info["round_points"],
         )
+        played = kernels.step_fused(self._block(), self._tables(), self._streams(), self._seating(), request, reply)
         if not played:
             return None
         over = state.data[OVER] != 0
         info["round"] = state.round.copy()
         info["aside_cards"] = self._aside.copy()
         return self._fused_reply(
-            waiting, opponent_actions, observations, masks, winners, scores, _REASON_NAMES.take(over.view(np.int8)),
+            waiting, opponent_actions, observations, masks, winners, scores, _REASON_CODES.take(over.view(np.int8)),
             winner, info, reward, terminated, np.zeros(n, dtype=bool),
         )
 
     def _tick(self, work: GrabBatch, ticks: np.ndarray) -> None:
-        """One tick in every game of ``work`` (``ticks``: every seat's action), with the chosen backend."""
-        if self.backend == "numpy":
-            step(work, np.arange(work.n), ticks, self.streams)
-            return
+        """One tick in every game of ``work`` (``ticks``: every seat's action)."""
         self._run(work, np.arange(work.n), np.ascontiguousarray(ticks), np.full(work.n, kernels.APPLY, np.int8), False)
 
     def _play_compiled(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -329,27 +328,31 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         ticks = np.zeros((len(games), self.n_players), dtype=np.int64)
         ticks[:, AGENT] = actions
         self._run(self.state, games, ticks, np.full(len(games), kernels.ASK_FIRST, np.int8), True)
+        return self._finish(games, before)
+
+    def _finish(self, games: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The agents' rewards and endings in ``games`` after their step (``before``: rounds finished before it),
+        and the aside cards of the rounds that ended (:func:`~dejavu_env.grab.kernels.finish`)."""
         rewards = np.empty(len(games))
         over = np.empty(len(games), dtype=bool)
-        kernels.finish(d, games, before, self.reward_mode == "win", rewards, over, self._aside)
+        kernels.finish(self.state.data, games, before, self.reward_mode == "win", rewards, over, self._aside)
         return rewards, over, np.zeros(len(games), dtype=bool)
 
     def _run(self, state: GrabBatch, cols: np.ndarray, ticks: np.ndarray, phase: np.ndarray, loop: bool) -> None:
         """:func:`kernels.play` on ``cols`` of ``state``; games paused at a race between different means get its
-        normals from ``Streams.normal_at`` (numpy's, as the numpy engine draws them) and go on."""
+        normals from ``Streams.normal_at`` (numpy's: the module docstring of the kernels says why) and go on."""
         m = len(cols)
         status = np.zeros(m, dtype=np.int8)
         need = np.zeros(m, dtype=np.int64)
         z_at = np.full(m, -1, dtype=np.int64)
         z = _NO_NORMALS
         todo = np.arange(m)
-        tables = state.tables.arguments()
+        block = (state.data, state.order, state.games)
+        tables = state.tables
         seating = self._seating()
         while True:
-            kernels.play(
-                state.data, state.order, state.games, *tables, *self._streams(), *seating, cols, todo, ticks, phase,
-                z, z_at, loop, self._opponent_actions, status, need,
-            )
+            request = kernels.TickRequest(cols, todo, ticks, phase, z, z_at, loop, self._opponent_actions, status, need)
+            kernels.play(block, tables, self._streams(), seating, request)
             todo = todo[status[todo] == kernels.PAUSED]
             if not len(todo):
                 return
@@ -362,24 +365,30 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
     def _streams(self) -> tuple[np.ndarray, np.ndarray]:
         return self.streams.keys, self.streams.counters
 
+    def _block(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.state.data, self.state.order, self.state.games
+
+    def _tables(self) -> GrabTables:
+        return self.state.tables
+
     def _seating(self) -> kernels.Seating:
-        """The pool as the kernels read it. The memory bots' tables are rows of one array (a rollback hands a
-        bot a copy of its old table: :meth:`MemoryBatchBot.keep_in` moves it back in)."""
+        """The pool as the kernels read it. The memory bots' tables are slots of one array, which each bot holds
+        whole with its slot (:meth:`MemoryBatchBot.keep_in`), never as a view: a copied env's bots share its copy."""
         kinds = np.zeros(len(self.players), dtype=np.int64) if self._kinds is None else self._kinds
         bots = [k for k, p in enumerate(self.players) if type(p) is MemoryBatchBot]
         if self._memory is None:
             # Game-major (Fortran order), as the state block: the kernels read a game's tables together.
-            self._memory = np.zeros((max(len(bots), 1), 6, self.n_players, self.num_envs), dtype=np.int64, order="F")
-            self._memory_tables = list(self._memory)  # the same view objects at every step (keep_in checks)
+            shape = (max(len(bots), 1), MEMORY_ROWS, self.n_players, self.num_envs)
+            self._memory = np.zeros(shape, dtype=np.int64, order="F")
         slots = np.zeros(len(self.players), dtype=np.int64)
         for j, k in enumerate(bots):
-            self.players[k].keep_in(self._memory_tables[j])
+            self.players[k].keep_in(self._memory, j)
             slots[k] = j
         return kernels.Seating(self.opponent_ids, kinds, slots, self._memory)
 
     def _ask(self, work: GrabBatch, where: np.ndarray) -> np.ndarray:
-        """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``:
-        a transposed view of a seat-major array, which :func:`~dejavu_env.grab.batched.apply` reads without a copy."""
+        """Every seat's action in the tick (pass for the agent and for players out of the round), ``(m, players)``
+        (a transposed view of a seat-major array, filled a seat at a time)."""
         ticks = np.zeros((self.n_players, len(where)), dtype=np.int64)
         in_round = (work.data[IN_ROUND][:, None] >> self._other_seats) & 1  # (m, other seats)
         if len(self.players) == 1:  # one player at every seat: one request for all of them
@@ -399,18 +408,13 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     def _request(self, games: np.ndarray, seat: np.ndarray, state: Any) -> GrabRequest:
         if state is None:
-            compiled = self.backend == "numba"  # the players may use the kernels (the memory bots' reset does)
-            return GrabRequest(
-                self.state, games, games, np.asarray(seat), self.streams, self.obs_mode, compiled=compiled
-            )
+            return GrabRequest(self.state, games, games, np.asarray(seat), self.streams, self.obs_mode)
         return GrabRequest(state, np.arange(len(games)), games, np.asarray(seat), self.streams, self.obs_mode)
 
     def _agent_legal(self) -> np.ndarray:
-        if self.backend == "numba":
-            masks = np.empty((self.num_envs, N_ACTIONS), dtype=np.uint8)
-            kernels.legal_masks(self.state.data, AGENT, masks)
-            return masks
-        return unpack_bits(legal_bits(self.state, AGENT), 40)[:, :N_ACTIONS]
+        masks = np.empty((self.num_envs, N_ACTIONS), dtype=np.uint8)
+        kernels.legal_masks(self.state.data, AGENT, masks)
+        return masks
 
     def _illegal_reason(self, env: int, action: int) -> str:
         game = to_scalar(self.state, env, self._decks.get(env, self._canonical))
@@ -421,38 +425,26 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         raise AssertionError(f"action {action} is legal in env {env}")
 
     def _observe(self) -> np.ndarray:
-        if self.backend == "numba":
-            s = self.state
-            views = np.empty((self.num_envs, self._observer.layout.size), dtype=np.float32)
-            kernels.observe(s.data, s.games, s.tables.card_bits, AGENT, self.obs_mode == "info_state", views)
-            return views
-        return self._observer.observe(self.state, AGENT)
+        s = self.state
+        views = np.empty((self.num_envs, self.layouts[self.obs_mode].size), dtype=np.float32)
+        kernels.observe(s.data, s.games, s.tables.card_bits, AGENT, self.obs_mode == "info_state", views)
+        return views
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         over = self.state.data[OVER] != 0
-        if self.backend == "numba":
-            winners = np.empty((self.num_envs, self.n_players), dtype=np.int8)
-            scores = np.empty((self.num_envs, self.n_players), dtype=np.float32)
-            kernels.results(self.state.data, winners, scores)
-            return winners, scores, _REASON_NAMES.take(over.view(np.int8))
-        totals = points(self.state)
-        top = (totals == totals.max(axis=1, keepdims=True)) & over[:, None]
-        scores = np.where(over[:, None], totals, 0).astype(np.float32)
-        return top.astype(np.int8), scores, _REASON_NAMES.take(over.view(np.int8))
+        winners = np.empty((self.num_envs, self.n_players), dtype=np.int8)
+        scores = np.empty((self.num_envs, self.n_players), dtype=np.float32)
+        kernels.results(self.state.data, winners, scores)
+        return winners, scores, _REASON_CODES.take(over.view(np.int8))
 
     def _game_info(self, info: dict[str, Any]) -> None:
         state = self.state
         info["round"] = state.round.copy()
-        if self.backend == "numba":
-            n, p = self.num_envs, self.n_players
-            info["points"] = np.empty((n, p), dtype=np.int16)
-            info["eliminated"] = np.empty((n, p), dtype=bool)
-            info["round_points"] = np.empty((n, 3, p), dtype=np.int16)
-            kernels.game_info(state.data, info["points"], info["eliminated"], info["round_points"])
-        else:
-            info["points"] = points(state).astype(np.int16)
-            info["eliminated"] = ~state.in_round
-            info["round_points"] = round_points(state).astype(np.int16)
+        n, p = self.num_envs, self.n_players
+        info["points"] = np.empty((n, p), dtype=np.int16)
+        info["eliminated"] = np.empty((n, p), dtype=bool)
+        info["round_points"] = np.empty((n, 3, p), dtype=np.int16)
+        kernels.game_info(state.data, info["points"], info["eliminated"], info["round_points"])
         info["aside_cards"] = self._aside.copy()
 
     def _snapshot(self) -> Any:
@@ -463,7 +455,6 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         self.state.restore(state)
         self._decks = decks
         self._aside[:] = aside
-        self._observer.forget()
 
     def _render_env(self, env: int, mode: str) -> str | np.ndarray:
         deck = self._decks.get(env, self._canonical)

@@ -11,9 +11,10 @@ The same shape as every game's package:
   :mod:`~dejavu_env.grid.pettingzoo`: the PettingZoo AEC env (import it explicitly).
 - :mod:`~dejavu_env.grid.render`: text and pictures from a seat's view.
 - :mod:`~dejavu_env.grid.match`: :func:`play_game` for tournaments.
-- :mod:`~dejavu_env.grid.batched`, :mod:`~dejavu_env.grid.batched_observation`,
-  :mod:`~dejavu_env.grid.batched_opponents`: the same rules, views and players over a batch of
-  games; :mod:`~dejavu_env.grid.vector`: the batched vector env (``gym.make_vec``).
+- :mod:`~dejavu_env.grid.block`: the batched state layout (rows, bit fields, tables, to and from the
+  reference); :mod:`~dejavu_env.grid.kernels`: the same rules, views and built-in players compiled
+  over a batch of games (numba, loaded only here); :mod:`~dejavu_env.grid.batched_opponents`: the
+  batch players' requests; :mod:`~dejavu_env.grid.vector`: the batched vector env (``gym.make_vec``).
 """
 
 from dejavu_env.grid.cards import BLUE, CARD_ID, CARDS, N_CARDS, N_SLOTS, card_id, card_name, parse_deck

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dejavu_env.core.env import DejaVuEnv
-from dejavu_env.core.players import ask_player, check_player, player_obs_mode, reset_player
+from dejavu_env.core.players import ask_player, player_obs_mode, reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid import rules as game_rules
@@ -26,6 +26,7 @@ from dejavu_env.grid.rules import (
     DEFAULT_MAX_TURNS,
     GAME_INFO,
     MAX_TURN_ACTIONS,
+    TOTAL_TOKENS,
     GridState,
     is_legal,
     legal_ids,
@@ -37,6 +38,13 @@ from dejavu_env.grid.rules import (
 MAX_DEALS = 100
 """Deals tried by one reset when the opponent's opening turn keeps ending the game."""
 SEATS = (0, 1, None)
+_TOKEN_PAIRS = [[np.array((mine, theirs), dtype=np.int8) for theirs in range(TOTAL_TOKENS + 1)]
+                for mine in range(TOTAL_TOKENS + 1)]
+"""``info["tokens"]`` for every (agent's, opponent's) count, handed out as copies: cheaper than
+building the pair at every step."""
+_REDEALS = tuple(np.int64(deals) for deals in range(MAX_DEALS))
+"""``info["redeals"]`` values (numpy scalars are immutable, so they are shared): building one
+costs more than the rest of the game's info."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,9 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     Keyword arguments:
 
     - ``opponent``: any callable ``opponent(observation, action_mask) -> int`` (see
-      :mod:`dejavu_env.core.players`); it gets observations of its own seat in
+      :mod:`dejavu_env.core.players`), or the name of an installed player (``"counting"``,
+      ``"greedy"``, ``"forgetful"``, ``"ppo-grid"``...: :func:`dejavu_env.core.providers.provided_names`
+      lists them); it gets observations of its own seat in
       ``player_obs_mode(opponent, obs_mode)`` and is reset with a seed drawn from the env's
       generator at every reset. Default: :class:`RandomOpponent`, uniform over the legal
       actions (no observation is built for it).
@@ -69,6 +79,11 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     - ``max_turns``: turn limit, both seats' turns counted (default ``DEFAULT_MAX_TURNS`` =
       200, at least 2). When that many turns have ended without a winner the episode ends
       with ``truncated=True`` and reward 0.
+      ``gym.make`` also wraps the env in gymnasium's ``TimeLimit`` at the spec's
+      ``max_episode_steps`` = 16,000 (:func:`dejavu_env.grid.rules.max_agent_steps` at 200
+      turns: the longest episode, so it never cuts one; ``TimeAwareObservation`` reads it).
+      With a higher ``max_turns``, pass ``max_episode_steps=max_agent_steps(max_turns)`` too
+      (the env cannot see the wrapper; ``gym.make_vec`` refuses the shorter bound).
     - ``reward``: ``"win"`` (+1 win, -1 loss, 0 draw, at the end) or ``"score"`` (the agent's
       final score minus the opponent's: 1 per pile card, 1 for the End card, 0.5 per token;
       tallied the same way after a victory by hunches, so it measures material, and the
@@ -77,7 +92,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
       ``"human"`` (the text, printed), drawn from the agent's knowledge: faces it does not
       know are shown as blue backs.
     - ``illegal_action``: ``"lose"`` (default: the episode ends at once as a loss, reward -1
-      in both reward modes, ``info["reason"] == "illegal_action"``, as PettingZoo's classic
+      in both reward modes, ``info["reason"]`` code 5, ``"illegal_action"``, as PettingZoo's classic
       games do) or ``"raise"`` (a ``ValueError`` naming the action and why, the game
       unchanged). Why ``"lose"`` by default: the standard tools (``check_env``, plain PPO,
       RecurrentPPO) sample actions without masks, and must run on the defaults; ask for
@@ -92,10 +107,12 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     ``info`` after every reset and step: the keys every env has (:mod:`dejavu_env.core.env`:
     ``action_mask``, ``illegal_action``, ``opponent_actions``, ``winner``, ``winners``,
     ``scores``, ``reason``) and the grid's own: ``tokens`` (int8, the agent's and the
-    opponent's) and ``redeals`` (see below). ``opponent_actions`` holds the ids the opponent
-    played since the agent's last step, in order, padded with -1 to ``MAX_TURN_ACTIONS``.
-    ``reason`` at the end: ``"hunches"``, ``"end_card"``, ``"truncated"`` or
-    ``"illegal_action"``.
+    opponent's) and ``redeals`` (int64, see below). ``opponent_actions`` holds the ids the
+    opponent played since the agent's last step, in order, padded with -1 to
+    ``MAX_TURN_ACTIONS``. Every value is a numpy scalar or array of a fixed dtype. ``reason``
+    (int8) is a code of :data:`dejavu_env.core.game.REASONS`: ``0`` while the game goes on,
+    then ``1`` ``"hunches"``, ``2`` ``"end_card"``, ``4`` ``"truncated"`` or ``5``
+    ``"illegal_action"`` (:func:`dejavu_env.core.game.reason_name` reads it back).
 
     ``reset(seed=None, options=None)`` options: ``"deck"``, 32 ``(a, b)`` pairs, slots 0..7
     first, then the draw pile from the top (anything else is a ``ValueError``), and
@@ -135,7 +152,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
         self.max_turns = check_int("max_turns", max_turns, 2)
-        self.opponent = RandomOpponent() if opponent is None else check_player(opponent, "opponent")
+        self.opponent = RandomOpponent() if opponent is None else seat_player("grid", opponent, "opponent")
         super().__init__(
             n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action, render_mode=render_mode
         )
@@ -183,10 +200,12 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         state = self._state
         assert state is not None
         state.apply(action)
-        self._played = []
         if state.player != self._seat:
+            self._played = []
             self._play_opponent()
-        self._record_opponent_actions(self._played)
+            self._record_opponent_actions(self._played)
+        else:  # the agent's turn goes on: nobody else played (the common step)
+            self._played = self._opponent_actions = []
         if state.terminal:
             return rewards(state, self.reward_mode)[self._seat], True, False, state.reason
         if state.turns >= self.max_turns:
@@ -196,27 +215,39 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     def _agent_seat(self) -> int:
         return self._seat
 
+    def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
+        state = self._state
+        assert state is not None
+        return mask_array(state.legal if state.player == self._seat else 0)
+
     def _illegal_reason(self, action: int) -> str:
         assert self._state is not None
         return self._state.illegal_reason(action)
 
-    def _game_info(self) -> dict[str, Any]:
+    def _add_game_info(self, info: dict[str, Any]) -> None:
         state = self._state
         assert state is not None
-        tokens = np.array((state.tokens[self._seat], state.tokens[1 - self._seat]), dtype=np.int8)
-        return {"tokens": tokens, "redeals": self._redeals}
+        tokens = state.tokens
+        seat = self._seat
+        info["tokens"] = _TOKEN_PAIRS[tokens[seat]][tokens[1 - seat]].copy()
+        info["redeals"] = _REDEALS[self._redeals]
 
     def _trusts_players(self) -> bool:
         return self._fast_opponent is not None
 
-    def _snapshot(self) -> tuple[GridState, list[int]]:
+    def _snapshot(self, new_game: bool = False) -> tuple[GridState, list[int], int, int]:
         assert self._state is not None
-        return self._state.copy(), list(self._played)
+        state = self._state if new_game else self._state.copy()  # a reset deals a new GridState
+        return state, list(self._played), self._seat, self._redeals
 
-    def _restore(self, snapshot: tuple[GridState, list[int]]) -> None:
-        state, played = snapshot
+    def _restore(self, snapshot: tuple[GridState, list[int], int, int]) -> None:
+        state, played, seat, redeals = snapshot
         self._state = state.copy()
         self._played = played
+        self._seat, self._redeals = seat, redeals
+        self._observer = self._observer_for(seat, self.obs_mode)
+        if self._fast_opponent is None:
+            self._opponent_observer = self._observer_for(1 - seat, self._opponent_obs_mode)
 
     def _render(self, mode: str) -> str | np.ndarray:
         assert self._state is not None

@@ -1,40 +1,113 @@
-"""The grid engine's compiled kernels: :mod:`dejavu_env.grid.batched`'s rules as a loop over games.
+"""The grid game's batched engine: the rules of ``docs/rules.md`` ("Grid game") compiled, game by game.
 
-The optional backend of the vector env (:mod:`dejavu_env.core.compiled` says why and when
-it runs). Every kernel works on the same packed ``(N_ROWS, n)`` block and ``order`` as the
-numpy engine and mirrors one of its functions, game by game instead of mask by mask, under
-the same name (``_give`` here is ``batched._give``, and so on), so each can be read against
-the other and against the rule blocks of ``docs/rules.md`` they name. The tests play both
-backends from the same seeds and require the same games bit for bit (state, observations,
-masks, rewards, streams), and the numpy engine is itself checked against the reference
-:mod:`dejavu_env.grid.rules`.
+The only batched engine of the grid game; the reference is :mod:`dejavu_env.grid.rules`, and the
+tests replay recorded batched games through it and compare every field, observation, mask,
+reward and ending bit for bit (``tests/grid/test_batched.py``, :mod:`dejavu_env.testing.replay`).
+Every kernel works on the packed block of :mod:`dejavu_env.grid.block` (its rows, bit fields and
+tables), one game at a time in a loop that numba compiles (:mod:`dejavu_env.core.compiled` says
+why). Each function names the rule block of ``docs/rules.md`` it plays.
 
-What runs compiled: the agents' actions (:func:`apply_games`), the whole turn of the
-``random`` and ``greedy`` opponents (:func:`play_opponent`: they draw from each game's stream
-as the batch players do), the deals, the observer (:func:`observe_into`, the pieces of
-:class:`~dejavu_env.grid.batched_observation.BatchObserver`), the masks and results, and, in
-the default configurations, a whole step (:func:`step_fused`). Other opponents (a league, a
-learned policy) still decide in numpy, and their moves are applied by :func:`apply_games`.
+What runs here: the deals (:func:`deal_games`, :func:`deal_orders`), the agents' actions
+(:func:`apply_games`), the built-in players (:func:`random_actions`, :func:`greedy_actions`, and
+their whole turn inside the batch, :func:`play_opponent`: they draw from each game's stream as the
+batch players do), the observer (:func:`observe_into`; the only batched code that reads hidden
+facts, so a leak can live here only), the masks and results, and, in the default
+configurations, a whole vector-env step (:func:`step_fused`).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-import dejavu_env.grid.batched as b
-from dejavu_env.core.compiled import jit, permutation_draw, uniform_draw
-from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
-from dejavu_env.grid.observation import LAYOUTS
+from dejavu_env.core.compiled import compile_notice, inline_jit, jit, permutation_draw, uniform_draw
+from dejavu_env.grid.block import (
+    ALL_SLOTS,
+    BIT_FLOATS,
+    BLUE_AT,
+    BLUE_INDEX,
+    BYTE_FLOATS,
+    CANDIDATE_WORDS,
+    CANDS,
+    CARD_BITS,
+    CARD_MASK,
+    CARDS_AT,
+    COUNT,
+    COUNT_AT,
+    DECK_AT,
+    DECK_POS,
+    END_CARD,
+    END_TAKER,
+    END_TURN_BIT,
+    EVERY_SET,
+    FACES_AT,
+    FIRST_COUNT,
+    FLAGS_AT,
+    FRESH_AT,
+    HUNCHES,
+    KEEP_SEEN,
+    KEEP_SLOTS,
+    KEPT0,
+    KEPT1,
+    KNOWN_AT,
+    LAST,
+    LAST_AT,
+    LEGAL,
+    LOOK_SEEN,
+    NUMBERS_OF,
+    OCC,
+    PAIRS,
+    PHASE,
+    PILE_BITS,
+    PILE_MASK,
+    PILE_SIZES,
+    PILES,
+    PLAYER,
+    PUBLIC_AT,
+    PUBLIC_WORDS,
+    REASON,
+    SEEN,
+    SHOWS_OF,
+    SHOWS_PACKED,
+    SHOWS_TABLE,
+    SIZE_BITS,
+    SIZE_MASK,
+    SIZES_AT,
+    SLOT_BITS,
+    SLOT_CARDS,
+    SLOT_INDEX_MASK,
+    SLOT_MASK,
+    START_TOKENS_PACKED,
+    STATE_WORDS,
+    STOP_BIT,
+    TAKE_END_BIT,
+    TERMINAL,
+    TOKEN_BITS,
+    TOKEN_MASK,
+    TOKEN_MOVE,
+    TOKENS,
+    TOKENS_AT,
+    TOP,
+    TOP_WORDS,
+    TURNS,
+    WINNER,
+    WITNESSED_AT,
+    GridBatch,
+    new_batch,
+)
+from dejavu_env.grid.cards import N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
+from dejavu_env.grid.observation import LAYOUTS, OBS_MODES
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
     END_TURN,
     LOOK,
+    MAX_TURN_ACTIONS,
     N_ACTIONS,
     PHASE_AFTER,
     PHASE_REVEAL,
     PHASE_START,
     REVEAL,
-    START_TOKENS,
     STOP,
     STOP_COUNT,
     TAKE_END,
@@ -42,28 +115,19 @@ from dejavu_env.grid.rules import (
 )
 
 __all__ = [
-    "GREEDY", "RANDOM", "agent_masks", "apply_games", "deal_games", "observe_into", "outcomes_into", "play_opponent",
-    "results_into", "step_fused", "warm_up",
+    "GREEDY", "RANDOM", "Reply", "StepRequest", "StepSettings", "agent_masks", "apply_games", "deal_games",
+    "deal_orders", "greedy_actions", "new_reply", "observe", "observe_into", "outcomes_into", "play_opponent",
+    "random_actions", "results_into", "step_fused", "warm_up",
 ]
 
-PLAYER, PHASE, COUNT, CANDS, TOKENS, PILE_SIZES = b.PLAYER, b.PHASE, b.COUNT, b.CANDS, b.TOKENS, b.PILE_SIZES
-DECK_POS, END_TAKER, LAST, TERMINAL, WINNER, REASON = b.DECK_POS, b.END_TAKER, b.LAST, b.TERMINAL, b.WINNER, b.REASON
-OCC, SEEN, PILES, KEPT0, KEPT1, SLOT_CARDS = b.OCC, b.SEEN, b.PILES, b.KEPT0, b.KEPT1, b.SLOT_CARDS
-TOP, TURNS, LEGAL = b.TOP, b.TURNS, b.LEGAL
-HUNCHES, END_CARD = b.HUNCHES, b.END_CARD
-CARD_BITS, PILE_BITS, SIZE_BITS, TOKEN_BITS = b.CARD_BITS, b.PILE_BITS, b.SIZE_BITS, b.TOKEN_BITS
-_BYTE, _ALL_SLOTS, _EVERY_SET = b._BYTE, b._ALL_SLOTS, b._EVERY_SET
-_STOP_BIT, _TAKE_END_BIT, _END_TURN_BIT = b._STOP_BIT, b._TAKE_END_BIT, b._END_TURN_BIT
-# The numpy engine's tables, shared as they are (numba freezes module-level arrays as constants).
-_KEEP_SEEN, _LOOK_SEEN, _TOKEN_MOVE = b._KEEP_SEEN, b._LOOK_SEEN, b._TOKEN_MOVE
-_NUMBERS, _FIRST_COUNT, _KEEP_SLOTS = b._NUMBERS, b._FIRST_COUNT, b._KEEP_SLOTS
-_SHOWS_OF = np.ascontiguousarray(b._SHOWS_OF.reshape(-1))
-_START_TOKENS = START_TOKENS[0] | START_TOKENS[1] << TOKEN_BITS
+COUNT_BITS = 8
+"""Width of one number's count in a packed ``SHOWS_PACKED`` sum."""
+COUNT_MASK = (1 << COUNT_BITS) - 1
 
 
 @jit
 def _legal(d: np.ndarray, g: int) -> int:
-    """Game ``g``'s legal-action bits (``batched._legal``, ``docs/rules.md#grid-legal-actions``)."""
+    """Game ``g``'s legal-action bits (``docs/rules.md#grid-legal-actions``)."""
     if d[TERMINAL, g] != 0:
         return 0
     occ = d[OCC, g]
@@ -72,16 +136,16 @@ def _legal(d: np.ndarray, g: int) -> int:
     if phase == PHASE_REVEAL:
         bits = (occ & ~d[SEEN, g]) << REVEAL
         if d[COUNT, g] >= STOP_COUNT:
-            bits |= _STOP_BIT
+            bits |= STOP_BIT
         return bits
     if phase == PHASE_START:
         bits = looks
         if d[DECK_POS, g] == N_CARDS and d[END_TAKER, g] < 0:
-            bits |= _TAKE_END_BIT
-        return bits if bits != 0 else _END_TURN_BIT
-    if (d[TOKENS, g] >> (TOKEN_BITS * d[PLAYER, g])) & 15 > 0:
-        return looks | _END_TURN_BIT
-    return _END_TURN_BIT
+            bits |= TAKE_END_BIT
+        return bits if bits != 0 else END_TURN_BIT
+    if (d[TOKENS, g] >> (TOKEN_BITS * d[PLAYER, g])) & TOKEN_MASK > 0:
+        return looks | END_TURN_BIT
+    return END_TURN_BIT
 
 
 @jit
@@ -94,14 +158,14 @@ def _finish(d: np.ndarray, g: int, winner: int, reason: int) -> None:
 @jit
 def _give(d: np.ndarray, g: int, giver: int) -> bool:
     """``giver`` hands the other seat a token if it has one; whether that was the taker's seventh,
-    which wins at once (``batched._give``, ``docs/rules.md#grid-hunches``)."""
-    at = giver << 2
+    which wins at once (``docs/rules.md#grid-paying``, ``#grid-hunches``)."""
+    at = TOKEN_BITS * giver
     tokens = d[TOKENS, g]
-    if (tokens >> at) & 15 == 0:
+    if (tokens >> at) & TOKEN_MASK == 0:
         return False
-    tokens += _TOKEN_MOVE[giver]
+    tokens += TOKEN_MOVE[giver]
     d[TOKENS, g] = tokens
-    if (tokens >> (TOKEN_BITS - at)) & 15 == TOTAL_TOKENS:
+    if (tokens >> (TOKEN_BITS - at)) & TOKEN_MASK == TOTAL_TOKENS:
         _finish(d, g, 1 - giver, HUNCHES)
         return True
     return False
@@ -109,23 +173,23 @@ def _give(d: np.ndarray, g: int, giver: int) -> bool:
 
 @jit
 def _clear_reveal(d: np.ndarray, g: int) -> None:
-    d[SEEN, g] &= ~_BYTE
+    d[SEEN, g] &= ~SLOT_MASK
     d[CANDS, g] = 0
     d[COUNT, g] = 0
 
 
 @jit
 def _reveal(d: np.ndarray, g: int, slot: int, p: int) -> bool:
-    """Flip ``slot`` (``batched._reveal``, ``docs/rules.md#grid-reveal``, ``#grid-mistake``);
+    """Flip ``slot`` (``docs/rules.md#grid-reveal``, ``#grid-mistake``);
     whether a mistake ended the turn."""
-    slot &= 7
-    d[SEEN, g] |= _EVERY_SET << slot
-    card = (d[SLOT_CARDS, g] >> (CARD_BITS * slot)) & 31
-    numbers = _NUMBERS[card]
+    slot &= SLOT_INDEX_MASK
+    d[SEEN, g] |= EVERY_SET << slot
+    card = (d[SLOT_CARDS, g] >> (CARD_BITS * slot)) & CARD_MASK
+    numbers = NUMBERS_OF[card]
     mistake = False
     if d[PHASE, g] != PHASE_REVEAL:
         d[CANDS, g] = numbers
-        d[COUNT, g] = _FIRST_COUNT[card]
+        d[COUNT, g] = FIRST_COUNT[card]
         d[PHASE, g] = PHASE_REVEAL
     else:
         common = d[CANDS, g] & numbers
@@ -133,7 +197,7 @@ def _reveal(d: np.ndarray, g: int, slot: int, p: int) -> bool:
             mistake = True
         else:
             d[CANDS, g] = common
-            d[COUNT, g] += _SHOWS_OF[card << 8 | common]
+            d[COUNT, g] += SHOWS_OF[card << N_NUMBERS | common]
     if d[COUNT, g] < STOP_COUNT and (d[OCC, g] & ~d[SEEN, g]) == 0:
         mistake = True
     if not mistake:
@@ -144,8 +208,8 @@ def _reveal(d: np.ndarray, g: int, slot: int, p: int) -> bool:
 
 @jit
 def _refill(d: np.ndarray, order: np.ndarray, g: int) -> None:
-    """Empty slots take the deck's top cards, in slot order (``batched._refill``, ``#grid-refill``)."""
-    empty = ~d[OCC, g] & _ALL_SLOTS
+    """Empty slots take the deck's top cards, in slot order (``docs/rules.md#grid-refill``)."""
+    empty = ~d[OCC, g] & ALL_SLOTS
     pos = d[DECK_POS, g]
     for k in range(N_SLOTS):
         if (empty >> k) & 1 and pos < N_CARDS:
@@ -158,14 +222,14 @@ def _refill(d: np.ndarray, order: np.ndarray, g: int) -> None:
 
 @jit
 def _stop(d: np.ndarray, order: np.ndarray, g: int) -> None:
-    """Keep the face-up cards, maybe take a bonus token, refill (``batched._stop``, ``#grid-stop``)."""
+    """Keep the face-up cards, maybe take a bonus token, refill (``docs/rules.md#grid-stop``)."""
     p = d[PLAYER, g]
-    kept = d[SEEN, g] & _BYTE
+    kept = d[SEEN, g] & SLOT_MASK
     cards = d[SLOT_CARDS, g]
     added = np.int64(0)
     for k in range(N_SLOTS):
         if (kept >> k) & 1:
-            added |= np.int64(1) << ((cards >> (CARD_BITS * k)) & 31)
+            added |= np.int64(1) << ((cards >> (CARD_BITS * k)) & CARD_MASK)
     seat_pile = added << (PILE_BITS * p)
     d[PILES, g] |= seat_pile
     size = np.int64(0)
@@ -173,8 +237,8 @@ def _stop(d: np.ndarray, order: np.ndarray, g: int) -> None:
         size += (kept >> k) & 1
     d[PILE_SIZES, g] += size << (SIZE_BITS * p)
     d[OCC, g] &= ~kept
-    d[SLOT_CARDS, g] &= _KEEP_SLOTS[kept]
-    d[SEEN, g] &= ~(kept * _EVERY_SET)
+    d[SLOT_CARDS, g] &= KEEP_SLOTS[kept]
+    d[SEEN, g] &= ~(kept * EVERY_SET)
     d[KEPT0, g] |= seat_pile
     d[KEPT1, g] |= seat_pile
     bonus = d[COUNT, g] >= BONUS_COUNT
@@ -187,14 +251,14 @@ def _stop(d: np.ndarray, order: np.ndarray, g: int) -> None:
 
 @jit
 def _tally(d: np.ndarray, g: int, seat: int) -> float:
-    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``; ``batched.scores``)."""
-    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & 0xFF) + 2 * (d[END_TAKER, g] == seat)
-    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & 15)) / 2.0
+    """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``: the tokens count half)."""
+    doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & SIZE_MASK) + 2 * (d[END_TAKER, g] == seat)
+    return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & TOKEN_MASK)) / 2.0
 
 
 @jit
 def _end_turn(d: np.ndarray, g: int) -> None:
-    """The turn ends; after the last turn the game is scored (``batched._end_turn``, ``#grid-turn``,
+    """The turn ends; after the last turn the game is scored (``docs/rules.md#grid-turn``,
     ``#grid-last-turn``, ``#grid-scoring``)."""
     d[TURNS, g] += 1
     _clear_reveal(d, g)
@@ -210,9 +274,12 @@ def _end_turn(d: np.ndarray, g: int) -> None:
 
 @jit
 def _apply(d: np.ndarray, order: np.ndarray, g: int, a: int) -> None:
-    """Play the legal action ``a`` for game ``g``'s player to move (``batched.apply``, branch for branch)."""
+    """Play the legal action ``a`` for game ``g``'s player to move, as ``GridState.apply`` does: the mover's
+    "just seen" facts restart, a paid action pays first (``docs/rules.md#grid-paying``), then Look
+    (``#grid-look``), Reveal (``#grid-reveal``, ``#grid-mistake``), Stop (``#grid-stop``, ``#grid-refill``),
+    Take the End card (``#grid-end-card``) or End the turn (``#grid-turn``)."""
     p = d[PLAYER, g]
-    d[SEEN, g] &= _KEEP_SEEN[p]
+    d[SEEN, g] &= KEEP_SEEN[p]
     d[KEPT0, g] &= -p
     d[KEPT1, g] &= p - 1
     acts = a < STOP
@@ -220,7 +287,7 @@ def _apply(d: np.ndarray, order: np.ndarray, g: int, a: int) -> None:
     if acts and d[PHASE, g] == PHASE_AFTER and _give(d, g, p):
         acts = False
     if acts and a < REVEAL:
-        d[SEEN, g] |= (np.int64(1) << (a & 7)) * _LOOK_SEEN[p]
+        d[SEEN, g] |= (np.int64(1) << (a & SLOT_INDEX_MASK)) * LOOK_SEEN[p]
         d[PHASE, g] = PHASE_AFTER
     elif acts:
         ends = _reveal(d, g, a - REVEAL, p) or ends
@@ -236,16 +303,16 @@ def _apply(d: np.ndarray, order: np.ndarray, g: int, a: int) -> None:
 
 @jit
 def apply_games(d: np.ndarray, order: np.ndarray, games: np.ndarray, actions: np.ndarray) -> None:
-    """Play ``actions[i]`` in game ``games[i]`` (``batched.step``); every action must be legal."""
+    """Play ``actions[i]`` in game ``games[i]``. Every action must be legal: the front ends check the
+    ``legal`` row first, and the reference engine says why one is not."""
     for i in range(len(games)):
         _apply(d, order, games[i], actions[i])
 
 
-@jit
-def _deal(d: np.ndarray, order: np.ndarray, g: int, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
-    """Deal game ``g`` a deck shuffled from its stream (``Streams.permutations``, then ``batched.deal``,
-    ``docs/rules.md#grid-table``): every field of the game is set. ``draws``: scratch of 32."""
-    permutation_draw(keys, counters, g, order[g], draws)
+@inline_jit
+def _set_up(d: np.ndarray, order: np.ndarray, g: int) -> None:
+    """Game ``g`` starts from the deck in ``order[g]`` (``docs/rules.md#grid-table``): slots 0..7 take its
+    first eight cards, each seat its tokens; every field of the game is set."""
     cards = np.int64(0)
     for k in range(N_SLOTS):
         cards |= np.int64(order[g, k]) << (CARD_BITS * k)
@@ -253,12 +320,19 @@ def _deal(d: np.ndarray, order: np.ndarray, g: int, keys: np.ndarray, counters: 
         d[row, g] = 0
     d[SLOT_CARDS, g] = cards
     d[DECK_POS, g] = N_SLOTS
-    d[OCC, g] = _ALL_SLOTS
-    d[TOKENS, g] = _START_TOKENS
+    d[OCC, g] = ALL_SLOTS
+    d[TOKENS, g] = START_TOKENS_PACKED
     d[END_TAKER, g] = -1
     d[WINNER, g] = -1
     d[TOP, g] = order[g, N_SLOTS]
     d[LEGAL, g] = _legal(d, g)
+
+
+@jit
+def _deal(d: np.ndarray, order: np.ndarray, g: int, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
+    """Deal game ``g`` a deck shuffled from its stream (32 draws: ``Streams.permutations``). ``draws``: scratch."""
+    permutation_draw(keys, counters, g, order[g], draws)
+    _set_up(d, order, g)
 
 
 @jit
@@ -270,8 +344,19 @@ def deal_games(d: np.ndarray, order: np.ndarray, games: np.ndarray, keys: np.nda
 
 
 @jit
+def deal_orders(d: np.ndarray, order: np.ndarray, games: np.ndarray, orders: np.ndarray) -> None:
+    """Deal game ``games[i]`` the scripted deck ``orders[i]`` (card ids, slots first, then the deck from the top)."""
+    for i in range(len(games)):
+        g = games[i]
+        for j in range(N_CARDS):
+            order[g, j] = orders[i, j]
+        _set_up(d, order, g)
+
+
+@jit
 def _nth_legal(bits: int, u: float) -> int:
-    """The ``floor(u * k)``-th of the ``k`` set bits (``batch.random_legal`` for one game)."""
+    """The ``floor(u * k)``-th of the ``k`` set bits: a uniform choice with ``u``, as the scalar players pick
+    ``legal[int(u * len(legal))]``."""
     count = 0
     for a in range(N_ACTIONS):
         count += (bits >> a) & 1
@@ -285,42 +370,43 @@ def _nth_legal(bits: int, u: float) -> int:
 
 
 RANDOM, GREEDY = 0, 1
-"""The opponents the kernels play themselves: :class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer`
+"""The players the kernels play inside a step: :class:`~dejavu_env.grid.batched_opponents.RandomBatchPlayer`
 and :class:`~dejavu_env.grid.batched_opponents.GreedyBatchPlayer`."""
-_SHOWS_PACKED = np.array([sum(count << (8 * n) for n, count in enumerate(row)) for row in SHOWS], dtype=np.int64)
-"""How often each number shows on each card, eight bits per number: the counts of a set of cards add up."""
-_SHOWS_TABLE = np.array(SHOWS, dtype=np.int64)
 
 
 @jit
 def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
-    """``greedy``'s action in game ``g`` at seat ``me`` with its uniform ``u``: ``GreedyBatchPlayer.act``
-    (its docstring and ``dejavu_agents/grid/greedy.py`` give the plan), read from the same ``info_state`` facts."""
+    """``greedy``'s action in game ``g`` at seat ``me`` with its uniform ``u``, from the facts of that seat's
+    ``info_state`` view (the faces it knows, the counts, the piles). The plan, as ``dejavu_agents/grid/greedy.py``
+    states it: take the End card when that puts its score above the opponent's; else reveal the known cards
+    that share a number showing three times or more (the lowest such number, its cards in slot order); else
+    look at a random card whose face it does not know (any card when all are known). During a reveal: the
+    next known card of the target number, else Stop, else a random reveal. After a finished action: End."""
     legal = d[LEGAL, g]
     phase = d[PHASE, g]
-    known = (d[SEEN, g] >> (b.KNOWN_AT + b.SLOT_BITS * me)) & d[OCC, g] & _BYTE
+    known = (d[SEEN, g] >> (KNOWN_AT + SLOT_BITS * me)) & d[OCC, g] & SLOT_MASK
     cards = d[SLOT_CARDS, g]
     shows = np.int64(0)  # the known cards' counts per number, eight bits each
     for k in range(N_SLOTS):
         if (known >> k) & 1:
-            shows += _SHOWS_PACKED[(cards >> (CARD_BITS * k)) & 31]
+            shows += SHOWS_PACKED[(cards >> (CARD_BITS * k)) & CARD_MASK]
     if phase == PHASE_START:
         sizes, tokens = d[PILE_SIZES, g], d[TOKENS, g]
         opp = 1 - me
-        doubled_me = 2 * ((sizes >> (SIZE_BITS * me)) & 0xFF) + 2 + ((tokens >> (TOKEN_BITS * me)) & 15)
-        doubled_opp = 2 * ((sizes >> (SIZE_BITS * opp)) & 0xFF) + ((tokens >> (TOKEN_BITS * opp)) & 15)
+        doubled_me = 2 * ((sizes >> (SIZE_BITS * me)) & SIZE_MASK) + 2 + ((tokens >> (TOKEN_BITS * me)) & TOKEN_MASK)
+        doubled_opp = 2 * ((sizes >> (SIZE_BITS * opp)) & SIZE_MASK) + ((tokens >> (TOKEN_BITS * opp)) & TOKEN_MASK)
         can_take = (legal >> TAKE_END) & 1 == 1
         if can_take and doubled_me > doubled_opp:
             return TAKE_END
-        best, best_count = 0, int(shows & 0xFF)
+        best, best_count = 0, int(shows & COUNT_MASK)
         for n in range(1, N_NUMBERS):
-            if (shows >> (8 * n)) & 0xFF > best_count:
-                best, best_count = n, int((shows >> (8 * n)) & 0xFF)
+            if (shows >> (COUNT_BITS * n)) & COUNT_MASK > best_count:
+                best, best_count = n, int((shows >> (COUNT_BITS * n)) & COUNT_MASK)
         if best_count >= STOP_COUNT:
             for k in range(N_SLOTS):
-                if (known >> k) & 1 and _SHOWS_TABLE[(cards >> (CARD_BITS * k)) & 31, best] > 0:
+                if (known >> k) & 1 and SHOWS_TABLE[(cards >> (CARD_BITS * k)) & CARD_MASK, best] > 0:
                     return REVEAL + k
-        looks = legal & _ALL_SLOTS
+        looks = legal & ALL_SLOTS
         if looks == 0:
             return TAKE_END if can_take else END_TURN
         unknown = looks & ~known
@@ -329,16 +415,16 @@ def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
         candidates = d[CANDS, g]
         target, best_count = 0, -1
         for n in range(N_NUMBERS):
-            count = int((shows >> (8 * n)) & 0xFF) if (candidates >> n) & 1 else -1
+            count = int((shows >> (COUNT_BITS * n)) & COUNT_MASK) if (candidates >> n) & 1 else -1
             if count > best_count:
                 target, best_count = n, count
         hidden = known & ~d[SEEN, g]  # known faces not face up now
         for k in range(N_SLOTS):
-            if (hidden >> k) & 1 and _SHOWS_TABLE[(cards >> (CARD_BITS * k)) & 31, target] > 0:
+            if (hidden >> k) & 1 and SHOWS_TABLE[(cards >> (CARD_BITS * k)) & CARD_MASK, target] > 0:
                 return REVEAL + k
         if (legal >> STOP) & 1:
             return STOP
-        reveals = (legal >> REVEAL) & _ALL_SLOTS
+        reveals = (legal >> REVEAL) & ALL_SLOTS
         return REVEAL + _nth_legal(reveals if reveals != 0 else 1, u)
     return END_TURN
 
@@ -372,89 +458,63 @@ def play_opponent(
         _play_opponent(d, order, g, agent_seats[g], opponent, max_turns, keys, counters, moves)
 
 
-_LAYOUT, _OTHER = LAYOUTS["info_state"], LAYOUTS["observation"]
-_AT = _LAYOUT.offsets
-BLUE_AT, FLAGS_AT, FACES_AT, PUBLIC_AT = _AT["slot_blue"], _AT["slot_empty"], _AT["faces"], _AT["tokens"]
-CARDS_AT, SIZES_AT = _AT["pile_me"], _AT["pile_sizes"]
-TOKENS_AT, DECK_AT, LAST_AT, COUNT_AT = _AT["tokens"], _AT["deck_size"], _AT["last_turn"], _AT["candidate_count"]
-PUBLIC_WORDS = (_AT["costs_token"] + 1 - PUBLIC_AT) // 8
-"""Where :func:`observe_into` writes each piece: module constants, which numba compiles in (read from an
-array, they made the kernel 1.7 times slower). Both views share the offsets, but for the card sets' names."""
-assert _OTHER.offsets == {
-    **{k: v for k, v in _AT.items() if k not in ("pile_me", "pile_opp", "pile_sizes")},
-    "kept_me": CARDS_AT, "kept_opp": _AT["pile_opp"],
-}
-assert _LAYOUT.size == SIZES_AT + 2 and _OTHER.size == SIZES_AT and (PUBLIC_WORDS * 8 + PUBLIC_AT == CARDS_AT)
-assert BLUE_AT + N_SLOTS * N_BLUES == FLAGS_AT and FLAGS_AT + 4 * N_SLOTS == FACES_AT
-assert FACES_AT + N_SLOTS * N_NUMBERS == PUBLIC_AT
-
-
-_BIT_FLOATS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
-"""Each byte's eight bits as floats."""
-_BYTE_FLOATS = np.arange(256, dtype=np.float32)
-_BLUE_INDEX = np.array(BLUE, dtype=np.int64) - MIN_BLUE
-"""Each card's blue number as its index in a ``slot_blue`` one-hot."""
-_PAIRS = np.array(CARDS, dtype=np.int64)
-"""Each card's two numbers (``faces`` counts them: a double shows its number twice)."""
-
-
 @jit
 def _write_bits(out: np.ndarray, g: int, at: int, value: int, n_bytes: int) -> None:
     """The low ``8 * n_bytes`` bits of ``value`` as 0.0 / 1.0 at ``out[g, at:]``."""
     for k in range(n_bytes):
-        byte = (value >> (8 * k)) & _BYTE
+        byte = (value >> (8 * k)) & SLOT_MASK
         for j in range(8):
-            out[g, at + 8 * k + j] = _BIT_FLOATS[byte, j]
+            out[g, at + 8 * k + j] = BIT_FLOATS[byte, j]
 
 
 @jit
 def _observe(
-    out: np.ndarray, g: int, d: np.ndarray, me: int, perfect_recall: bool, top_words: np.ndarray,
-    state_words: np.ndarray, candidate_words: np.ndarray,
+    out: np.ndarray, g: int, d: np.ndarray, me: int, perfect_recall: bool
 ) -> None:
-    """Write game ``g``'s view from seat ``me`` into ``out[g]``: ``BatchObserver.update``'s pieces, in
-    the ``info_state`` view (``perfect_recall``) or the ``observation`` view. The pieces cover the
-    layout (the asserts above), so every entry is written. The ``*_words`` tables are the public
-    block's (``BatchObserver._write_public``).
+    """Write game ``g``'s view from seat ``me`` into ``out[g]`` (``docs/rules.md#grid-information``): the
+    ``info_state`` view (``perfect_recall``) or the ``observation`` view of :mod:`dejavu_env.grid.observation`,
+    whose docstring describes every piece. The pieces cover the layout (the asserts of
+    :mod:`dejavu_env.grid.block`), so every entry is written; the public facts are whole words built from
+    the block's ``*_WORDS`` tables.
 
     Written for the compiler (each measured): plain element loops, since a slice assignment costs
     several nanoseconds of view setup; bit fields through a table of eight floats per byte rather
     than an int-to-float conversion per bit; the one-hot blue sides and the faces (each card
     shows its two numbers) as zeros and then their few ones, rather than table rows copied."""
-    no_top = top_words.shape[1] - 1
+    no_top = TOP_WORDS.shape[1] - 1
     cards, occ = d[SLOT_CARDS, g], d[OCC, g]
     seen = d[SEEN, g]
-    reveal = seen & _BYTE
+    reveal = seen & SLOT_MASK
     if perfect_recall:
-        shown = (seen >> (b.KNOWN_AT + b.SLOT_BITS * me)) & _BYTE
-        opp_known = (seen >> (b.KNOWN_AT + b.SLOT_BITS - b.SLOT_BITS * me)) & _BYTE
+        shown = (seen >> (KNOWN_AT + SLOT_BITS * me)) & SLOT_MASK
+        opp_known = (seen >> (KNOWN_AT + SLOT_BITS - SLOT_BITS * me)) & SLOT_MASK
     else:
-        shown = reveal | ((seen >> (b.FRESH_AT + b.SLOT_BITS * me)) & _BYTE)
-        opp_known = reveal | ((seen >> (b.WITNESSED_AT + b.SLOT_BITS * me)) & _BYTE)
+        shown = reveal | ((seen >> (FRESH_AT + SLOT_BITS * me)) & SLOT_MASK)
+        opp_known = reveal | ((seen >> (WITNESSED_AT + SLOT_BITS * me)) & SLOT_MASK)
     for j in range(N_SLOTS * N_BLUES):
         out[g, BLUE_AT + j] = 0.0
     for j in range(N_SLOTS * N_NUMBERS):
         out[g, FACES_AT + j] = 0.0
     for k in range(N_SLOTS):
-        card = (cards >> (CARD_BITS * k)) & 31
+        card = (cards >> (CARD_BITS * k)) & CARD_MASK
         if (occ >> k) & 1:
-            out[g, BLUE_AT + N_BLUES * k + _BLUE_INDEX[card]] = 1.0
+            out[g, BLUE_AT + N_BLUES * k + BLUE_INDEX[card]] = 1.0
         if (shown >> k) & 1:
-            out[g, FACES_AT + N_NUMBERS * k + _PAIRS[card, 0]] += 1.0
-            out[g, FACES_AT + N_NUMBERS * k + _PAIRS[card, 1]] += 1.0
-    _write_bits(out, g, FLAGS_AT, (~occ & _ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24, 4)
+            out[g, FACES_AT + N_NUMBERS * k + PAIRS[card, 0]] += 1.0
+            out[g, FACES_AT + N_NUMBERS * k + PAIRS[card, 1]] += 1.0
+    _write_bits(out, g, FLAGS_AT, (~occ & ALL_SLOTS) | reveal << 8 | shown << 16 | opp_known << 24, 4)
     deck_pos, taker = d[DECK_POS, g], d[END_TAKER, g]
     key = (((taker + 1) * 2 + me) * 2 + (deck_pos >= N_CARDS)) * 3 + d[PHASE, g]
     top = d[TOP, g]
     top = top if top >= 0 else no_top
     candidates = d[CANDS, g]
     for w in range(PUBLIC_WORDS):
-        value = top_words[w, top] | state_words[w, key] | candidate_words[w, candidates]
+        value = TOP_WORDS[w, top] | STATE_WORDS[w, key] | CANDIDATE_WORDS[w, candidates]
         for j in range(8):
-            out[g, PUBLIC_AT + 8 * w + j] = _BYTE_FLOATS[(value >> (8 * j)) & _BYTE]
+            out[g, PUBLIC_AT + 8 * w + j] = BYTE_FLOATS[(value >> (8 * j)) & SLOT_MASK]
     tokens = d[TOKENS, g]
-    out[g, TOKENS_AT] = (tokens >> (TOKEN_BITS * me)) & 15
-    out[g, TOKENS_AT + 1] = (tokens >> (TOKEN_BITS - TOKEN_BITS * me)) & 15
+    out[g, TOKENS_AT] = (tokens >> (TOKEN_BITS * me)) & TOKEN_MASK
+    out[g, TOKENS_AT + 1] = (tokens >> (TOKEN_BITS - TOKEN_BITS * me)) & TOKEN_MASK
     out[g, DECK_AT] = N_CARDS - deck_pos
     out[g, LAST_AT] = d[LAST, g]
     out[g, COUNT_AT] = d[COUNT, g]
@@ -462,22 +522,47 @@ def _observe(
         sets = d[PILES, g]
     else:
         sets = d[KEPT0, g] if me == 0 else d[KEPT1, g]
-    mine, theirs = (sets >> (PILE_BITS * me)) & 0xFFFFFFFF, (sets >> (PILE_BITS - PILE_BITS * me)) & 0xFFFFFFFF
+    mine, theirs = (sets >> (PILE_BITS * me)) & PILE_MASK, (sets >> (PILE_BITS - PILE_BITS * me)) & PILE_MASK
     _write_bits(out, g, CARDS_AT, mine | theirs << N_CARDS, 8)
     if perfect_recall:
         sizes = d[PILE_SIZES, g]
-        out[g, SIZES_AT] = (sizes >> (SIZE_BITS * me)) & 0xFF
-        out[g, SIZES_AT + 1] = (sizes >> (SIZE_BITS - SIZE_BITS * me)) & 0xFF
+        out[g, SIZES_AT] = (sizes >> (SIZE_BITS * me)) & SIZE_MASK
+        out[g, SIZES_AT + 1] = (sizes >> (SIZE_BITS - SIZE_BITS * me)) & SIZE_MASK
 
 
 @jit
 def observe_into(
-    out: np.ndarray, d: np.ndarray, seats: np.ndarray, perfect_recall: bool, top_words: np.ndarray,
-    state_words: np.ndarray, candidate_words: np.ndarray,
+    out: np.ndarray, d: np.ndarray, seats: np.ndarray, perfect_recall: bool
 ) -> None:
     """Every game's view into ``out`` (``(n, size)`` float32), game ``g`` seen by seat ``seats[g]``."""
     for g in range(d.shape[1]):
-        _observe(out, g, d, seats[g], perfect_recall, top_words, state_words, candidate_words)
+        _observe(out, g, d, seats[g], perfect_recall)
+
+
+def observe(state: GridBatch, seats: np.ndarray | int, obs_mode: str) -> np.ndarray:
+    """A fresh ``(n, size)`` float32 array of the ``obs_mode`` view of every game, game ``g`` seen by
+    ``seats[g]`` (or by ``seats`` in every game)."""
+    if obs_mode not in OBS_MODES:
+        raise ValueError(f"obs_mode must be one of {list(OBS_MODES)}, got {obs_mode!r}")
+    n = state.n
+    out = np.empty((n, LAYOUTS[obs_mode].size), dtype=np.float32)
+    me = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
+    observe_into(out, state.data, me, obs_mode == "info_state")
+    return out
+
+
+@jit
+def random_actions(d: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: the ``floor(u[g] * k)``-th of the ``k`` legal actions of game ``g``'s player to move."""
+    for g in range(d.shape[1]):
+        out[g] = _nth_legal(d[LEGAL, g], u[g])
+
+
+@jit
+def greedy_actions(d: np.ndarray, seats: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: ``greedy``'s action (:func:`_greedy`) in game ``g`` at seat ``seats[g]``, with uniform ``u[g]``."""
+    for g in range(d.shape[1]):
+        out[g] = _greedy(d, g, seats[g], u[g])
 
 
 @jit
@@ -528,7 +613,7 @@ def results_into(
 @jit
 def _outcome(d: np.ndarray, g: int, me: int, max_turns: int, score: bool) -> tuple[float, bool, bool]:
     """Game ``g``'s ``(reward, terminated, truncated)`` for its agent after a step: the win +1 / -1 / 0 or,
-    with ``score``, its tally lead (``batched.rewards``), 0 before the end; cut by ``max_turns``."""
+    with ``score``, its tally lead (``docs/rules.md#grid-scoring``), 0 before the end; cut by ``max_turns``."""
     if d[TERMINAL, g] == 0:
         return 0.0, False, d[TURNS, g] >= max_turns
     if score:
@@ -549,27 +634,91 @@ def outcomes_into(
         reward[i], terminated[i], truncated[i] = _outcome(d, g, seats[g], max_turns, score)
 
 
+class StepSettings(NamedTuple):
+    """What :func:`step_fused` needs to know of the env, fixed while it runs (numbers only)."""
+
+    fixed_seat: int
+    """The agent's seat, or -1: drawn at every deal."""
+    opponent: int
+    """:data:`RANDOM` or :data:`GREEDY`."""
+    max_turns: int
+    score: bool
+    """Rewards are tally leads (``reward="score"``), else wins."""
+    max_deals: int
+    """Deals tried while the opponent's opening turn ends the game."""
+    placeholder: int
+    """The one action an ended episode's mask offers."""
+    truncated_code: int
+    """The reason code of a game cut by ``max_turns``."""
+    perfect_recall: bool
+    """The ``info_state`` view, else ``observation``."""
+
+
+class StepRequest(NamedTuple):
+    """The step asked of :func:`step_fused`: each env's agent action and the env's per-game bookkeeping,
+    which the kernel updates in place: the agent's ``seats``, ``done`` (the episode ended at the last
+    step: this step starts a new one), ``cut`` (ended by the turn limit) and ``redeals``."""
+
+    actions: np.ndarray
+    seats: np.ndarray
+    done: np.ndarray
+    cut: np.ndarray
+    redeals: np.ndarray
+
+
+class Reply(NamedTuple):
+    """The rows of a step's reply, one per game, as the vector env hands them out: ``reward``,
+    ``terminated``, ``truncated``, the opponent's ``moves``, ``masks``, ``winners`` (agent, opponent),
+    ``winner`` (the sole winning seat or -1), ``scores``, reason ``codes``, ``tokens`` (agent, opponent)
+    and the views ``observations``."""
+
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    moves: np.ndarray
+    masks: np.ndarray
+    winners: np.ndarray
+    winner: np.ndarray
+    scores: np.ndarray
+    codes: np.ndarray
+    tokens: np.ndarray
+    observations: np.ndarray
+
+
+def new_reply(n: int, obs_size: int) -> Reply:
+    """Empty reply rows for ``n`` games."""
+    return Reply(
+        np.empty(n, dtype=np.float64), np.empty(n, dtype=bool), np.empty(n, dtype=bool),
+        np.empty((n, MAX_TURN_ACTIONS), dtype=np.int16), np.empty((n, N_ACTIONS), dtype=np.int8),
+        np.empty((n, 2), dtype=np.int8), np.empty(n, dtype=np.int64), np.empty((n, 2), dtype=np.float32),
+        np.empty(n, dtype=np.int64), np.empty((n, 2), dtype=np.int8), np.empty((n, obs_size), dtype=np.float32),
+    )
+
+
 @jit
 def step_fused(
-    d: np.ndarray, order: np.ndarray, actions: np.ndarray, seats: np.ndarray, fixed_seat: int, opponent: int,
-    max_turns: int, score: bool, max_deals: int, placeholder: int, truncated_code: int, keys: np.ndarray,
-    counters: np.ndarray, done: np.ndarray, cut: np.ndarray, redeals: np.ndarray, reward: np.ndarray,
-    terminated: np.ndarray, truncated: np.ndarray, moves: np.ndarray, masks: np.ndarray, winners: np.ndarray,
-    winner: np.ndarray, scores: np.ndarray, codes: np.ndarray, tokens: np.ndarray, out: np.ndarray,
-    perfect_recall: bool, top_words: np.ndarray, state_words: np.ndarray, candidate_words: np.ndarray,
+    block: tuple[np.ndarray, np.ndarray], streams: tuple[np.ndarray, np.ndarray], settings: StepSettings,
+    request: StepRequest, reply: Reply,
 ) -> int:
-    """One whole vector-env step against the ``opponent`` (``RANDOM`` or ``GREEDY``) with ``NextStep``
-    autoreset, game by game: the general path of ``DejaVuVectorEnv.step`` (``_play``, ``_begin`` /
-    ``_start``, ``_reply``) fused, for the default configurations. Games in ``done`` start anew
-    (their action ignored: a seat drawn unless ``fixed_seat`` >= 0, a deal, the opponent's opening
-    turn, a redeal while that ended the game); the others play their agent's action, then the
-    opponent. Then every game's reply row is written: ``masks`` (``placeholder`` alone where the
-    episode just ended), ``winners``, ``winner`` (the sole winning seat or -1), ``scores``,
-    ``codes``, ``tokens`` and the view ``out``. ``done``, ``cut`` (truncated episodes), ``redeals``
-    and ``seats`` are updated in place.
+    """One whole vector-env step with ``NextStep`` autoreset against a built-in opponent, game by game:
+    the general path of ``DejaVuVectorEnv.step`` fused, for the default configurations. ``block`` is the
+    state (``data``, ``order``), ``streams`` the games' (``keys``, ``counters``). Games ``done`` start anew
+    (their action ignored: a seat drawn unless ``settings.fixed_seat`` >= 0, a deal, the opponent's opening
+    turn, a redeal while that ended the game); the others play their agent's action, then the opponent.
+    Then every game's reply row is written with the pieces the general path writes (:func:`_mask`,
+    :func:`_result`, :func:`_observe`), the placeholder mask of an ended episode, the sole winner and
+    the token counts. (Those few lines stand here rather than in a helper of their own: a helper taking
+    the eight reply arrays, even inlined, cost this kernel 15% of its time in reference counts.)
 
     Returns -1, or -2 (and changes nothing) when an action is illegal, for the general path to
     handle, or the first game whose ``max_deals`` deals all ended in the opponent's opening turn."""
+    d, order = block
+    keys, counters = streams
+    actions, seats, done, cut, redeals = request
+    reward, terminated, truncated, moves = reply.reward, reply.terminated, reply.truncated, reply.moves
+    masks, winners, winner, scores = reply.masks, reply.winners, reply.winner, reply.scores
+    codes, tokens, out = reply.codes, reply.tokens, reply.observations
+    fixed_seat, opponent, max_turns, score, max_deals, placeholder, truncated_code, perfect_recall = settings
     n = d.shape[1]
     for g in range(n):
         if not done[g] and (d[LEGAL, g] >> actions[g]) & 1 == 0:
@@ -614,9 +763,9 @@ def step_fused(
             _mask(d, g, me, masks)
         _result(d, g, me, cut[g], truncated_code, winners, scores, codes)
         winner[g] = (1 if winners[g, 1] else 0) if winners[g, 0] + winners[g, 1] == 1 else -1
-        tokens[g, 0] = (d[TOKENS, g] >> (TOKEN_BITS * me)) & 15
-        tokens[g, 1] = (d[TOKENS, g] >> (TOKEN_BITS - TOKEN_BITS * me)) & 15
-        _observe(out, g, d, me, perfect_recall, top_words, state_words, candidate_words)
+        tokens[g, 0] = (d[TOKENS, g] >> (TOKEN_BITS * me)) & TOKEN_MASK
+        tokens[g, 1] = (d[TOKENS, g] >> (TOKEN_BITS - TOKEN_BITS * me)) & TOKEN_MASK
+        _observe(out, g, d, me, perfect_recall)
     return failed
 
 
@@ -631,33 +780,34 @@ def warm_up() -> None:
     global _warm
     if _warm:
         return
-    from dejavu_env.grid.batched_observation import BatchObserver  # it imports this module
-
-    n = 2
-    games = np.arange(n, dtype=np.int64)
-    seats = np.zeros(n, dtype=np.int64)
-    keys, counters = np.arange(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
-    for game_major in (False, True):  # the copies the numpy opponents' rounds play on, then the env's own block
-        state = b.new_batch(n, game_major=game_major)
+    with compile_notice("grid"):
+        n = 2
+        games = np.arange(n, dtype=np.int64)
+        seats = np.zeros(n, dtype=np.int64)
+        u = np.zeros(n)
+        chosen = np.empty(n, dtype=np.int64)
+        keys, counters = np.arange(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
+        state = new_batch(n)
+        for part in (state.take(games), state):  # the copies the other players' rounds play on, then the env's block
+            d, order = part.data, part.order
+            deal_games(d, order, games, keys, counters)
+            deal_orders(d, order, games[:1], order[:1].copy())
+            apply_games(d, order, games[:1], np.full(1, END_TURN, dtype=np.int64))
+            play_opponent(d, order, games, seats, RANDOM, 2, keys, counters, np.zeros((n, MAX_TURN_ACTIONS), np.int16))
+            random_actions(d, u, chosen)
+            greedy_actions(d, seats, u, chosen)
+            for mode in OBS_MODES:
+                observe(part, seats, mode)
         d, order = state.data, state.order
-        deal_games(d, order, games, keys, counters)
-        apply_games(d, order, games[:1], np.full(1, END_TURN, dtype=np.int64))
-        play_opponent(d, order, games, seats, RANDOM, 2, keys, counters, np.zeros((n, 4), dtype=np.int16))
-    outcomes_into(d, games, seats, 2, False, np.empty(n), np.empty(n, dtype=bool), np.empty(n, dtype=bool))
-    agent_masks(d, seats, np.empty((n, N_ACTIONS), dtype=np.uint8))
-    results_into(
-        d, seats, np.zeros(n, dtype=bool), 0, np.empty((n, 2), dtype=np.int8), np.empty((n, 2), dtype=np.float32),
-        np.empty(n, dtype=np.int64),
-    )
-    flags = np.ones(n, dtype=bool)
-    for obs_mode, layout in LAYOUTS.items():
-        observer = BatchObserver(n, obs_mode, "numba")
-        observer.observe(state, seats)
-        step_fused(
-            d, order, np.zeros(n, dtype=np.int64), seats, -1, RANDOM, 2, False, 1, END_TURN, 0, keys, counters,
-            flags.copy(), flags.copy(), np.zeros(n, dtype=np.int64), np.empty(n), flags.copy(), flags.copy(),
-            np.empty((n, 4), dtype=np.int16), np.empty((n, N_ACTIONS), dtype=np.int8), np.empty((n, 2), dtype=np.int8),
-            np.empty(n, dtype=np.int64), np.empty((n, 2), dtype=np.float32), np.empty(n, dtype=np.int64),
-            np.empty((n, 2), dtype=np.int8), np.empty((n, layout.size), dtype=np.float32), *observer.compiled_tables(),
+        outcomes_into(d, games, seats, 2, False, np.empty(n), np.empty(n, dtype=bool), np.empty(n, dtype=bool))
+        agent_masks(d, seats, np.empty((n, N_ACTIONS), dtype=np.uint8))
+        results_into(
+            d, seats, np.zeros(n, dtype=bool), 0, np.empty((n, 2), dtype=np.int8), np.empty((n, 2), dtype=np.float32),
+            np.empty(n, dtype=np.int64),
         )
+        flags = np.ones(n, dtype=bool)
+        for mode, layout in LAYOUTS.items():
+            settings = StepSettings(-1, RANDOM, 2, False, 1, END_TURN, 0, mode == "info_state")
+            request = StepRequest(np.zeros(n, dtype=np.int64), seats, flags.copy(), flags.copy(), np.zeros(n, np.int64))
+            step_fused((d, order), (keys, counters), settings, request, new_reply(n, layout.size))
     _warm = True

@@ -11,11 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+try:
+    from pettingzoo import AECEnv
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+except ModuleNotFoundError as missing:  # one line that names the extra, not a bare "No module named"
+    if not (missing.name or "").startswith("pettingzoo"):
+        raise
+    raise ModuleNotFoundError(
+        f"{__name__} needs pettingzoo, the 'pettingzoo' extra: pip install 'dejavu-env[pettingzoo]'",
+        name="pettingzoo",
+    ) from None
 
 from dejavu_env.core.game import Outcome
-from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation
+from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
@@ -56,6 +65,8 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     - ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed);
       ``render_seat``: the seat (0 or 1) whose knowledge is drawn, or ``None`` (default) for
       the agent to move. Faces the seat does not know are drawn as blue backs.
+    - ``mask_in_info``: ``True`` (default) puts each agent's mask in its ``info`` too;
+      ``False`` for TorchRL's ``PettingZooWrapper`` (see :mod:`dejavu_env.core.pettingzoo`).
 
     Illegal actions (``None`` for a live agent included) raise ``ValueError`` naming the
     action and why, and change nothing. For learners without masks, PettingZoo's
@@ -64,8 +75,12 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     ``infos``, per agent after every reset and step, with the keys and types of the
     single-agent env's result (:mod:`dejavu_env.core.env`), egocentric for that agent:
     ``"winner"`` (0: this agent, 1: the other, -1: none yet, a draw or truncated),
-    ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (``"hunches"``,
-    ``"end_card"``, ``"truncated"``, ``""`` while playing), plus ``"turns"`` (finished turns).
+    ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (an int8 code of
+    :data:`dejavu_env.core.game.REASONS`: ``1`` ``"hunches"``, ``2`` ``"end_card"``, ``4``
+    ``"truncated"``, ``0`` while playing), plus ``"turns"`` (int64, finished turns) and
+    ``"action_mask"`` (the same mask as its observation's, where AgileRL and others read it;
+    not with ``mask_in_info=False``).
+    Every value is a numpy scalar or array of a fixed dtype.
 
     ``reset(seed=None, options=None)``: ``seed`` reseeds the deal generator (``None`` keeps
     drawing from the current one); option ``"deck"`` fixes the deal (32 ``(a, b)`` pairs,
@@ -94,9 +109,10 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
         reward: str = "win",
         render_mode: str | None = None,
         render_seat: int | None = None,
+        mask_in_info: bool = True,
     ) -> None:
         super().__init__()
-        self._setup(2, obs_mode, reward, render_mode)
+        self._setup(2, obs_mode, reward, render_mode, mask_in_info)
         self.max_turns = check_int("max_turns", max_turns, 1)
         self.render_seat = check_choice("render_seat", render_seat, (None, 0, 1))
         self._observers = (Observer(0, self.obs_mode), Observer(1, self.obs_mode))
@@ -140,8 +156,7 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
         """``agent``'s observation; its mask is all zero unless it is the agent to move."""
         seat = self._seat(agent)
         state = self._started_state()
-        mask = legal_mask(state, seat) if not self._over else np.zeros(GAME_INFO.n_actions, dtype=np.int8)
-        return {"observation": self._observers[seat].observe(state).copy(), "action_mask": mask}
+        return {"observation": self._observers[seat].observe(state).copy(), "action_mask": self._mask(seat)}
 
     def _render(self, mode: str) -> str | np.ndarray:
         state = self._started_state()
@@ -183,9 +198,18 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
             self.terminations = dict.fromkeys(AGENTS, True)
             self._set_infos(outcome(state))
 
+    def _mask(self, seat: int) -> np.ndarray:
+        """A fresh int8 mask of ``seat``'s legal actions: all zero unless it is to move and the game goes on."""
+        if self._over:
+            return np.zeros(GAME_INFO.n_actions, dtype=np.int8)
+        return legal_mask(self._started_state(), seat)
+
     def _set_infos(self, result: Outcome) -> None:
-        turns = self._started_state().turns
+        turns = np.int64(self._started_state().turns)
         self.infos = {agent: {**info, "turns": turns} for agent, info in self._result_infos(result).items()}
+        if self.mask_in_info:
+            for seat, info in enumerate(self.infos.values()):
+                info["action_mask"] = self._mask(seat)
 
 
 def raw_env(**kwargs: Any) -> DejaVuGridAECEnv:
@@ -193,12 +217,43 @@ def raw_env(**kwargs: Any) -> DejaVuGridAECEnv:
     return DejaVuGridAECEnv(**kwargs)
 
 
+class _CheckedOrder(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with errors that name the problem.
+
+    Why: the plain wrapper raises a bare ``AssertionError`` for ``step`` or ``observe`` before
+    ``reset`` and an ``AttributeError`` for ``last``, and only warns on a ``step`` after the
+    game (playing nothing). Here those are a ``RuntimeError`` saying what to call, and a
+    finished agent's action other than ``None`` is a ``ValueError`` naming the agent.
+    """
+
+    def step(self, action: Any) -> None:
+        require_reset(self._has_reset, "step")
+        check_aec_step(self, action)
+        super().step(action)
+
+    def observe(self, agent: str) -> Observation:
+        require_reset(self._has_reset, "observe")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        require_reset(self._has_reset, "last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        require_reset(self._has_reset, "agent_iter")
+        return super().agent_iter(max_iter)
+
+    def render(self) -> Any:
+        require_reset(self._has_reset, "render")
+        return super().render()
+
+
 def env(**kwargs: Any) -> OrderEnforcingWrapper:
     """The env wrapped like PettingZoo's classic games, keeping this module's errors.
 
-    Only ``OrderEnforcingWrapper`` (errors for calls before ``reset``): the raw env already
-    rejects out-of-range and illegal actions with a ``ValueError`` naming them, which
-    ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper`` would replace with an
-    ``AssertionError`` or a silent loss.
+    Only an order check (:class:`_CheckedOrder`, PettingZoo's ``OrderEnforcingWrapper`` with
+    clear errors): the raw env already rejects out-of-range and illegal actions with a
+    ``ValueError`` naming them, which ``AssertOutOfBoundsWrapper`` and
+    ``TerminateIllegalWrapper`` would replace with an ``AssertionError`` or a silent loss.
     """
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    return _CheckedOrder(raw_env(**kwargs))

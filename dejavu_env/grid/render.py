@@ -86,7 +86,7 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
         (f"after {plural(turns, 'turn')}" if verdict else f"turn {turns + 1}") + f", you are seat {seat}, {phase}"
         + (", last turn" if view["last_turn"][0] and not verdict else ""),
         f"tokens: you {_scalar(view, 'tokens', 0)}, opponent {_scalar(view, 'tokens', 1)}"
-        + (", next Look/Reveal costs a token" if view["costs_token"][0] else ""),
+        + (", next Look/Reveal costs a token" if view["costs_token"][0] and not verdict else ""),
         *rows,
         "  (blue number, the face you know or ?, * face up, ' the opponent knows it)",
         f"deck: {plural(deck, 'card')}" + (f", top blue {top}" if top else "") + f"; End card {end}",

@@ -58,6 +58,16 @@ MAX_TURN_ACTIONS = 160
 at most 6 and gains one only by stopping at a count of 4 or more, which keeps at least 3
 cards, so at most 10 times a game: at most 17 actions of at most 9 steps each (8 reveals
 and a stop), then End turn: 154. The env's ``info["opponent_actions"]`` has this length."""
+
+
+def max_agent_steps(max_turns: int) -> int:
+    """The most steps one agent can take in an episode of ``DejaVuGrid-v0`` under ``max_turns``:
+    at most every other turn is its own, of at most ``MAX_TURN_ACTIONS`` steps each. The
+    registered ``max_episode_steps`` is this at ``DEFAULT_MAX_TURNS``, so gymnasium's
+    ``TimeLimit`` never cuts a game the env would have played."""
+    return (max_turns + 1) // 2 * MAX_TURN_ACTIONS
+
+
 REWARDS = ("win", "score")
 MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
 """Every card and the End card in one pile and all the tokens: no tally can be higher."""
@@ -96,6 +106,8 @@ def action_name(action: int) -> str:
 
 _IDS_CACHE: dict[int, tuple[int, ...]] = {}
 _MASK_CACHE: dict[tuple[int, type], np.ndarray] = {}
+_INT8_MASKS: dict[int, np.ndarray] = {}
+"""The int8 masks by bits alone: every env reply asks for one, and a tuple key costs a tenth of it."""
 
 
 def legal_ids(bits: int) -> tuple[int, ...]:
@@ -108,6 +120,11 @@ def legal_ids(bits: int) -> tuple[int, ...]:
 
 def mask_array(bits: int, dtype: type = np.int8) -> np.ndarray:
     """The ``N_ACTIONS``-long mask of a legal-action bit mask, as a fresh array of ``dtype``."""
+    if dtype is np.int8:
+        cached = _INT8_MASKS.get(bits)
+        if cached is None:
+            cached = _INT8_MASKS[bits] = np.array([bits >> a & 1 for a in range(N_ACTIONS)], dtype=np.int8)
+        return cached.copy()
     cached = _MASK_CACHE.get((bits, dtype))
     if cached is None:
         cached = np.array([bits >> a & 1 for a in range(N_ACTIONS)], dtype=dtype)

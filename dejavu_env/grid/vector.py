@@ -2,9 +2,8 @@
 
 The game's parts of the vector front end; what both games' vector envs share (autoreset,
 seeding, options, errors, the ``info`` contract) is in :mod:`dejavu_env.core.vector`, the
-rules in :mod:`dejavu_env.grid.batched`, the views in
-:mod:`dejavu_env.grid.batched_observation` and the players in
-:mod:`dejavu_env.grid.batched_opponents`.
+state layout in :mod:`dejavu_env.grid.block`, the rules, views and built-in players compiled in
+:mod:`dejavu_env.grid.kernels`, and the players' contract in :mod:`dejavu_env.grid.batched_opponents`.
 """
 
 from __future__ import annotations
@@ -16,37 +15,36 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dejavu_env.core.batch import all_set, any_set, unpack_bits
-from dejavu_env.core.game import Outcome
-from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.batch import all_set, any_set
+from dejavu_env.core.game import REASON_DTYPE, Outcome, reason_code
+from dejavu_env.core.validation import check_choice, check_episode_steps, check_int
 from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
-from dejavu_env.grid.batched import (
-    LEGAL,
+from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GreedyBatchPlayer, GridRequest, RandomBatchPlayer
+from dejavu_env.grid.block import (
     PLAYER,
     REASONS,
     TERMINAL,
     TOKEN_BITS,
+    TOKEN_MASK,
     TOKENS,
     TURNS,
     GridBatch,
-    apply,
-    deal,
     new_batch,
-    rewards,
-    scores,
-    step,
     to_scalar,
 )
-from dejavu_env.grid.batched_observation import BatchObserver
-from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GreedyBatchPlayer, GridRequest, RandomBatchPlayer
-from dejavu_env.grid.cards import N_CARDS, parse_deck
+from dejavu_env.grid.cards import parse_deck
 from dejavu_env.grid.env import MAX_DEALS, SEATS, DejaVuGridEnv
 from dejavu_env.grid.kernels import (
     GREEDY,
     RANDOM,
+    StepRequest,
+    StepSettings,
     agent_masks,
     apply_games,
     deal_games,
+    deal_orders,
+    new_reply,
+    observe_into,
     outcomes_into,
     play_opponent,
     results_into,
@@ -56,13 +54,14 @@ from dejavu_env.grid.kernels import (
 from dejavu_env.grid.observation import Observer, decode
 from dejavu_env.grid.opponents import RandomOpponent
 from dejavu_env.grid.render import render_ansi, render_rgb
-from dejavu_env.grid.rules import MAX_TURN_ACTIONS, outcome
+from dejavu_env.grid.rules import MAX_TURN_ACTIONS, max_agent_steps, outcome
 
 DEFAULTS = scalar_defaults(DejaVuGridEnv)
 """The single env's keyword defaults, which the vector env shares."""
-_REASON_NAMES = np.array([*REASONS, "truncated"], dtype=object)
+_REASON_CODES = np.array([reason_code(name) for name in (*REASONS, "truncated")], dtype=REASON_DTYPE)
 _TRUNCATED = len(REASONS)
-"""``info["reason"]`` by code: the engine's reasons, then a truncation by the turn limit."""
+"""``info["reason"]`` (codes of :data:`dejavu_env.core.game.REASONS`) by the engine's own reason index, then a
+truncation by the turn limit."""
 
 
 def _never_opened(envs: list[int]) -> RuntimeError:
@@ -95,8 +94,6 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
     - ``league`` / ``league_probs``: a pool of such opponents, one drawn per env at every
       reset (``opponent_ids`` says which).
     - ``autoreset_mode``: ``"NextStep"`` (default), ``"SameStep"`` or ``"Disabled"``.
-    - ``backend``: ``"auto"`` (default), ``"numpy"`` or ``"numba"``: which engine steps the
-      batch (:mod:`dejavu_env.core.compiled`); the games are the same bit for bit.
 
     ``render()`` returns one picture per env.
     """
@@ -118,10 +115,14 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         league: Sequence[Any] | None = None,
         league_probs: Sequence[float] | None = None,
-        backend: str = "auto",
+        max_episode_steps: int | None = None,
     ) -> None:
         self.agent_seat = check_choice("agent_seat", agent_seat, SEATS)
-        self.max_turns = check_int("max_turns", max_turns, 2)
+        self.max_turns = check_int("max_turns", max_turns, 2, 2**63 - 1)  # the kernels count turns in an int64
+        # make_vec passes the spec's bound; games end by max_turns, so it may not be shorter.
+        self.max_episode_steps = check_episode_steps(
+            max_episode_steps, max_agent_steps(self.max_turns), f"max_turns={self.max_turns}"
+        )
         if league is not None and opponent is not None:
             raise ValueError("give either opponent or league, not both")
         default = "random" if opponent is None else opponent
@@ -129,15 +130,13 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         super().__init__(
             num_envs, n_players=2, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
             render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
-            seat_players=seated, backend=backend,
+            seat_players=seated,
         )
-        self.state: GridBatch = new_batch(self.num_envs, game_major=self.backend == "numba")
+        self.state: GridBatch = new_batch(self.num_envs)
         self.seat = np.zeros(self.num_envs, dtype=np.int64)
         self.redeals = np.zeros(self.num_envs, dtype=np.int64)
         self._truncated = np.zeros(self.num_envs, dtype=bool)
-        self._observer = BatchObserver(self.num_envs, self.obs_mode, self.backend)
-        if self.backend == "numba":
-            warm_up()
+        warm_up()
         self._compiled_opponent = self._kernel_opponent()
         self._fusable = (
             self._compiled_opponent >= 0 and self.autoreset_mode == AutoresetMode.NEXT_STEP
@@ -150,9 +149,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
 
     def _kernel_opponent(self) -> int:
         """The kernels' code for the one kind of player seated (``RANDOM``, ``GREEDY``), or -1 when the
-        players decide in numpy (another backend, a mixed pool, a learned policy)."""
-        if self.backend != "numba":
-            return -1
+        players are asked in rounds (a mixed pool, a learned policy)."""
         for code, kind in ((RANDOM, RandomBatchPlayer), (GREEDY, GreedyBatchPlayer)):
             if all(type(p) is kind for p in self.players):
                 return code
@@ -181,7 +178,6 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         else:
             given = np.array([-1 if s is None else s for s in seats], dtype=np.int64)
             self.seat[games] = np.where(given < 0, drawn, given)
-        self._observer.forget(games)
         self._truncated[games] = False
         self.redeals[games] = 0
         self._deal(games, decks)
@@ -204,82 +200,61 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
             raise _never_opened(pending[:8].tolist())
 
     def _deal(self, games: np.ndarray, decks: Sequence[list[int] | None] | None) -> None:
-        if self.backend == "numba" and decks is None:
-            deal_games(self.state.data, self.state.order, games, self.streams.keys, self.streams.counters)
-            return
-        orders = self.streams.permutations(games, N_CARDS)
-        if decks is not None:
-            for i, deck in enumerate(decks):
-                if deck is not None:
-                    orders[i] = deck
-        deal(self.state, games, orders)
+        """Shuffled decks from the games' streams; a scripted deck replaces its game's shuffle, which is drawn
+        all the same (the stream moves on as without the option)."""
+        state = self.state
+        deal_games(state.data, state.order, games, self.streams.keys, self.streams.counters)
+        scripted = [i for i, deck in enumerate(decks or ()) if deck is not None]
+        if scripted:
+            orders = np.array([decks[i] for i in scripted], dtype=np.int8)  # type: ignore[index]
+            deal_orders(state.data, state.order, games[scripted], orders)
 
     def _play(self, games: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         state = self.state
-        if self.backend == "numba":
-            apply_games(state.data, state.order, games, actions)
-        else:
-            step(state, games, actions)
+        apply_games(state.data, state.order, games, actions)
         self._play_others(games)
-        if self.backend == "numba":
-            reward = np.empty(len(games), dtype=np.float64)
-            terminated = np.empty(len(games), dtype=bool)
-            truncated = np.empty(len(games), dtype=bool)
-            outcomes_into(
-                state.data, games, self.seat, self.max_turns, self.reward_mode == "score", reward, terminated, truncated
-            )
-            self._truncated[games] = truncated
-            return reward, terminated, truncated
-        terminated = state.terminal[games] != 0
-        truncated = ~terminated & (state.turns[games] >= self.max_turns)
+        reward = np.empty(len(games), dtype=np.float64)
+        terminated = np.empty(len(games), dtype=bool)
+        truncated = np.empty(len(games), dtype=bool)
+        outcomes_into(
+            state.data, games, self.seat, self.max_turns, self.reward_mode == "score", reward, terminated, truncated
+        )
         self._truncated[games] = truncated
-        seat = self.seat[games]
-        reward = np.where(terminated, rewards(state, self.reward_mode)[games, seat], 0.0)
         return reward, terminated, truncated
 
     def _fused_step(self, actions: np.ndarray) -> tuple | None:
-        """With the numba backend, ``random`` or ``greedy`` opponents and ``NextStep`` autoreset (the
-        defaults, and the configuration of the benchmarks), one kernel plays the whole step game by
-        game (:func:`~dejavu_env.grid.kernels.step_fused`), with no numpy call per rule or per reply
-        piece; the tests check that it returns exactly what the general path does."""
+        """With ``random`` or ``greedy`` opponents and ``NextStep`` autoreset (the defaults, and the
+        configuration of the benchmarks), one kernel plays the whole step game by game
+        (:func:`~dejavu_env.grid.kernels.step_fused`), with no numpy call per reply piece; the tests
+        replay its games through the reference engine as they do the general path's."""
         if not self._fusable:
             return None
-        n = self.num_envs
         waiting = self._done.copy()
-        reward = np.empty(n, dtype=np.float64)
-        terminated = np.empty(n, dtype=bool)
-        truncated = np.empty(n, dtype=bool)
-        moves = np.empty((n, MAX_TURN_ACTIONS), dtype=np.int16)
-        masks = np.empty((n, self.game.n_actions), dtype=np.int8)
-        winners = np.empty((n, 2), dtype=np.int8)
-        winner = np.empty(n, dtype=np.int64)
-        scores = np.empty((n, 2), dtype=np.float32)
-        codes = np.empty(n, dtype=np.int64)
-        tokens = np.empty((n, 2), dtype=np.int8)
-        observations = np.empty((n, self._observer.layout.size), dtype=np.float32)
-        state = self.state
-        failed = step_fused(
-            state.data, state.order, actions, self.seat, -1 if self.agent_seat is None else self.agent_seat,
-            self._compiled_opponent, self.max_turns, self.reward_mode == "score", MAX_DEALS, self._placeholder_action(),
-            _TRUNCATED,
-            self.streams.keys, self.streams.counters, self._done, self._truncated, self.redeals, reward, terminated,
-            truncated, moves, masks, winners, winner, scores, codes, tokens, observations,
-            *self._observer.compiled_tables(),
+        reply = new_reply(self.num_envs, self.layouts[self.obs_mode].size)
+        settings = StepSettings(
+            -1 if self.agent_seat is None else self.agent_seat, self._compiled_opponent, self.max_turns,
+            self.reward_mode == "score", MAX_DEALS, self._placeholder_action(), _TRUNCATED,
+            self.obs_mode == "info_state",
         )
+        request = StepRequest(actions, self.seat, self._done, self._truncated, self.redeals)
+        state = self.state
+        streams = (self.streams.keys, self.streams.counters)
+        failed = step_fused((state.data, state.order), streams, settings, request, reply)
         if failed == -2:
             return None
         if failed >= 0:
             raise _never_opened([failed])
         return self._fused_reply(
-            waiting, moves, observations, masks, winners, scores, _REASON_NAMES.take(codes), winner,
-            {"tokens": tokens, "redeals": self.redeals.copy()}, reward, terminated, truncated,
+            waiting, reply.moves, reply.observations, reply.masks, reply.winners, reply.scores,
+            _REASON_CODES.take(reply.codes), reply.winner, {"tokens": reply.tokens, "redeals": self.redeals.copy()},
+            reply.reward, reply.terminated, reply.truncated,
         )
 
     def _play_others(self, games: np.ndarray) -> None:
         """Ask the opponents until every game in ``games`` waits on its agent, ended, or hit the turn limit.
 
-        With the numba backend and only ``random`` or only ``greedy`` seated, one kernel plays every
-        opponent turn; otherwise the players decide in rounds over the games still waiting on them."""
+        With only ``random`` or only ``greedy`` seated, one kernel plays every opponent turn; otherwise the
+        players decide in rounds over the games still waiting on them, and the kernels apply their moves."""
         if self._compiled_opponent >= 0:
             state = self.state
             play_opponent(
@@ -297,10 +272,7 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         column = 0
         while True:
             actions = self._ask(work, where)
-            if self.backend == "numba":
-                apply_games(work.data, work.order, np.arange(len(where)), actions)
-            else:
-                apply(work, actions)
+            apply_games(work.data, work.order, np.arange(len(where)), actions)
             self._opponent_actions[where, column] = actions
             column += 1
             w = work.data
@@ -337,48 +309,30 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         )
 
     def _agent_legal(self) -> np.ndarray:
-        if self.backend == "numba":
-            masks = np.empty((self.num_envs, self.game.n_actions), dtype=np.uint8)
-            agent_masks(self.state.data, self.seat, masks)
-            return masks
-        d = self.state.data
-        bits = np.where((d[PLAYER] == self.seat) & (d[TERMINAL] == 0), d[LEGAL], 0)
-        return unpack_bits(bits, 24)[:, : self.game.n_actions]
+        masks = np.empty((self.num_envs, self.game.n_actions), dtype=np.uint8)
+        agent_masks(self.state.data, self.seat, masks)
+        return masks
 
     def _illegal_reason(self, env: int, action: int) -> str:
         return to_scalar(self.state, env).illegal_reason(action)
 
     def _observe(self) -> np.ndarray:
-        return self._observer.observe(self.state, self.seat)
+        views = np.empty((self.num_envs, self.layouts[self.obs_mode].size), dtype=np.float32)
+        observe_into(views, self.state.data, self.seat, self.obs_mode == "info_state")
+        return views
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self.backend == "numba":
-            winners = np.empty((self.num_envs, 2), dtype=np.int8)
-            egocentric = np.empty((self.num_envs, 2), dtype=np.float32)
-            codes = np.empty(self.num_envs, dtype=np.int64)
-            results_into(self.state.data, self.seat, self._truncated, _TRUNCATED, winners, egocentric, codes)
-            return winners, egocentric, _REASON_NAMES.take(codes)
-        state = self.state
-        seat = self.seat
-        over = (state.terminal != 0) | self._truncated
-        winner = state.winner
-        has = (state.terminal != 0) & (winner >= 0)
-        winners = np.zeros((self.num_envs, 2), dtype=np.int8)
-        winners[:, 0] = has & (winner == seat)
-        winners[:, 1] = has & (winner != seat)
-        tally = scores(state)
-        first = seat == 0
-        egocentric = np.zeros((self.num_envs, 2), dtype=np.float32)
-        egocentric[:, 0] = np.where(over, np.where(first, tally[:, 0], tally[:, 1]), 0.0)
-        egocentric[:, 1] = np.where(over, np.where(first, tally[:, 1], tally[:, 0]), 0.0)
-        codes = np.where(self._truncated, _TRUNCATED, np.where(over, state.reason, 0))
-        return winners, egocentric, _REASON_NAMES.take(codes)
+        winners = np.empty((self.num_envs, 2), dtype=np.int8)
+        egocentric = np.empty((self.num_envs, 2), dtype=np.float32)
+        codes = np.empty(self.num_envs, dtype=np.int64)
+        results_into(self.state.data, self.seat, self._truncated, _TRUNCATED, winners, egocentric, codes)
+        return winners, egocentric, _REASON_CODES.take(codes)
 
     def _game_info(self, info: dict[str, Any]) -> None:
         tokens = self.state.data[TOKENS]
         at = TOKEN_BITS * self.seat
         info["tokens"] = np.stack(
-            [(tokens >> at) & 15, (tokens >> (TOKEN_BITS - at)) & 15], axis=1
+            [(tokens >> at) & TOKEN_MASK, (tokens >> (TOKEN_BITS - at)) & TOKEN_MASK], axis=1
         ).astype(np.int8)
         info["redeals"] = self.redeals.copy()
 
@@ -389,7 +343,6 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
         state, seat, redeals, truncated = snapshot
         self.state.restore(state)
         self.seat[:], self.redeals[:], self._truncated[:] = seat, redeals, truncated
-        self._observer.forget()
 
     def _render_env(self, env: int, mode: str) -> str | np.ndarray:
         game = to_scalar(self.state, env)

@@ -38,7 +38,11 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (root / "broken.yaml").write_text("game: [grid\n")
     (root / "odd.yaml").write_text("game: grid\nalgo: maskable_ppo\nstages: []\ncolour: blue\n")
     (root / "list.yaml").write_text("- 1\n- 2\n")
-    return {"file": str(root / "file.txt"), "run": str(run), "root": str(root)}
+    done = root / "done"
+    done.mkdir()
+    for name in ("players.md", "gauntlet.csv"):
+        (done / name).write_text("an earlier run's results\n")
+    return {"file": str(root / "file.txt"), "run": str(run), "root": str(root), "done": str(done), "long": "a" * 300}
 
 
 # (module, argv with {file}/{run}/{root} placeholders, text the error line holds)
@@ -61,7 +65,15 @@ CASES = [
     (TOURNAMENT, ["--game", "grid", "--out", "{file}"], "argument --out: {file} is a file, not a folder"),
     (TOURNAMENT, ["--game", "grid", "--out", "{file}/results"], "cannot make the folder"),
     (TOURNAMENT, ["--game", "grab", "--players", "random,{run}/best.zip"], "trained for grid, not grab"),
+    (TOURNAMENT, ["--game", "grid", "--players", "random,{long}.zip"], "has a name of 304 characters"),
+    (TOURNAMENT, ["--game", "grid", "--players", "random,mine={long}.zip"], "file systems take at most 255"),
+    (TOURNAMENT, ["--game", "grid", "--out", "{root}/{long}"], "argument --out: the path"),
+    (TOURNAMENT, ["--game", "grid", "--out", ""], "argument --out: an empty path"),
+    (TOURNAMENT, ["--game", "grid", "--out", "{done}"], "{done} already holds players.md (an earlier run?)"),
+    (TOURNAMENT, ["--game", "grid", "--games", str(10**30)], "more than this machine's free memory holds"),
+    (TOURNAMENT, ["--game", "grid", "--workers", "100000"], "100,000 worker processes is more than the"),
     ("dejavu_agents.play", [], "the following arguments are required: {{grid,grab}}"),
+    ("dejavu_agents.play", ["grid", "--opponent", "x={long}.zip"], "has a name of 304 characters"),
     ("dejavu_agents.play", ["chess"], "invalid choice: 'chess'"),
     ("dejavu_agents.play", ["grid", "--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
     ("dejavu_agents.play", ["grid", "--opponent", "nobody"], "unknown grid player 'nobody'"),
@@ -85,7 +97,19 @@ CASES = [
      "--reference 'x' must be one of --players (perfect)"),
     ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--out", "{file}"],
      "is a file, not a folder"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--out", "{done}"],
+     "{done} already holds gauntlet.csv (an earlier run?); give a new --out, or --overwrite"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--out", ""],
+     "argument --out: an empty path"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect,{long}.zip", "--opponents", "random"],
+     "has a name of 304 characters"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--games",
+                              str(10**30)], "more than this machine's free memory holds"),
+    ("experiments.evaluate", ["--game", "grab", "--players", "perfect", "--opponents", "random", "--workers",
+                              "100000"], "100,000 worker processes is more than the"),
     ("experiments.train", [], "the following arguments are required: config"),
+    ("experiments.train", ["grid", "--out", ""], "argument --out: an empty path"),
+    ("experiments.train", ["grid", "--out", "{root}/{long}"], "has a name of 300 characters"),
     ("experiments.train", ["nosuch"], "no config 'nosuch'; known: grab, grab-batched, grab-scratch, grab-stack, grid,"),
     ("experiments.train", ["rllib-grid"], "rllib-grid is a config of python -m experiments.rllib"),
     ("experiments.train", ["{root}"], "is a folder, not a config file"),
@@ -105,6 +129,10 @@ CASES = [
     ("experiments.benchmark_training", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
     ("experiments.benchmark_training", ["--only", "nosuch"], "--only 'nosuch' matches no case"),
     ("experiments.benchmark_training", ["--seed", "x"], "argument --seed: must be a whole number >= 0"),
+    ("experiments.human_recovery", ["--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
+    ("experiments.human_recovery", ["--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("dejavu_agents.web", ["--port", "0"], "argument --port: must be a whole number >= 1, got 0"),
+    ("dejavu_agents.web", ["--checkpoint", "grid:mine"], "write a checkpoint as GAME:NAME=PATH"),
 ]  # fmt: skip
 
 
@@ -281,3 +309,119 @@ def test_training_checks_its_arguments_before_it_starts(argv: list[str], places:
     from experiments.train import plan
 
     _check(*_outcome(lambda: plan(_fill(argv, places))), "python -m experiments.train")
+
+
+# ---------------------------------------------------------------- results are never silently replaced
+
+
+def test_overwrite_replaces_an_earlier_runs_files_only_when_asked(tmp_path: Path) -> None:
+    from dejavu_agents.tournament.__main__ import main
+
+    argv = ["--game", "grid", "--players", "random,greedy", "--games", "2", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert _outcome(lambda: main(argv))[0] == 0
+    first = (tmp_path / "players.md").read_text()
+    status, err = _outcome(lambda: main(argv))
+    assert status == 2 and "already holds pairs.csv, pairs.md, players.csv, players.md, heatmap.png" in err
+    assert (tmp_path / "players.md").read_text() == first
+    assert _outcome(lambda: main([*argv, "--overwrite"]))[0] == 0
+
+
+def test_the_gauntlet_refuses_to_replace_its_files_without_overwrite(tmp_path: Path) -> None:
+    from experiments.evaluate import main
+
+    argv = ["--game", "grid", "--players", "greedy", "--opponents", "random", "--games", "2", "--workers", "1",
+            "--no-progress", "--out", str(tmp_path)]  # fmt: skip
+    assert _outcome(lambda: main(argv))[0] == 0
+    status, err = _outcome(lambda: main(argv))
+    assert status == 2 and "already holds gauntlet.csv, gauntlet.md" in err
+    assert _outcome(lambda: main([*argv, "--overwrite"]))[0] == 0
+
+
+# ---------------------------------------------------------------- sizes against the machine
+
+
+def test_sizes_are_checked_against_the_machine_before_anything_is_allocated() -> None:
+    from dejavu_agents import machine
+    from dejavu_agents.tournament import run_tournament
+    from experiments.evaluate import gauntlet
+
+    assert machine.usable_cores() >= 1
+    assert machine.check_workers(machine.usable_cores()) == machine.usable_cores()
+    with pytest.raises(ValueError, match="cores this process may use"):
+        machine.check_workers(machine.usable_cores() + 1)
+    free = machine.available_memory()
+    if free is None:
+        pytest.skip("this system does not say how much memory is free")
+    assert free > 0
+    with pytest.raises(ValueError, match="free memory"):
+        run_tournament("grid", ["random", "greedy"], games=10**30)
+    with pytest.raises(ValueError, match="free memory"):
+        gauntlet("grid", ["greedy"], ["random"], games=10**30)
+
+
+# ---------------------------------------------------------------- Ctrl-C while a command saves
+
+
+@pytest.fixture
+def sigint_restored():
+    """Each test leaves Ctrl-C as it found it, whatever the command under test did to it."""
+    import signal
+
+    from dejavu_agents import cli
+
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
+    cli._held.clear()
+    cli._stopping.pressed = False
+
+
+def test_a_shielded_save_runs_to_its_end_and_then_stops(sigint_restored) -> None:
+    import signal
+
+    from dejavu_agents.cli import shielded
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with shielded():
+            signal.raise_signal(signal.SIGINT)
+            done.append("saved")
+    assert done == ["saved"]
+    with shielded(reraise=False) as deferred:
+        signal.raise_signal(signal.SIGINT)
+        done.append("saved again")
+    assert deferred.pressed and done[-1] == "saved again"
+    with pytest.raises(KeyboardInterrupt):  # outside any shield Ctrl-C is Ctrl-C again
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_after_the_first_ctrl_c_a_command_holds_the_others(sigint_restored) -> None:
+    import signal
+
+    from dejavu_agents.cli import shielded, stops_once
+
+    steps = []
+    with stops_once() as later:
+        try:
+            signal.raise_signal(signal.SIGINT)
+            steps.append("not reached")
+        except KeyboardInterrupt:
+            steps.append("stopping")
+            with shielded():  # a save while stopping: the outer holder decides, nothing is raised
+                signal.raise_signal(signal.SIGINT)
+                steps.append("saved")
+            signal.raise_signal(signal.SIGINT)
+            steps.append("reported")
+    assert steps == ["stopping", "saved", "reported"] and later.pressed
+
+
+def test_a_command_never_interrupted_gives_ctrl_c_back(sigint_restored) -> None:
+    import signal
+
+    from dejavu_agents.cli import stops_once
+
+    before = signal.getsignal(signal.SIGINT)
+    with stops_once():
+        pass
+    assert signal.getsignal(signal.SIGINT) is before

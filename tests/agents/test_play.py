@@ -176,3 +176,33 @@ def test_play_runs_from_the_shell_with_real_stdin() -> None:
         input="look 2\nend\nquit\n", capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert "counting played:" in done.stdout and done.stdout.rstrip().endswith("Bye.")
+
+
+def interrupt(prompt: str) -> str:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("argv", [["grid", "--seed", "1"], ["grab", "--opponents", "perfect", "--seed", "0"]])
+def test_ctrl_c_leaves_with_status_130_and_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    script = Script(["look 3"] if argv[0] == "grid" else [""], then=interrupt)
+    assert script.run(argv) == 130
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [f"python -m dejavu_agents.play {argv[0]}: interrupted: the game was left unfinished"]
+
+
+def test_grab_news_comes_before_the_board_of_the_next_flip() -> None:
+    """What the person's grab did is said above the next card's board, not under it."""
+    script = Script(["mug", "quit"])
+    script.run(["grab", "--opponents", "human-casual,perfect", "--seed", "3"])
+    index = next(i for i, line in enumerate(script.printed) if "You grabbed the mug" in line)
+    assert script.printed[index + 1].startswith("round 1/3, 31 of 33 cards left"), script.printed[index + 1]
+    assert "round 1/3, 32 of 33 cards left" in script.printed[index - 1]  # the board the grab was made on
+
+
+def test_grid_game_over_screen_has_no_next_move_hints() -> None:
+    for seed in range(6):
+        script = Script(then=first_legal_grid_move)
+        script.run(["grid", "--opponent", "random", "--seed", str(seed)])
+        final_board = script.printed[-2]
+        assert "game over" in final_board or "turn limit" in final_board, final_board
+        assert "costs a token" not in final_board and "reveal:" not in final_board

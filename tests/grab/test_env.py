@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_env.core.game import reason_name
 from dejavu_env.grab.env import DejaVuGrabEnv
 from dejavu_env.grab.observation import LAYOUTS, decode, reference_observation
 from dejavu_env.grab.opponents import MemoryBot
@@ -75,7 +76,7 @@ def test_registered_env_has_the_documented_spaces(obs_mode):
     assert masks.dtype == bool and np.array_equal(masks, info["action_mask"] == 1)
     assert info["round"] == 0 and info["points"].tolist() == [0, 0, 0, 0] and not info["eliminated"].any()
     assert info["round_points"].shape == (3, 4) and info["aside_cards"].tolist() == [-1, -1, -1]
-    assert info["opponent_actions"].tolist() == [-1, -1, -1] and info["winner"] == -1 and info["reason"] == ""
+    assert info["opponent_actions"].tolist() == [-1, -1, -1] and info["winner"] == -1 and info["reason"] == 0
 
 
 
@@ -183,7 +184,7 @@ def test_final_info_has_winner_and_round_points_and_the_episode_never_truncates(
     assert info["points"].tolist() == info["round_points"].sum(axis=0).tolist()
     best = max(info["points"])
     assert info["winners"].tolist() == [int(info["points"][p] == best) for p in range(3)]
-    assert info["scores"].tolist() == info["points"].tolist() and info["reason"] == "rounds"
+    assert info["scores"].tolist() == info["points"].tolist() and reason_name(info["reason"]) == "rounds"
     assert info["action_mask"].tolist() == [1] + [0] * 36
     with pytest.raises(RuntimeError, match="episode is over"):
         env.step(0)
@@ -241,13 +242,13 @@ def test_illegal_pass_mode_counts_an_illegal_grab_as_a_pass_and_says_so():
     twin = scripted_env(illegal_action="pass")
     _, info = env.reset(seed=0, options=SCRIPT)
     twin.reset(seed=0, options=SCRIPT)
-    assert info["illegal_action"] is False
+    assert info["illegal_action"].dtype == bool and not info["illegal_action"]
     env.step(1 + 5)
     twin.step(1 + 5)
     observation, _, _, _, info = env.step(1 + 5)
-    assert info["illegal_action"] is True
+    assert info["illegal_action"]
     expected, _, _, _, twin_info = twin.step(0)
-    assert twin_info["illegal_action"] is False
+    assert not twin_info["illegal_action"]
     assert np.array_equal(observation["observation"], expected["observation"])
 
 

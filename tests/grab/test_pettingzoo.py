@@ -322,3 +322,46 @@ def _same_state(a, b):
 def test_pettingzoo_render_test_on_the_aec_conversion(capsys):
     render_test(env)
     assert "P0 (you)" in capsys.readouterr().out, "human mode prints the table"
+
+
+def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
+    game = parallel_env(n_players=3)
+    observations, infos = game.reset(seed=4)
+    dtypes = {key: value.dtype for key, value in infos["player_0"].items()}
+    rng = np.random.default_rng(4)
+    while game.agents:
+        for agent, info in infos.items():
+            assert {key: value.dtype for key, value in info.items()} == dtypes
+            assert np.array_equal(info["action_mask"], observations[agent]["action_mask"])
+        actions = {a: int(rng.choice(np.flatnonzero(observations[a]["action_mask"]))) for a in game.agents}
+        observations, _, _, _, infos = game.step(actions)
+    assert all(info["reason"] == 3 for info in infos.values())  # "rounds"
+    quiet = parallel_env(mask_in_info=False)
+    _, infos = quiet.reset(seed=0)
+    assert all("action_mask" not in info for info in infos.values())
+
+
+@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter"])
+def test_aec_calls_before_reset_say_to_reset(call):
+    aec = env(n_players=2)
+    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
+    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(aec, call)(*args)
+
+
+def test_aec_a_finished_agents_action_and_a_step_after_the_game_are_clear_errors():
+    aec = env(n_players=2)
+    aec.reset(seed=0)
+    finished = 0
+    for agent in aec.agent_iter():
+        _, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
+                aec.step(0)
+            aec.step(None)
+            finished += 1
+            continue
+        aec.step(0)
+    assert finished == 2
+    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
+        aec.step(0)

@@ -1,7 +1,8 @@
-"""The batched grid engine, observer, players and vector env play the reference game, bit for bit.
+"""The batched grid engine (the compiled kernels), its observer, players and vector env play the reference game.
 
 The reference is :mod:`dejavu_env.grid.rules` (and ``docs/rules.md#grid-game``): every test
-here runs batched games and checks them against it, move by move.
+here runs batched games on the kernels over the block of :mod:`dejavu_env.grid.block` and
+checks them against it, move by move, bit for bit.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from hypothesis import strategies as st
 from dejavu_agents.grid.greedy import GreedyGridPlayer
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.streams import Streams
-from dejavu_env.grid import batched
-from dejavu_env.grid.batched_observation import BatchObserver, known_cards, observe
+from dejavu_env.grid import block
 from dejavu_env.grid.batched_opponents import GreedyBatchPlayer, GridRequest
+from dejavu_env.grid.kernels import apply_games, deal_orders, observe
 from dejavu_env.grid.observation import reference_observation
 from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TAKE_END, GridState, legal_mask
 from dejavu_env.testing.grid_checks import (
@@ -38,19 +39,19 @@ def play(n: int, seed: int, epsilon: float, steps: int = 400, max_turns: int = 2
     with probability ``1 - epsilon``, else a uniform legal action; the references follow in lockstep."""
     rng = np.random.default_rng(seed)
     orders = np.array([rng.permutation(32) for _ in range(n)])
-    state = batched.new_batch(n)
-    batched.deal(state, np.arange(n), orders)
+    state = block.new_batch(n)
+    deal_orders(state.data, state.order, np.arange(n), orders.astype(np.int8))
     games = [GridState(order.tolist()) for order in orders]
     yield state, games
     for _ in range(steps):
         live = np.flatnonzero((state.terminal == 0) & (state.turns < max_turns))
         if not len(live):
             return
-        actions = nth_set(batched.legal_masks(state)[live], rng.random(len(live)))
+        actions = nth_set(block.legal_masks(state)[live], rng.random(len(live)))
         for j, g in enumerate(live.tolist()):
             if rng.random() >= epsilon:
                 actions[j] = skilled_action(games[g])
-        batched.step(state, live, actions)
+        apply_games(state.data, state.order, live, actions)
         for j, g in enumerate(live.tolist()):
             games[g].apply(int(actions[j]))
         yield state, games
@@ -61,23 +62,22 @@ def play(n: int, seed: int, epsilon: float, steps: int = 400, max_turns: int = 2
 @given(seed=st.integers(0, 2**32 - 1), epsilon=st.sampled_from([1.0, 0.3, 0.05, 0.0]))
 def test_the_engine_is_the_reference_engine_move_for_move(seed, epsilon):
     """Every field, every legal mask and both seats' views in both modes, after every action."""
-    observers = {(mode, seat): BatchObserver(24, mode) for mode in MODES for seat in (0, 1)}
     for state, games in play(24, seed, epsilon):
         for g, game in enumerate(games):
-            assert batched.to_scalar(state, g) == game
+            assert block.to_scalar(state, g) == game
             for seat in (0, 1):
-                assert np.array_equal(batched.legal_masks(state, seat)[g], legal_mask(game, seat) == 1)
-        for (mode, seat), observer in observers.items():
-            vectors = observer.observe(state, seat)
-            assert np.array_equal(vectors, observe(state, seat, mode)), "incremental and plain observers differ"
-            for g in range(0, len(games), 5):
-                assert np.array_equal(vectors[g], reference_observation(games[g], seat, mode))
+                assert np.array_equal(block.legal_masks(state, seat)[g], legal_mask(game, seat) == 1)
+        for mode in MODES:
+            for seat in (0, 1):
+                vectors = observe(state, seat, mode)
+                for g in range(0, len(games), 5):
+                    assert np.array_equal(vectors[g], reference_observation(games[g], seat, mode))
 
 
 def test_skilled_play_in_the_batch_reaches_the_end_card_and_the_last_turn():
     *_, (state, games) = play(16, 0, 0.0, steps=2000)
     assert {game.reason for game in games} == {"end_card"}
-    assert (state.reason == batched.END_CARD).all() and state.last_turn.all()
+    assert (state.reason == block.END_CARD).all() and state.last_turn.all()
 
 
 def positions() -> list[GridState]:
@@ -101,13 +101,13 @@ def test_every_legal_action_from_rare_positions_matches_the_reference(index):
     rng = np.random.default_rng(index)
     for action in np.flatnonzero(legal_mask(start, start.player)).tolist():
         reference = start.copy()
-        state = batched.from_scalar([start])
+        state = block.from_scalar([start])
         for _ in range(12):
             if reference.terminal:
                 break
-            batched.apply(state, np.array([action]))
+            apply_games(state.data, state.order, np.zeros(1, dtype=np.int64), np.array([action]))
             reference.apply(action)
-            assert batched.to_scalar(state, 0) == reference
+            assert block.to_scalar(state, 0) == reference
             check_invariants(reference)
             for seat in (0, 1):
                 for mode in MODES:
@@ -119,12 +119,12 @@ def test_every_legal_action_from_rare_positions_matches_the_reference(index):
 
 def test_a_reveal_with_no_face_down_card_left_below_three_is_a_mistake():
     reference = empty_slots(state_with((2, 4), (1, 1)), range(2, 8))
-    state = batched.from_scalar([reference])
+    state = block.from_scalar([reference])
     for action in (REVEAL + 0, REVEAL + 1):
-        batched.apply(state, np.array([action]))
+        apply_games(state.data, state.order, np.zeros(1, dtype=np.int64), np.array([action]))
         reference.apply(action)
     assert reference.player == 1 and reference.tokens == [2, 5], "the reference calls it a mistake"
-    assert batched.to_scalar(state, 0) == reference
+    assert block.to_scalar(state, 0) == reference
 
 
 @pytest.mark.slow
@@ -133,7 +133,7 @@ def test_a_reveal_with_no_face_down_card_left_below_three_is_a_mistake():
 def test_cards_and_tokens_are_conserved_and_every_game_ends_or_hits_the_turn_limit(seed, epsilon, max_turns):
     for state, _ in play(16, seed, epsilon, steps=3000, max_turns=max_turns):
         for g in range(state.n):
-            check_invariants(batched.to_scalar(state, g))
+            check_invariants(block.to_scalar(state, g))
     assert ((state.terminal == 1) | (state.turns >= max_turns)).all()
 
 
@@ -144,7 +144,7 @@ def test_resampled_hidden_facts_leave_the_batched_views_unchanged(seed, steps, e
     rng = np.random.default_rng(seed)
     *_, (state, games) = play(8, seed, epsilon, steps=steps)
     for seat in (0, 1):
-        others = batched.from_scalar([resample_hidden(game, seat, rng) for game in games])
+        others = block.from_scalar([resample_hidden(game, seat, rng) for game in games])
         for mode in MODES:
             assert np.array_equal(observe(state, seat, mode), observe(others, seat, mode)), (seat, mode)
 
@@ -181,14 +181,6 @@ def test_the_batched_greedy_chooses_what_the_scalar_greedy_chooses(u):
             assert chosen[j] == expected, (g, chosen[j], expected)
             checked += 1
     assert checked > 1000
-
-
-def test_known_cards_are_the_info_state_faces():
-    *_, (state, games) = play(8, 3, 0.2, steps=60)
-    cards = known_cards(state, 1)
-    for g, game in enumerate(games):
-        expected = [c if game.known[1] >> s & 1 else -1 for s, c in enumerate(game.slots)]
-        assert cards[g].tolist() == expected
 
 
 # ---------------------------------------------------------------------- the vector env
@@ -256,3 +248,23 @@ def test_illegal_action_reasons_come_from_the_reference_engine():
         env.step(np.array([STOP, LOOK, LOOK]))
     with pytest.raises(ValueError, match="env 2: action 17"):
         env.step(np.array([LOOK, LOOK, TAKE_END]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 120), fraction=st.floats(0.0, 1.0))
+def test_actions_in_a_subset_of_games_play_those_and_leave_the_others(seed, steps, fraction):
+    """The general path plays only the games whose agent acted (``apply_games`` on a subset): each plays as it
+    would alone in a batch of its own, and every other column stays as it was."""
+    *_, (state, _) = play(24, seed, 1.0, steps=steps)
+    rng = np.random.default_rng(seed)
+    live = np.flatnonzero(state.terminal == 0)
+    games = np.sort(rng.choice(live, size=round(fraction * len(live)), replace=False)) if len(live) else live
+    actions = nth_set(block.legal_masks(state)[games], rng.random(len(games))) if len(games) else games
+    before = state.copy()
+    apply_games(state.data, state.order, games, actions)
+    others = np.setdiff1d(np.arange(state.n), games)
+    assert np.array_equal(state.data[:, others], before.data[:, others])
+    for g, action in zip(games.tolist(), actions.tolist(), strict=True):
+        alone = before.take(np.array([g]))
+        apply_games(alone.data, alone.order, np.zeros(1, dtype=np.int64), np.array([action]))
+        assert np.array_equal(state.data[:, g], alone.data[:, 0])

@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.test.render_test import collect_render_results
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
+from dejavu_env.core.game import reason_name
 from dejavu_env.grid.cards import CARDS, parse_deck
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import decode, observe
@@ -160,7 +161,8 @@ def test_final_rewards_and_infos(reward):
             cumulative, info, mask = finals[agent]
             assert cumulative == pytest.approx(expected[seat])
             winner = -1 if state.winner is None else (state.winner - seat) % 2
-            assert info["winner"] == winner and info["reason"] == state.reason and info["turns"] == state.turns
+            assert info["winner"] == winner and info["turns"] == state.turns
+            assert reason_name(info["reason"]) == state.reason
             assert info["scores"].tolist() == [scores[seat], scores[1 - seat]], "egocentric"
             assert info["winners"].tolist() == [int(w == state.winner) for w in (seat, 1 - seat)]
             assert not mask.any()
@@ -179,7 +181,7 @@ def test_truncation_at_max_turns():
     assert truncated and not terminated and reward == 0.0
     assert aec.game_state.turns == 3 and not aec.game_state.terminal
     assert all(aec.truncations.values()) and not any(aec.terminations.values())
-    assert info["winner"] == -1 and info["reason"] == "truncated" and not info["winners"].any()
+    assert info["winner"] == -1 and reason_name(info["reason"]) == "truncated" and not info["winners"].any()
 
 
 def test_illegal_actions_raise_and_change_nothing():
@@ -330,3 +332,51 @@ def test_terminate_illegal_wrapper_ends_the_game_on_an_illegal_move():
 def test_importing_the_package_does_not_import_pettingzoo():
     code = "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grid.env; assert 'pettingzoo' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
+    game = raw_env()
+    game.reset(seed=3)
+    dtypes = {agent: {key: value.dtype for key, value in info.items()} for agent, info in game.infos.items()}
+    rng = np.random.default_rng(3)
+    reasons = set()
+    while game.agents:
+        for agent, info in game.infos.items():
+            assert {key: value.dtype for key, value in info.items()} == dtypes[agent]
+            assert np.array_equal(info["action_mask"], game.observe(agent)["action_mask"])
+            reasons.add(reason_name(info["reason"]))
+        agent = game.agent_selection
+        if game.terminations[agent] or game.truncations[agent]:
+            game.step(None)
+        else:
+            game.step(int(rng.choice(np.flatnonzero(game.observe(agent)["action_mask"]))))
+    assert len(reasons) == 2 and reasons - {""} <= {"hunches", "end_card", "truncated"}
+    quiet = raw_env(mask_in_info=False)
+    quiet.reset(seed=0)
+    assert all("action_mask" not in info for info in quiet.infos.values())
+
+
+@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter", "render"])
+def test_calls_before_reset_say_to_reset(call):
+    aec = env(render_mode="ansi")
+    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
+    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(aec, call)(*args)
+
+
+def test_a_finished_agents_action_and_a_step_after_the_game_are_clear_errors():
+    aec = env()
+    aec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for agent in aec.agent_iter():
+        obs, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
+                aec.step(0)
+            aec.step(None)
+            continue
+        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
+        aec.step(0)
+    aec.reset(seed=1)
+    assert aec.agents == list(AGENTS)

@@ -88,3 +88,19 @@ def test_render_without_a_mode_warns():
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
 def test_gymnasium_check_env_with_rendering(mode):
     check_env(gym.make("DejaVuGrid-v0", render_mode=mode, illegal_action="lose").unwrapped, skip_render_check=False)
+
+
+def test_game_over_screen_says_nothing_about_the_next_look():
+    """No move follows the end, so the token cost of a next Look/Reveal is not news then."""
+    from dejavu_env.core.game import Outcome
+
+    env = make("ansi")
+    env.step(REVEAL + 0)
+    env.step(REVEAL + 1)
+    env.step(STOP)  # the reveal cost nothing; the next Look/Reveal of this turn costs a token
+    view = decode(observe(env.unwrapped.game_state, 0))
+    assert view["costs_token"][0] == 1
+    during = render_ansi(view, seat=0, turns=0)
+    over = render_ansi(view, seat=0, turns=3, result=Outcome(scores=(2.0, 0.0), winners=(0,), reason="hunches"))
+    assert "next Look/Reveal costs a token" in during
+    assert "next Look/Reveal costs a token" not in over and "game over: you win" in over

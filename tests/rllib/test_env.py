@@ -9,6 +9,7 @@ pytest.importorskip("ray")
 
 from dejavu_agents.rllib.env import env_name, make_env
 from dejavu_agents.rllib.league import LeagueMapping, episode_win
+from dejavu_env.core.game import reason_name
 
 pytestmark = pytest.mark.ray
 
@@ -122,7 +123,7 @@ def _cut_game(**kwargs: object) -> tuple[list[dict], list[dict], list[dict]]:
             truncated.append(trunc)
             if term["__all__"] or trunc["__all__"]:
                 break
-        if all(i["reason"] == "truncated" for i in info.values()):
+        if all(reason_name(i["reason"]) == "truncated" for i in info.values()):
             return rewards, terminated, truncated
     raise AssertionError("no random game reached the turn limit")
 

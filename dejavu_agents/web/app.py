@@ -1,0 +1,358 @@
+"""The ASGI app (Starlette): pages, the game API, and the checks every request passes.
+
+Routes (every game route answers only the session that owns the game, else 404):
+
+- ``GET /``: the start page; ``GET /rules``: the rules (``docs/rules.md``);
+- ``GET /play?game=...``: a shareable link (:mod:`dejavu_agents.web.links`); starts a game in
+  the visitor's session and redirects to ``GET /game/<id>``, its page;
+- ``GET /api/games/<id>?after=<version>``: the board, once its version is past ``after``
+  (a long poll, at most :data:`POLL_S` seconds);
+- ``POST /api/games/<id>/begin`` ``{"record": bool, "player_id": str}``: the consent answer;
+- ``POST /api/games/<id>/move`` ``{"action": int, "step": int}``: a move on board ``step``;
+- ``GET /game/<id>/replay?step=<n>``: the finished game, step by step, from the person's view;
+- ``GET /api/games/<id>/record``: the finished game's record (the log line).
+
+Nothing the page sends is trusted: the action is checked by the engine, the step against
+the server's own count, and the body must be a small JSON object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from dejavu_agents.web.games import GrabGame, GridGame, WebGame
+from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
+from dejavu_agents.web.records import GameLog
+from dejavu_agents.web.sessions import Session, Sessions, new_game_id
+
+COOKIE = "dejavu_session"
+MAX_BODY = 2048
+"""The largest request body accepted, in bytes (a move is about 30)."""
+POLL_S = 20.0
+STATIC = Path(__file__).parent / "static"
+RULES = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; "
+        "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass
+class Server:
+    """The app's state: the sessions, the log (``None``: nothing is recorded) and the operator's checkpoints."""
+
+    log: GameLog | None
+    checkpoints: Mapping[str, Mapping[str, Path]] = field(default_factory=dict)
+    sessions: Sessions = field(default_factory=Sessions)
+
+
+class SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` to every response (a script only from this
+    server, no framing, no caching of game pages)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class Refused(Exception):
+    """A request refused with ``status`` and a message for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    html = (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="stylesheet" href="/static/page.css"></head>'
+        f'<body><header><a href="/">Déjà Vu</a> · <a href="/rules">rules</a></header><main>{body}</main></body></html>'
+    )
+    return HTMLResponse(html, status)
+
+
+def _error_page(status: int, message: str) -> HTMLResponse:
+    body = f'<p class="error" role="alert">{escape(message)}</p><p><a href="/">Start page</a></p>'
+    return _page("Déjà Vu: error", body, status)
+
+
+def _session(server: Server, request: Request) -> Session:
+    session = server.sessions.get(request.cookies.get(COOKIE))
+    if session is None:
+        raise Refused(403, "no session: open the game from its link first (cookies must be on)")
+    return session
+
+
+def _game(server: Server, request: Request) -> WebGame:
+    game = _session(server, request).games.get(request.path_params["game_id"])
+    if game is None:
+        raise Refused(404, "no such game in this session")
+    return game
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise Refused(415, "send the move as JSON (Content-Type: application/json)")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise Refused(413, f"the request is larger than {MAX_BODY} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"the request is larger than {MAX_BODY} bytes")
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise Refused(400, "the request is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise Refused(400, "the request must be a JSON object")
+    return data
+
+
+def _handler(server: Server, view: Callable[[Server, Request], Awaitable[Response]], *, api: bool) -> Callable:
+    async def handle(request: Request) -> Response:
+        try:
+            return await view(server, request)
+        except Refused as refused:
+            if api:
+                return JSONResponse({"ok": False, "error": str(refused)}, refused.status)
+            return _error_page(refused.status, str(refused))
+
+    return handle
+
+
+# ---------------------------------------------------------------------- pages
+async def index(server: Server, request: Request) -> Response:
+    def options(game: str) -> str:
+        return "".join(f"<option>{escape(n)}</option>" for n in player_names(game, server.checkpoints))
+
+    recording = "Games are recorded only if you agree, before each game." if server.log else "Nothing is recorded."
+    body = (
+        "<h1>Play Déjà Vu</h1>"
+        f"<p>{recording}</p>"
+        '<form action="/play" method="get"><input type="hidden" name="game" value="grid"><h2>Grid</h2>'
+        f'<label>Opponent <select name="opponent">{options("grid")}</select></label> '
+        '<label>Your seat <select name="seat"><option value="0">0 (you start, 3 tokens)</option>'
+        '<option value="1">1 (4 tokens)</option></select></label> <button>Play</button></form>'
+        '<form action="/play" method="get"><input type="hidden" name="game" value="grab"><h2>Grab</h2>'
+        '<label>Opponents (1 to 5, comma-separated) <input name="opponents" value="human-casual,perfect" '
+        f'list="grab-players" maxlength="200"></label><datalist id="grab-players">{options("grab")}</datalist> '
+        '<label>Milliseconds per card <input name="flip_ms" type="number" min="200" max="10000" value="1200"></label> '
+        "<button>Play</button></form>"
+    )
+    return _page("Déjà Vu", body)
+
+
+async def rules(server: Server, request: Request) -> Response:
+    if not RULES.is_file():
+        return _page("Déjà Vu: rules", "<p>The rules are <code>docs/rules.md</code> in the project's repository.</p>")
+    return _page("Déjà Vu: rules", f'<pre class="rules">{escape(RULES.read_text(encoding="utf-8"))}</pre>')
+
+
+async def play(server: Server, request: Request) -> Response:
+    try:
+        wanted = parse_request(dict(request.query_params), server.checkpoints)
+    except ValueError as err:
+        raise Refused(400, str(err)) from None
+    session = server.sessions.get(request.cookies.get(COOKIE))
+    fresh = session is None
+    if session is None:
+        try:
+            session = server.sessions.new()
+        except ValueError as err:
+            raise Refused(503, str(err)) from None
+    try:
+        session.check_live()
+        session.check_room()
+        game = await _new_game(server, wanted)
+        session.add(game)
+    except ValueError as err:
+        raise Refused(429, str(err)) from None
+    response = RedirectResponse(f"/game/{game.id}", 303)
+    if fresh:
+        response.set_cookie(COOKIE, session.token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
+    def players() -> list[Any]:
+        return [build_player(wanted.game, name, server.checkpoints, wanted.seed) for name in wanted.opponents]
+
+    try:
+        bots = await asyncio.to_thread(players)
+    except ImportError as err:  # a learned player without its extra (torch: pip install ".[train]")
+        raise Refused(400, f"this server cannot load that player: {err}") from None
+    if wanted.game == "grid":
+        names = ["You", wanted.opponents[0]] if wanted.seat == 0 else [wanted.opponents[0], "You"]
+        return GridGame(new_game_id(), wanted, names, server.log, bots[0])
+    return GrabGame(new_game_id(), wanted, ["You", *wanted.opponents], server.log, bots)
+
+
+async def game_page(server: Server, request: Request) -> Response:
+    game = _game(server, request)
+    ask = (
+        '<form id="consent"><p>May we record this game, as anonymous research data (your moves, their times and '
+        'the result, under an id you pick)?</p><label>Anonymous id <input name="player_id" maxlength="32" '
+        'pattern="[A-Za-z0-9_-]{1,32}" placeholder="e.g. owl-17"></label> '
+        '<button type="submit" name="record" value="yes" data-record="yes">Record my game</button> '
+        '<button type="submit" name="record" value="no" data-record="no">Play without recording</button></form>'
+        if server.log is not None
+        else '<form id="consent"><p>This server records nothing.</p>'
+        '<button type="submit" data-record="no">Start</button></form>'
+    )
+    link = f"/play?{escape(game.request.query())}"
+    body = (
+        f'<div id="game" data-game="{game.id}" data-version="{game.version}">{ask}'
+        f'<p id="message" role="status"></p>{game.board}'
+        f'<p id="after" hidden><a href="/game/{game.id}/replay?step=0">Replay the game</a> · '
+        f'<a href="/api/games/{game.id}/record">its record</a> · <a href="{link}">play this deal again</a> · '
+        '<a href="/">start page</a></p>'
+        f'<p class="share">Link to this game: <a href="{link}">{link}</a></p></div>'
+        '<script src="/static/page.js"></script>'
+    )
+    return _page(f"Déjà Vu: {game.game}", body)
+
+
+async def replay_page(server: Server, request: Request) -> Response:
+    game = _game(server, request)
+    if not game.over:
+        raise Refused(409, "the replay is shown once the game is over")
+    text = request.query_params.get("step", "0")
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        raise Refused(400, "step must be a whole number")
+    _, steps = game.replay_frame(0)
+    step = min(int(text), steps)
+    board, _ = game.replay_frame(step)
+    nav = " · ".join(
+        f'<a href="/game/{game.id}/replay?step={s}" rel="{rel}">{label}</a>'
+        for s, rel, label in ((0, "first", "first"), (max(step - 1, 0), "prev", "previous"),
+                              (min(step + 1, steps), "next", "next"), (steps, "last", "last"))
+    )  # fmt: skip
+    return _page("Déjà Vu: replay", f"<p>Replay, step {step} of {steps}: {nav}</p>{board}")
+
+
+# ---------------------------------------------------------------------- the API
+def _board(game: WebGame, **extra: Any) -> JSONResponse:
+    return JSONResponse({"ok": True, "version": game.version, "phase": game.phase, "board": game.board, **extra})
+
+
+async def poll(server: Server, request: Request) -> Response:
+    game = _game(server, request)
+    text = request.query_params.get("after", "0")
+    if not (text.isascii() and text.isdigit() and len(text) <= 12):
+        raise Refused(400, "after must be a whole number")
+    await game.wait(int(text), POLL_S)
+    return _board(game)
+
+
+async def begin(server: Server, request: Request) -> Response:
+    session = _session(server, request)
+    game = _game(server, request)
+    data = await _json_body(request)
+    record = data.get("record")
+    if type(record) is not bool:
+        raise Refused(400, "say whether to record the game: record must be true or false")
+    try:
+        session.check_live()
+        await game.begin(record, data.get("player_id"))
+    except ValueError as err:
+        raise Refused(400, str(err)) from None
+    return _board(game, message="recording under " + game.player_id if record else "not recorded")
+
+
+async def move(server: Server, request: Request) -> Response:
+    received = asyncio.get_running_loop().time()
+    game = _game(server, request)
+    data = await _json_body(request)
+    unknown = sorted(set(data) - {"action", "step"})
+    if unknown:
+        raise Refused(400, f"unknown field {unknown[0][:20]!r}: a move is {{action, step}}, nothing else is read")
+    try:
+        message = await game.move(data.get("action"), data.get("step"), received)
+    except ValueError as err:
+        return JSONResponse(
+            {"ok": False, "error": str(err), "version": game.version, "phase": game.phase, "board": game.board}, 400
+        )
+    return _board(game, message=message)
+
+
+async def record(server: Server, request: Request) -> Response:
+    game = _game(server, request)
+    if game.record is None:
+        raise Refused(409, "the record exists once the game is over")
+    return Response(game.record.to_json(), media_type="application/json")
+
+
+def create_app(
+    log_path: Path | None = None,
+    checkpoints: Mapping[str, Mapping[str, Path]] | None = None,
+    allowed_hosts: list[str] | None = None,
+) -> Starlette:
+    """The app: ``log_path`` is the JSONL log (``None`` records nothing); ``checkpoints`` maps
+    game -> name -> checkpoint file, the only checkpoints a link may name; requests whose
+    ``Host`` is not in ``allowed_hosts`` (default: the loopback names) are refused, which keeps
+    other web sites from reaching the server through DNS rebinding."""
+    server = Server(GameLog(log_path) if log_path is not None else None, checkpoints or {})
+
+    def page(view: Callable[[Server, Request], Awaitable[Response]]) -> Callable:
+        return _handler(server, view, api=False)
+
+    def api(view: Callable[[Server, Request], Awaitable[Response]]) -> Callable:
+        return _handler(server, view, api=True)
+
+    routes = [
+        Route("/", page(index)),
+        Route("/rules", page(rules)),
+        Route("/play", page(play)),
+        Route("/game/{game_id}", page(game_page)),
+        Route("/game/{game_id}/replay", page(replay_page)),
+        Route("/api/games/{game_id}", api(poll)),
+        Route("/api/games/{game_id}/begin", api(begin), methods=["POST"]),
+        Route("/api/games/{game_id}/move", api(move), methods=["POST"]),
+        Route("/api/games/{game_id}/record", api(record)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    hosts = allowed_hosts or ["127.0.0.1", "localhost", "[::1]"]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts), Middleware(SecurityHeaders)],
+    )
+    app.state.server = server
+    return app

@@ -1,0 +1,389 @@
+"""A game in the browser: its table, the consent, the page's board, the log, and (Grab) the clock.
+
+Each change to a game bumps its ``version`` and renders the board once (under the game's
+lock, so a bot thinking in a worker thread is never drawn half-way); the page long-polls
+for the next version. A finished game becomes a :class:`~dejavu_agents.web.records.GameRecord`:
+appended to the log when the person agreed, kept in memory for the person's own replay
+either way.
+
+Grab's clock (:meth:`GrabGame.run`, one asyncio task per game): flip; ask the bots; open
+the tick; each bot's grab lands at its drawn reaction time (or at the tick's end, if slower);
+a person's grab is timed on arrival; after ``flip_ms`` the tick is settled and the next
+card flips. A round's end pauses the clock so the person can read the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from dejavu_agents.web.grab_table import BotGrab, GrabTable
+from dejavu_agents.web.grab_view import grab_html
+from dejavu_agents.web.grid_table import GridMove, GridTable
+from dejavu_agents.web.grid_view import grid_html
+from dejavu_agents.web.links import GameRequest
+from dejavu_agents.web.recorder import now_iso, record_grab, record_grid
+from dejavu_agents.web.records import GameLog, GameRecord, check_player_id
+from dejavu_agents.web.replay import Replay, replay
+from dejavu_env.grab import observation as grab_observation
+from dejavu_env.grab.cards import canonical_deck
+from dejavu_env.grab.rules import legal_mask as grab_mask
+from dejavu_env.grab.rules import outcome as grab_outcome
+from dejavu_env.grid import observation as grid_observation
+from dejavu_env.grid.rules import action_name
+from dejavu_env.grid.rules import legal_mask as grid_mask
+
+logger = logging.getLogger(__name__)
+NEWS_LINES = 10
+ABANDON_S = 90.0
+"""A grab game whose page has not asked for news this long is stopped (and not recorded)."""
+ROUND_PAUSE_MS = 2500
+
+
+class WebGame(ABC):
+    """What both games share on the server: consent, versions, news, the record."""
+
+    game: str
+
+    def __init__(self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None) -> None:
+        self.id = game_id
+        self.request = request
+        self.names = list(names)
+        self.log = log
+        self.version = 0
+        self.phase = "consent"
+        self.recording = False
+        self.player_id = ""
+        self.news: list[str] = []
+        self.record: GameRecord | None = None
+        self.lock = asyncio.Lock()
+        self._changed = asyncio.Event()
+        self._replay: Replay | None = None
+        self._started = 0.0
+        self.started_iso = ""
+        self.last_seen = asyncio.get_running_loop().time()
+        self.board = ""
+
+    # ------------------------------------------------------------------ the page
+    def publish(self) -> None:
+        """Render the board for the new version and wake every page waiting for it."""
+        self.version += 1
+        self.board = self.render()
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait(self, after: int, timeout: float) -> None:
+        """Return once ``version > after``, or after ``timeout`` seconds."""
+        self.last_seen = asyncio.get_running_loop().time()
+        if self.version > after:
+            return
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+
+    def say(self, line: str) -> None:
+        self.news = [*self.news, line][-NEWS_LINES:]
+
+    def elapsed_ms(self) -> int:
+        return int(1000 * (asyncio.get_running_loop().time() - self._started))
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    # ------------------------------------------------------------------ lifecycle
+    async def begin(self, record: bool, player_id: object) -> None:
+        """The person's answer to "may we record this game?"; then the game starts."""
+        if self.phase != "consent":
+            raise ValueError("this game has already started")
+        if record:
+            self.player_id = check_player_id(player_id)
+        self.recording = bool(record)
+        self._started = asyncio.get_running_loop().time()
+        self.started_iso = now_iso()
+        self.phase = "playing"
+        await self.start()
+
+    async def finish(self) -> None:
+        """Make the record; append it to the log (flushed, synced) if the person agreed."""
+        self.record = self.make_record()
+        if self.recording and self.log is not None:
+            await asyncio.to_thread(self.log.append, self.record)
+        self.phase = "over"
+        self.say("Game over. The replay and your record are linked below." if self.recording else "Game over.")
+        self.publish()
+
+    def replayed(self) -> Replay:
+        """The finished game played back through the engine (cached)."""
+        if self.record is None:
+            raise ValueError("the replay is shown once the game is over")
+        if self._replay is None:
+            self._replay = replay(self.record)
+        return self._replay
+
+    @abstractmethod
+    async def start(self) -> None: ...
+
+    @abstractmethod
+    async def move(self, action: object, step: object, received: float) -> str:
+        """Play the person's move (``ValueError``, nothing changed, when it is refused); a message for the page."""
+
+    @abstractmethod
+    def render(self) -> str: ...
+
+    @abstractmethod
+    def make_record(self) -> GameRecord: ...
+
+    @abstractmethod
+    def replay_frame(self, step: int) -> tuple[str, int]:
+        """The board after ``step`` recorded steps of the finished game, and the number of steps."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop any background work (the session is being dropped)."""
+
+
+def _check_step(step: object, current: int) -> None:
+    if type(step) is not int:
+        raise ValueError("a move must say which board it was made on (an integer 'step')")
+    if step != current:
+        raise ValueError("that move was made on an old board (it changed since); here is the current one")
+
+
+class GridGame(WebGame):
+    """The grid game: turn by turn, the bot's turns played in a worker thread."""
+
+    game = "grid"
+
+    def __init__(self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None, bot: Any):
+        super().__init__(game_id, request, names, log)
+        self.table = GridTable(bot, request.seed, person_seat=request.seat)
+        self.board = self.render()
+
+    async def start(self) -> None:
+        async with self.lock:
+            self.publish()
+            await self._bot_turn()
+
+    async def _bot_turn(self) -> None:
+        moves = await asyncio.to_thread(self.table.play_bot, self.elapsed_ms())
+        self._tell(moves)
+        if self.table.over:
+            await self.finish()
+        else:
+            self.publish()
+
+    def _tell(self, moves: Sequence[GridMove]) -> None:
+        for move in moves:
+            who = "You" if move.seat == self.table.person_seat else self.names[move.seat]
+            self.say(f"{who}: {action_name(move.action)}")
+
+    async def move(self, action: object, step: object, received: float) -> str:
+        async with self.lock:
+            if self.phase == "consent":
+                raise ValueError("answer the recording question first")
+            if self.over:
+                raise ValueError("the game is over; start a new one")
+            _check_step(step, len(self.table.moves))
+            self.table.person_move(action, self.elapsed_ms())
+            played = self.table.moves[-1]
+            self._tell([played])
+            if self.table.over:
+                await self.finish()
+                return "game over"
+            self.publish()
+            if self.table.state.player == self.table.bot_seat:
+                await self._bot_turn()
+            return f"you played {action_name(played.action)}"
+
+    def stop(self) -> None:
+        """Nothing runs in the background: the bot plays inside the person's request."""
+
+    def _view(self, state: Any, mode: str) -> dict[str, Any]:
+        vector = grid_observation.observe(state, self.table.person_seat, mode)
+        return grid_observation.decode(vector, mode)
+
+    def render(self) -> str:
+        table = self.table
+        mine = table.state.player == table.person_seat and not table.over and self.phase == "playing"
+        state = "over" if self.over else self.phase if self.phase == "consent" else "playing" if mine else "waiting"
+        return grid_html(
+            self._view(table.state, "observation"), seat=table.person_seat,
+            mask=grid_mask(table.state, table.person_seat) if mine else None,
+            names=self.names, news=self.news, result=table.outcome() if self.over else None, state=state,
+            game_id=self.id, step=len(table.moves),
+        )  # fmt: skip
+
+    def make_record(self) -> GameRecord:
+        return record_grid(
+            self.table, player_id=self.player_id or "unrecorded", names=self.names, seed=self.request.seed,
+            started=self.started_iso,
+        )  # fmt: skip
+
+    def replay_frame(self, step: int) -> tuple[str, int]:
+        played = self.replayed()
+        moves = played.record.moves
+        news = [
+            f"{'You' if m['seat'] == self.table.person_seat else self.names[m['seat']]}: {action_name(m['action'])}"
+            for m in moves[max(0, step - NEWS_LINES) : step]
+        ]
+        html = grid_html(
+            self._view(played.states[step], "info_state"), seat=self.table.person_seat, mask=None, names=self.names,
+            news=news, result=played.outcome if step == len(moves) else None, state="replay", game_id=self.id,
+            step=step,
+        )  # fmt: skip
+        return html, len(moves)
+
+
+class GrabGame(WebGame):
+    """The grab game in real time: the person at seat 0, the bots after it."""
+
+    game = "grab"
+
+    def __init__(self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None, bots: list):
+        super().__init__(game_id, request, names, log)
+        self.table = GrabTable([None, *bots], request.seed)
+        self.deck = canonical_deck()
+        self.flip_ms = request.flip_ms
+        self.tick_open = False
+        self.tick_index = 0
+        self._t0 = 0.0
+        self.landed: list[BotGrab] = []
+        self.mine = 0
+        self.task: asyncio.Task[None] | None = None
+        self.board = self.render()
+
+    async def start(self) -> None:
+        self.publish()
+        self.task = asyncio.create_task(self.run())
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+    async def run(self) -> None:
+        """The clock (see :meth:`_ticks`); a bot's fault stops the game with a message instead of freezing it."""
+        try:
+            await self._ticks()
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a faulty bot: show it on the page, keep the server up
+            logger.exception("grab game %s stopped", self.id)
+            self.phase = "failed"
+            self.say(f"The game stopped: {err}")
+            self.publish()
+
+    async def _ticks(self) -> None:
+        """One tick every ``flip_ms`` until the game is over (or abandoned)."""
+        loop = asyncio.get_running_loop()
+        table = self.table
+        while not table.over:
+            if loop.time() - self.last_seen > ABANDON_S:
+                self.phase = "abandoned"
+                self.say("Nobody was watching, so the game was stopped (and not recorded).")
+                self.publish()
+                return
+            grabs = await asyncio.to_thread(table.begin_tick, self.elapsed_ms())
+            self._t0 = loop.time()
+            self.landed, self.mine = [], 0
+            self.tick_open = True
+            self.publish()
+            window = self.flip_ms / 1000
+            for grab in grabs:
+                await asyncio.sleep(max(0.0, self._t0 + min(grab.ms / 1000, window) - loop.time()))
+                self.landed.append(grab)
+                self.publish()
+            await asyncio.sleep(max(0.0, self._t0 + window - loop.time()))
+            self.tick_open = False
+            rounds = len(table.state.round_points)
+            before = list(table.state.in_round)
+            tick = table.end_tick()
+            self.tick_index += 1
+            self._tell(tick.actions, before, rounds)
+            if len(table.state.round_points) > rounds and not table.over:
+                self.publish()
+                await asyncio.sleep(ROUND_PAUSE_MS / 1000)
+        await self.finish()
+
+    def _tell(self, actions: Sequence[int], before: Sequence[bool], rounds: int) -> None:
+        """The tick's public news: who got what, who is out, a round's result and aside cards."""
+        names, state = self.names, self.table.state
+        for seat, action in enumerate(actions):
+            if action:
+                self.say(f"{names[seat]} grabbed the {self.deck.names[action - 1]}")
+        if len(state.round_points) > rounds:
+            r = len(state.round_points) - 1
+            scores = ", ".join(
+                f"{names[s]} {'out' if out else p}"
+                for s, (p, out) in enumerate(zip(state.round_points[r], state.round_eliminated[r]))
+            )
+            aside = "; ".join(" ".join(self.deck.names[k] for k in self.deck.cards[c]) for c in state.round_asides[r])
+            self.say(f"Round {r + 1} is over. Points: {scores}. The cards set aside showed: {aside}.")
+            return
+        for seat, was_in in enumerate(before):
+            if was_in and not state.in_round[seat]:
+                self.say(f"{names[seat]} {'are' if seat == 0 else 'is'} out of this round: the new card shows "
+                         "an object already held")  # fmt: skip
+
+    async def move(self, action: object, step: object, received: float) -> str:
+        if self.phase == "consent":
+            raise ValueError("answer the recording question first")
+        if self.phase != "playing":
+            raise ValueError("the game is over; start a new one")
+        if not self.tick_open:
+            raise ValueError("too late: that card's tick has ended")
+        _check_step(step, self.tick_index)
+        ms = 1000 * (received - self._t0)
+        if ms > self.flip_ms:
+            raise ValueError("too late: that card's tick has ended")
+        message = self.table.grab(0, action, max(ms, 0.0))
+        assert self.table.tick is not None
+        tried = self.table.tick.tried[0]
+        if tried and self.table.winner(tried) == 0:
+            self.mine = tried
+        self.say(message[0].upper() + message[1:])
+        self.publish()
+        return message
+
+    def _taken(self) -> list[int]:
+        taken = [g.action - 1 for g in self.landed if self.table.tick and self.table.winner(g.action) == g.seat]
+        return taken + ([self.mine - 1] if self.mine else [])
+
+    def render(self) -> str:
+        state = self.table.state
+        playing = self.phase == "playing" and self.tick_open  # out of the round, Pass is the one legal move
+        page_state = self.phase if self.phase in ("consent", "playing", "over") else "stopped"
+        view = grab_observation.decode(grab_observation.Observer(0, "observation").observe(state), "observation")
+        return grab_html(
+            view, deck=self.deck, mask=grab_mask(state, 0) if playing else None,
+            names=self.names, news=self.news, taken=self._taken() if self.tick_open else [],
+            result=grab_outcome(state) if self.over else None, state=page_state, game_id=self.id,
+            step=self.tick_index,
+        )  # fmt: skip
+
+    def make_record(self) -> GameRecord:
+        return record_grab(
+            self.table, player_id=self.player_id or "unrecorded", seat=0, names=self.names, seed=self.request.seed,
+            started=self.started_iso, flip_ms=self.flip_ms,
+        )  # fmt: skip
+
+    def replay_frame(self, step: int) -> tuple[str, int]:
+        played = self.replayed()
+        ticks = played.record.moves
+        news = [
+            f"tick {i + 1}: {self.names[s]} grabbed the {self.deck.names[a - 1]}"
+            for i in range(max(0, step - NEWS_LINES), step)
+            for s, a in enumerate(ticks[i]["actions"])
+            if a
+        ]
+        state = played.states[step]
+        view = grab_observation.decode(grab_observation.Observer(0, "observation").observe(state), "observation")
+        html = grab_html(
+            view, deck=self.deck, mask=None, names=self.names, news=news, taken=[],
+            result=played.outcome if step == len(ticks) else None, state="replay", game_id=self.id, step=step,
+        )  # fmt: skip
+        return html, len(ticks)

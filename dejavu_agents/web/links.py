@@ -1,0 +1,93 @@
+"""The shareable link of a game, ``/play?game=grid&opponent=counting``, read and checked.
+
+A link names opponents by name only: a registered player (any installed provider's,
+:mod:`dejavu_env.core.providers`) or a checkpoint the server's operator named on its command
+line (``--checkpoint mine=runs/grid/best.zip``). Why never a path: a checkpoint is a pickle,
+and loading one a visitor names would run the visitor's code on the server.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dejavu_env.core.providers import named_player, provided_names
+from dejavu_env.core.seeding import SEED_BOUND
+
+GAMES = ("grid", "grab")
+DEFAULT_OPPONENTS = {"grid": "counting", "grab": "human-casual,perfect"}
+FLIP_MS = (200, 10_000)
+"""The slowest and fastest flip a person may pick, in milliseconds between two cards."""
+DEFAULT_FLIP_MS = 1200
+_KEYS = {"grid": {"game", "opponent", "seat", "seed"}, "grab": {"game", "opponents", "flip_ms", "seed"}}
+
+
+@dataclass(frozen=True)
+class GameRequest:
+    """A checked link: the game, the opponents' names (seat order after the person), the seed,
+    the person's seat (Grid) and the flip interval (Grab)."""
+
+    game: str
+    opponents: tuple[str, ...]
+    seed: int
+    seat: int = 0
+    flip_ms: int = DEFAULT_FLIP_MS
+
+    def query(self) -> str:
+        """The link's query string, to share the same game again."""
+        if self.game == "grid":
+            return f"game=grid&opponent={self.opponents[0]}&seat={self.seat}&seed={self.seed}"
+        return f"game=grab&opponents={','.join(self.opponents)}&flip_ms={self.flip_ms}&seed={self.seed}"
+
+
+def _integer(params: Mapping[str, str], key: str, low: int, high: int, default: int) -> int:
+    text = params.get(key)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit() and len(text) <= 12) or not low <= int(text) <= high:
+        raise ValueError(f"{key} must be a whole number from {low} to {high}, got {text[:20]!r}")
+    return int(text)
+
+
+def parse_request(params: Mapping[str, str], checkpoints: Mapping[str, Mapping[str, Path]]) -> GameRequest:
+    """Check a link's query parameters; ``ValueError`` naming the first problem."""
+    game = params.get("game", "")
+    if game not in GAMES:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game[:20]!r}")
+    unknown = sorted(set(params) - _KEYS[game])
+    if unknown:
+        raise ValueError(f"unknown parameter {unknown[0][:20]!r} for {game}; known: {', '.join(sorted(_KEYS[game]))}")
+    known = player_names(game, checkpoints)
+    key = "opponent" if game == "grid" else "opponents"
+    names = tuple(n.strip() for n in params.get(key, DEFAULT_OPPONENTS[game]).split(","))
+    if game == "grid" and len(names) != 1:
+        raise ValueError("grid is played against exactly one opponent")
+    if game == "grab" and not 1 <= len(names) <= 5:
+        raise ValueError(f"grab seats 1 to 5 opponents beside you, got {len(names)}")
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown {game} player {name[:40]!r}; known: {', '.join(known)}")
+    seed = _integer(params, "seed", 0, SEED_BOUND - 1, secrets.randbelow(SEED_BOUND))
+    if game == "grid":
+        return GameRequest(game, names, seed, seat=_integer(params, "seat", 0, 1, 0))
+    return GameRequest(game, names, seed, flip_ms=_integer(params, "flip_ms", *FLIP_MS, DEFAULT_FLIP_MS))
+
+
+def player_names(game: str, checkpoints: Mapping[str, Mapping[str, Path]]) -> list[str]:
+    """Every name a link may use for ``game``: the registered players and the server's checkpoints."""
+    return sorted({*provided_names(game), *checkpoints.get(game, {})})
+
+
+def build_player(game: str, name: str, checkpoints: Mapping[str, Mapping[str, Path]], seed: int) -> Any:
+    """A fresh player for ``name`` (checked by :func:`parse_request`), seeded with ``seed``."""
+    path = checkpoints.get(game, {}).get(name)
+    if path is None:
+        return named_player(game, name, seed=seed)
+    from dejavu_agents.loaders import checkpoint_player
+
+    player = checkpoint_player(path, game, seed=seed)
+    player.name = name
+    return player

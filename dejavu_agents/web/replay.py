@@ -1,0 +1,99 @@
+"""Recorded games played back through the engines: the replays the tests and the page use.
+
+A replay starts from the record's deal and applies every recorded move with the rules'
+own ``apply``, which checks each one, so a record that the rules would not have allowed
+fails loudly. :func:`replay` returns the engine's states after every step and checks that
+the game ends with the recorded outcome; the page draws a finished game's replay from
+these states, through the person's own observer, one step at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+
+from dejavu_agents.grab.human import SeatTick
+from dejavu_agents.web.records import GameRecord
+from dejavu_env.core.game import Outcome
+from dejavu_env.grab import rules as grab_rules
+from dejavu_env.grab.observation import Observer
+from dejavu_env.grid.rules import DEFAULT_MAX_TURNS, GridState
+from dejavu_env.grid.rules import outcome as grid_outcome
+from dejavu_env.testing.replay import ReplayedDraws
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A game played back: ``states[i]`` is the engine's state after ``i`` recorded moves (Grid) or
+    ticks (Grab), ``states[0]`` the deal; ``outcome`` the rules' result of the last state."""
+
+    record: GameRecord
+    states: list[Any]
+    outcome: Outcome
+
+
+def replay(record: GameRecord) -> Replay:
+    """Play ``record`` back; ``ValueError`` if a move is illegal or the result differs from the record's."""
+    states: list[Any]
+    if record.game == "grid":
+        states = _replay_grid(record)
+        last = states[-1]
+        result = grid_outcome(last)
+        if not last.terminal and last.turns >= DEFAULT_MAX_TURNS:
+            result = Outcome(scores=result.scores, winners=(), reason="truncated")
+    else:
+        states = _replay_grab(record)
+        result = grab_rules.outcome(states[-1])
+    recorded = record.outcome
+    if not result.over:
+        raise ValueError(f"the recorded moves stop before the game's end ({len(states) - 1} steps)")
+    if list(result.scores) != list(recorded["scores"]) or list(result.winners) != list(recorded["winners"]):
+        raise ValueError(
+            f"the replay ends with scores {list(result.scores)}, winners {list(result.winners)}; "
+            f"the record says {recorded['scores']}, {recorded['winners']}"
+        )
+    return Replay(record, states, result)
+
+
+def _replay_grid(record: GameRecord) -> list[GridState]:
+    state = GridState(record.deal["order"])
+    states = [state.copy()]
+    for number, move in enumerate(record.moves):
+        if move["seat"] != state.player:
+            raise ValueError(f"move {number}: seat {move['seat']} moved, but it was seat {state.player}'s turn")
+        state.apply(move["action"])
+        states.append(state.copy())
+    return states
+
+
+def _replay_grab(record: GameRecord) -> list[grab_rules.GrabState]:
+    # The engine never races in a recorded game (each object had one winner), so it may draw nothing:
+    # an empty recording of draws fails loudly if it tried.
+    draws = cast(np.random.Generator, ReplayedDraws())
+    state = grab_rules.new_game(
+        draws, n_players=len(record.players), reaction_times=record.reaction_times, orders=record.deal["orders"]
+    )
+    states = [state.copy()]
+    for tick in record.moves:
+        grab_rules.apply(state, tick["actions"], draws)
+        states.append(state.copy())
+    return states
+
+
+def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
+    """What ``seat`` (the record's person by default) saw and did at each tick it was asked to act:
+    the input of :func:`dejavu_agents.grab.human.fit_human_params`."""
+    record = played.record
+    if record.game != "grab":
+        raise ValueError(f"only grab games are fitted, this record is {record.env_id}")
+    seat = record.seat if seat is None else seat
+    observer = Observer(seat, "observation")
+    ticks = []
+    for state, tick in zip(played.states, record.moves):
+        if state.game_over or not state.in_round[seat]:
+            continue
+        vector = observer.observe(state).copy()
+        ticks.append(SeatTick(vector, grab_rules.legal_mask(state, seat), tick["tried"][seat], tick["ms"][seat]))
+    return ticks

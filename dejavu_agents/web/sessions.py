@@ -1,0 +1,89 @@
+"""Visitors' sessions: an unguessable token per browser, owning its games, with bounds.
+
+Why tokens: a game belongs to the session that created it; a request reaches a game only
+through its own session's table, so one visitor cannot act in another's game or read its
+record, even knowing the game's id (ids are unguessable too). Why bounds: one visitor must
+not be able to fill the server's memory or CPU with games.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from dejavu_agents.web.games import WebGame
+
+MAX_SESSIONS = 500
+MAX_GAMES_PER_SESSION = 20
+"""Games one session may create in its lifetime."""
+MAX_LIVE_GAMES_PER_SESSION = 2
+"""Games of one session that may be running (started and not over) at once."""
+IDLE_S = 3600.0
+"""A session unused this long may be dropped to make room for a new one."""
+
+
+@dataclass
+class Session:
+    """One visitor: its token and games (by id)."""
+
+    token: str
+    games: dict[str, WebGame] = field(default_factory=dict)
+    created: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+
+    def check_room(self) -> None:
+        """``ValueError`` once this session has created its share of games."""
+        if self.created >= MAX_GAMES_PER_SESSION:
+            raise ValueError(f"this session has started {MAX_GAMES_PER_SESSION} games, the most it may")
+
+    def add(self, game: WebGame) -> None:
+        """Count and keep ``game``; ``ValueError`` once this session has created its share."""
+        self.check_room()
+        self.created += 1
+        self.games[game.id] = game
+
+    def check_live(self) -> None:
+        """``ValueError`` when starting one more game would run more than the session may at once."""
+        live = [g for g in self.games.values() if g.phase == "playing"]
+        if len(live) >= MAX_LIVE_GAMES_PER_SESSION:
+            raise ValueError(f"finish a game first: a session may play {MAX_LIVE_GAMES_PER_SESSION} at once")
+
+
+class Sessions:
+    """Every session of the server, by token."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self._by_token: dict[str, Session] = {}
+
+    def get(self, token: str | None) -> Session | None:
+        """The session of ``token``, or ``None`` (an unknown token is no session, never an error)."""
+        session = self._by_token.get(token or "")
+        if session is not None:
+            session.last_used = time.monotonic()
+        return session
+
+    def new(self) -> Session:
+        """A fresh session; idle ones make room, else ``ValueError`` when the server is full."""
+        if len(self._by_token) >= self.limit:
+            now = time.monotonic()
+            for token, session in list(self._by_token.items()):
+                if now - session.last_used > IDLE_S:
+                    self.drop(token)
+        if len(self._by_token) >= self.limit:
+            raise ValueError("the server has as many visitors as it can hold; try again later")
+        session = Session(secrets.token_urlsafe(32))
+        self._by_token[session.token] = session
+        return session
+
+    def drop(self, token: str) -> None:
+        session = self._by_token.pop(token, None)
+        if session is not None:
+            for game in session.games.values():
+                game.stop()
+
+
+def new_game_id() -> str:
+    """An unguessable game id (128 random bits)."""
+    return secrets.token_urlsafe(16)

@@ -1,0 +1,59 @@
+// The game page: swap in the board the server renders, send the clicked move, show the answer.
+// The page holds no game logic: every board comes from the server, every move is checked there.
+"use strict";
+(function () {
+  const root = document.getElementById("game");
+  if (!root) return;
+  const id = root.dataset.game;
+  let version = Number(root.dataset.version);
+  const board = () => document.getElementById("board");
+  const message = (text) => { document.getElementById("message").textContent = text || ""; };
+
+  function show(data) {
+    if (data.board && data.version !== version) {
+      version = data.version;
+      board().outerHTML = data.board;
+    }
+    const state = board().dataset.state;
+    document.getElementById("consent").hidden = state !== "consent";
+    document.getElementById("after").hidden = state !== "over";
+  }
+
+  async function post(path, body) {
+    const response = await fetch(`/api/games/${id}/${path}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    const data = await response.json();
+    message(data.ok ? data.message : data.error);
+    show(data);
+  }
+
+  async function poll() {
+    for (;;) {
+      try {
+        const response = await fetch(`/api/games/${id}?after=${version}`, { cache: "no-store" });
+        const data = await response.json();
+        if (!response.ok) { message(data.error); return; }
+        show(data);
+        if (data.phase !== "consent" && data.phase !== "playing") return;
+      } catch (error) {
+        message("lost the connection to the server; retrying");
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  document.getElementById("consent").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const record = event.submitter && event.submitter.dataset.record === "yes";
+    const field = event.target.elements.namedItem("player_id");
+    post("begin", { record: record, player_id: field ? field.value : "" });
+  });
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("#board [data-action]");
+    if (!button) return;
+    post("move", { action: Number(button.dataset.action), step: Number(board().dataset.step) });
+  });
+  show({});
+  poll();
+})();

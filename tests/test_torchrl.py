@@ -1,0 +1,115 @@
+"""TorchRL, the PyTorch project's RL library, on every front end, called as its docs show.
+
+What broke before: a string ``info["reason"]`` (the wrapper and ``num_envs``) and Python
+``bool``/``int`` info values (``auto_register_info_dict``). Every ``info`` value is now a numpy
+scalar or array of a fixed dtype; these tests keep it so for TorchRL's readers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torchrl", reason="TorchRL is not installed (it is in the test extra)")
+
+import torch
+from torchrl.envs import GymEnv, TransformedEnv
+from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+from torchrl.envs.transforms import ActionMask
+from torchrl.envs.utils import check_env_specs
+
+import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_env.core.game import REASONS
+
+ENV_IDS = ["DejaVuGrid-v0", "DejaVuGrab-v0"]
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_gym_env_passes_check_env_specs_and_rolls_out(env_id):
+    env = GymEnv(env_id)
+    check_env_specs(env, seed=0)
+    rollout = env.rollout(50)
+    assert rollout.batch_size[0] >= 1 and "action_mask" in rollout.keys()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_gym_env_with_num_envs_rolls_out(env_id):
+    """TorchRL's workers start by spawning and import the main module: a user's script that
+    imports ``dejavu_env`` registers the ids there, but pytest's (or a notebook's) main module
+    does not, so the id names its module, as gymnasium allows (``"dejavu_env:DejaVuGrid-v0"``)."""
+    env = GymEnv(f"dejavu_env:{env_id}", num_envs=4)
+    try:
+        rollout = env.rollout(10, break_when_any_done=False)
+        assert rollout.batch_size[:2] == torch.Size([4, 10])
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_auto_register_info_dict_reads_every_info_key(env_id):
+    env = GymEnv(env_id)
+    env.auto_register_info_dict()
+    check_env_specs(env, seed=0)
+    rollout = env.rollout(100, break_when_any_done=False)
+    reasons = rollout["next", "reason"]
+    assert reasons.dtype == torch.int8 and int(reasons.max()) < len(REASONS)
+    assert rollout["next", "illegal_action"].dtype == torch.bool and rollout["next", "winner"].dtype == torch.int64
+    done = rollout["next", "done"].squeeze(-1)
+    assert done.any() and (reasons[done] > 0).all() and (reasons[~done] == 0).all()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_the_action_mask_transform_samples_only_legal_actions(env_id):
+    env = TransformedEnv(GymEnv(env_id, illegal_action="raise"), ActionMask())
+    check_env_specs(env, seed=0)
+    rollout = env.rollout(100, break_when_any_done=False)  # an illegal action would raise
+    actions = rollout["action"].argmax(-1)
+    masks = rollout["action_mask"]
+    assert masks.gather(-1, actions.unsqueeze(-1)).all()
+
+
+def _grid_aec(**kwargs):
+    from dejavu_env.grid.pettingzoo import env
+
+    return env(**kwargs)
+
+
+def _grab_parallel(**kwargs):
+    from dejavu_env.grab.pettingzoo import parallel_env
+
+    return parallel_env(**kwargs)
+
+
+def _grab_aec(**kwargs):
+    from dejavu_env.grab.pettingzoo import env
+
+    return env(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("make", "turn_based"), [(_grid_aec, True), (_grab_parallel, False), (_grab_aec, True)],
+    ids=["grid-aec", "grab-parallel", "grab-aec"],
+)
+def test_pettingzoo_wrapper_on_every_pettingzoo_front_end(make, turn_based):
+    pytest.importorskip("pettingzoo")
+    # TorchRL reads the mask from the observation or the info, not both: mask_in_info=False.
+    env = PettingZooWrapper(env=make(mask_in_info=False), use_mask=turn_based, seed=0)
+    check_env_specs(env, seed=0)
+    rollout = env.rollout(60)
+    group = next(iter(env.group_map))
+    info = rollout["next", group, "info"]
+    masks = rollout[group, "action_mask"]
+    actions = rollout[group, "action"]
+    chosen = masks.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    acting = rollout[group, "mask"] if turn_based else torch.ones_like(chosen)
+    assert chosen[acting].all(), "TorchRL sampled under the front end's masks"
+    assert np.isin(info["reason"].numpy(), np.arange(len(REASONS))).all()

@@ -1,0 +1,306 @@
+"""The server against hostile and careless input: every refusal is a clear message and changes nothing.
+
+Each case is a request a browser would not send (a forged action, another visitor's game,
+an oversized body, a stale board...); the answer names the problem and the game's board and
+version stay as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's note about httpx2, not about this code
+    from starlette.testclient import TestClient
+
+from dejavu_agents.web import sessions
+from dejavu_agents.web.app import COOKIE, create_app
+from dejavu_agents.web.records import read_records
+from dejavu_agents.web.replay import replay
+
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture()
+def log_path(tmp_path: Path) -> Path:
+    return tmp_path / "games.jsonl"
+
+
+@pytest.fixture()
+def client(log_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(log_path), base_url=BASE) as test_client:
+        yield test_client
+
+
+def start(client: TestClient, link: str, record: bool = True) -> str:
+    response = client.get(link, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    game_id = response.headers["location"].rsplit("/", 1)[1]
+    answer = client.post(f"/api/games/{game_id}/begin", json={"record": record, "player_id": "tester-1"})
+    assert answer.status_code == 200, answer.text
+    return game_id
+
+
+def board(client: TestClient, game_id: str, after: int = 0) -> dict:
+    return client.get(f"/api/games/{game_id}?after={after}").json()
+
+
+def actions(html: str) -> list[int]:
+    return [int(a) for a in re.findall(r'data-action="(\d+)"', html)]
+
+
+def step_of(html: str) -> int:
+    return int(re.search(r'data-step="(\d+)"', html).group(1))
+
+
+def play_grid(client: TestClient, game_id: str) -> dict:
+    """Play the last legal move until the game ends (End turn whenever it is legal)."""
+    while True:
+        now = board(client, game_id)
+        if now["phase"] == "over":
+            return now
+        html = now["board"]
+        response = client.post(f"/api/games/{game_id}/move", json={"action": actions(html)[-1], "step": step_of(html)})
+        assert response.status_code == 200, response.text
+
+
+def test_a_recorded_grid_game_is_logged_whole_and_replays(client: TestClient, log_path: Path) -> None:
+    game_id = start(client, "/play?game=grid&opponent=greedy&seed=11")
+    final = play_grid(client, game_id)
+    assert 'data-state="over"' in final["board"]
+    (record,) = read_records(log_path)
+    assert record.player_id == "tester-1" and record.players == ["person", "greedy"] and record.seed == 11
+    assert list(replay(record).outcome.scores) == record.outcome["scores"]
+    assert client.get(f"/api/games/{game_id}/record").json()["seed"] == 11
+    page = client.get(f"/game/{game_id}/replay?step=2")
+    assert page.status_code == 200 and 'data-state="replay"' in page.text
+    unrecorded = start(client, "/play?game=grid&opponent=greedy&seed=12", record=False)
+    play_grid(client, unrecorded)
+    assert len(list(read_records(log_path))) == 1  # nothing without consent
+
+
+def test_the_person_may_sit_second(client: TestClient, log_path: Path) -> None:
+    final = play_grid(client, start(client, "/play?game=grid&opponent=greedy&seat=1&seed=13"))
+    assert "You are seat 1" in final["board"]
+    (record,) = read_records(log_path)
+    assert record.seat == 1 and record.players == ["greedy", "person"] and record.moves[0]["seat"] == 0
+    assert list(replay(record).outcome.scores) == record.outcome["scores"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=JSON | st.fixed_dictionaries({"action": JSON, "step": JSON}))
+def test_any_json_body_is_answered_and_a_refusal_changes_nothing(client: TestClient, body: object) -> None:
+    if not hasattr(client, "fuzzed_game"):
+        client.fuzzed_game = start(client, "/play?game=grid&opponent=greedy&seed=14", record=False)  # type: ignore[attr-defined]
+    game_id = client.fuzzed_game  # type: ignore[attr-defined]
+    before = board(client, game_id)
+    content = json.dumps(body).encode()
+    answer = client.post(f"/api/games/{game_id}/move", content=content, headers={"content-type": "application/json"})
+    assert answer.status_code in (200, 400), answer.text
+    if answer.status_code == 400:
+        assert answer.json()["error"] and board(client, game_id) == before
+
+
+def test_refused_moves_name_the_problem_and_change_nothing(client: TestClient) -> None:
+    response = client.get("/play?game=grid&opponent=greedy&seed=3", follow_redirects=False)
+    game_id = response.headers["location"].rsplit("/", 1)[1]
+    early = client.post(f"/api/games/{game_id}/move", json={"action": 0, "step": 0})
+    assert early.status_code == 400 and "recording question" in early.json()["error"]
+    client.post(f"/api/games/{game_id}/begin", json={"record": False})
+    before = board(client, game_id)
+    cases = {
+        99: "out of range", -1: "out of range", "3": "integer action id", 2.5: "integer action id",
+        True: "boolean", None: "integer action id", 16: "no reveal to stop", 17: "End card",
+    }  # fmt: skip
+    for action, problem in cases.items():
+        answer = client.post(f"/api/games/{game_id}/move", json={"action": action, "step": 0})
+        assert answer.status_code == 400 and problem in answer.json()["error"], (action, answer.json())
+    stale = client.post(f"/api/games/{game_id}/move", json={"action": 0, "step": 5})
+    assert stale.status_code == 400 and "old board" in stale.json()["error"]
+    forged = client.post(f"/api/games/{game_id}/move", json={"action": 0, "step": 0, "mask": [1] * 19})
+    assert forged.status_code == 400 and "nothing else is read" in forged.json()["error"]
+    assert board(client, game_id) == before
+    again = client.post(f"/api/games/{game_id}/begin", json={"record": False})
+    assert again.status_code == 400 and "already started" in again.json()["error"]
+    assert client.get(f"/game/{game_id}/replay").status_code == 409
+    assert client.get(f"/api/games/{game_id}/record").status_code == 409
+    play_grid(client, game_id)
+    last_step = step_of(board(client, game_id)["board"])
+    late = client.post(f"/api/games/{game_id}/move", json={"action": 18, "step": last_step})
+    assert late.status_code == 400 and "game is over" in late.json()["error"]
+
+
+def test_bad_bodies_are_refused_before_they_are_read(client: TestClient) -> None:
+    game_id = start(client, "/play?game=grid&opponent=greedy&seed=4")
+    url = f"/api/games/{game_id}/move"
+    huge = client.post(url, content=b'{"action": 0, "step": 0, "pad": "' + b"x" * 5000 + b'"}',
+                       headers={"content-type": "application/json"})  # fmt: skip
+    assert huge.status_code == 413
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"action": 0, "pad": "'
+        for _ in range(10):
+            yield b"x" * 1000
+
+    streamed = client.post(url, content=chunks(), headers={"content-type": "application/json"})
+    assert streamed.status_code == 413
+    assert client.post(url, data={"action": "0"}).status_code == 415
+    assert client.post(url, content=b"{not json", headers={"content-type": "application/json"}).status_code == 400
+    assert client.post(url, json=[0, 0]).status_code == 400
+
+
+def test_one_visitor_cannot_reach_anothers_game(client: TestClient, log_path: Path) -> None:
+    game_id = start(client, "/play?game=grid&opponent=greedy&seed=5")
+    with TestClient(create_app(log_path), base_url=BASE) as other_server:
+        assert other_server.get(f"/api/games/{game_id}").status_code == 403  # no session at all
+    stranger = TestClient(client.app, base_url=BASE)
+    stranger.get("/play?game=grid&opponent=greedy", follow_redirects=False)  # a session of its own
+    assert stranger.cookies.get(COOKIE) != client.cookies.get(COOKIE)
+    for url in (f"/api/games/{game_id}", f"/game/{game_id}", f"/api/games/{game_id}/record"):
+        answer = stranger.get(url)
+        assert answer.status_code == 404 and game_id not in answer.text
+    assert stranger.post(f"/api/games/{game_id}/move", json={"action": 0, "step": 0}).status_code == 404
+    stranger.cookies.set(COOKIE, "guessed-token")
+    assert stranger.get(f"/api/games/{game_id}").status_code == 403
+    cookie = client.get("/play?game=grid", follow_redirects=False).headers.get("set-cookie")
+    assert cookie is None  # the session is kept, not replaced
+    fresh = TestClient(client.app, base_url=BASE).get("/play?game=grid", follow_redirects=False)
+    attributes = fresh.headers["set-cookie"].lower()
+    assert "httponly" in attributes and "samesite=strict" in attributes
+    assert len(fresh.cookies[COOKIE]) >= 43  # 32 random bytes
+
+
+def test_links_are_checked_and_never_load_a_path(client: TestClient) -> None:
+    cases = {
+        "/play?game=chess": "game must be one of",
+        "/play?game=grid&opponent=nobody": "unknown grid player",
+        "/play?game=grid&opponent=../../runs/best.zip": "unknown grid player",
+        "/play?game=grid&opponent=/etc/passwd": "unknown grid player",
+        "/play?game=grid&opponent=counting,greedy": "exactly one opponent",
+        "/play?game=grab&opponents=perfect,perfect,perfect,perfect,perfect,perfect": "1 to 5 opponents",
+        "/play?game=grab&flip_ms=5": "flip_ms must be",
+        "/play?game=grab&flip_ms=1e3": "flip_ms must be",
+        "/play?game=grid&seat=2": "seat must be",
+        "/play?game=grid&seed=-1": "seed must be",
+        "/play?game=grid&cheat=1": "unknown parameter",
+        "/play?game=grab&opponent=perfect": "unknown parameter",
+    }
+    for link, problem in cases.items():
+        answer = client.get(link, follow_redirects=False)
+        assert answer.status_code == 400 and problem in answer.text, (link, answer.text)
+    assert client.get("/play?game=grid", headers={"host": "evil.example"}).status_code == 400
+    page = client.get("/")
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-content-type-options"] == "nosniff"
+
+
+def test_games_per_session_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    start(client, "/play?game=grid&opponent=greedy")
+    start(client, "/play?game=grid&opponent=greedy")
+    third = client.get("/play?game=grid&opponent=greedy", follow_redirects=False)
+    assert third.status_code == 429 and "at once" in third.text
+    monkeypatch.setattr(sessions, "MAX_GAMES_PER_SESSION", 3)
+    monkeypatch.setattr(sessions, "MAX_LIVE_GAMES_PER_SESSION", 10)
+    assert client.get("/play?game=grid", follow_redirects=False).status_code == 303
+    fourth = client.get("/play?game=grid", follow_redirects=False)
+    assert fourth.status_code == 429 and "3 games" in fourth.text
+
+
+def test_grab_refuses_stale_and_gone_grabs(client: TestClient) -> None:
+    game_id = start(client, "/play?game=grab&opponents=perfect&flip_ms=600&seed=9", record=False)
+    version, seen_gone = 0, False
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not seen_gone:
+        now = board(client, game_id, version)
+        version = now["version"]
+        html = now["board"]
+        if 'data-state="playing"' not in html or not actions(html):
+            continue
+        step = step_of(html)
+        stale = client.post(f"/api/games/{game_id}/move", json={"action": actions(html)[-1], "step": step - 1})
+        assert stale.status_code == 400
+        held = re.findall(r"<tr><th>perfect</th><td>\d+</td><td>(.*?)</td>", html)
+        if held and "tile" in held[0]:
+            # An object the bot holds: every grab of it is refused by the engine.
+            gone_names = re.findall(r">([^<>]+)</span>", held[0])
+            from dejavu_env.grab.cards import canonical_deck
+
+            gone = 1 + canonical_deck().names.index(gone_names[0])
+            answer = client.post(f"/api/games/{game_id}/move", json={"action": gone, "step": step})
+            if answer.status_code == 400 and "not in the middle" in answer.json()["error"]:
+                seen_gone = True
+    assert seen_gone
+
+
+def test_a_restarted_server_keeps_the_finished_games_and_appends(log_path: Path) -> None:
+    for seed in (31, 32):
+        with TestClient(create_app(log_path), base_url=BASE) as fresh_server:
+            play_grid(fresh_server, start(fresh_server, f"/play?game=grid&opponent=greedy&seed={seed}"))
+    assert [r.seed for r in read_records(log_path)] == [31, 32]
+
+
+def test_an_abandoned_grab_game_stops_and_is_not_recorded(
+    client: TestClient, log_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dejavu_agents.web import games
+
+    monkeypatch.setattr(games, "ABANDON_S", 0.5)
+    game_id = start(client, "/play?game=grab&opponents=perfect&flip_ms=200")
+    time.sleep(1.5)  # nobody polls
+    now = board(client, game_id)
+    assert now["phase"] == "abandoned" and 'data-state="stopped"' in now["board"]
+    assert "not recorded" in now["board"] and not log_path.exists()
+
+
+def test_a_faulty_bot_stops_the_game_with_a_message(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dejavu_agents.base import Player
+    from dejavu_agents.registry import PLAYERS, PlayerEntry
+
+    class Broken(Player):
+        def act(self, observation: dict, action_mask: object) -> int:
+            raise RuntimeError("out of cheese")
+
+    monkeypatch.setitem(PLAYERS["grab"], "broken", PlayerEntry(Broken))
+    game_id = start(client, "/play?game=grab&opponents=broken&flip_ms=200", record=False)
+    deadline = time.monotonic() + 10
+    while (now := board(client, game_id))["phase"] == "playing" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert now["phase"] == "failed" and "out of cheese" in now["board"]
+
+
+def test_a_player_whose_extra_is_missing_is_a_clear_refusal(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dejavu_agents.web import app
+
+    def no_torch(*args: object) -> None:
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(app, "build_player", no_torch)
+    answer = client.get("/play?game=grid&opponent=ppo-grid", follow_redirects=False)
+    assert answer.status_code == 400 and "cannot load that player" in answer.text
+
+
+def test_the_start_page_and_the_rules_are_served(client: TestClient) -> None:
+    start_page = client.get("/")
+    assert start_page.status_code == 200 and "<option>counting</option>" in start_page.text
+    rules = client.get("/rules")
+    assert rules.status_code == 200 and "Grid game" in rules.text and "<pre" in rules.text
+    assert client.get("/static/page.js").status_code == 200

@@ -1,0 +1,121 @@
+"""The game log: whole records, a versioned schema, and replays that end with the recorded scores."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from dejavu_agents.registry import make_player
+from dejavu_agents.web.grid_table import GridTable
+from dejavu_agents.web.recorder import bot_grab_game, now_iso, record_grid
+from dejavu_agents.web.records import SCHEMA, GameLog, GameRecord, check_player_id, read_records
+from dejavu_agents.web.replay import replay, seat_ticks
+from dejavu_env.grid.rules import legal_actions
+
+
+def grid_record(seed: int) -> GameRecord:
+    """A finished grid game in which the 'person' plays the first legal move each time."""
+    table = GridTable(make_player("grid", "greedy"), seed=seed)
+    t = 0
+    while not table.over:
+        t += 100
+        table.person_move(legal_actions(table.state)[-1 if t % 300 else 0], t)
+    return record_grid(table, player_id="p-1", names=["You", "greedy"], seed=seed, started=now_iso())
+
+
+def grab_record(seed: int) -> GameRecord:
+    names = ["human-casual", "perfect"]
+    return bot_grab_game([make_player("grab", n) for n in names], names, seed)
+
+
+@pytest.mark.parametrize("make", [grid_record, grab_record])
+def test_a_logged_game_replays_to_its_recorded_scores(tmp_path: Path, make) -> None:
+    log = GameLog(tmp_path / "games.jsonl")
+    records = [make(seed) for seed in (1, 2)]
+    for record in records:
+        log.append(record)
+    assert (tmp_path / "games.jsonl").stat().st_mode & 0o777 == 0o600
+    loaded = list(read_records(tmp_path / "games.jsonl"))
+    assert loaded == records
+    for record in loaded:
+        played = replay(record)
+        assert list(played.outcome.scores) == record.outcome["scores"]
+        assert len(played.states) == len(record.moves) + 1
+        assert record.schema == SCHEMA and record.env_id.endswith("-v0")
+
+
+def test_a_replay_refuses_a_record_that_the_rules_or_its_outcome_contradict() -> None:
+    record = grid_record(3)
+    forged = replace(record, outcome={**record.outcome, "scores": [99.0, 0.0]})
+    with pytest.raises(ValueError, match="the record says"):
+        replay(forged)
+    moves = [dict(m) for m in record.moves]
+    moves[0]["action"] = 16  # Stop, with no reveal to stop
+    with pytest.raises(ValueError, match="illegal"):
+        replay(replace(record, moves=moves))
+    with pytest.raises(ValueError, match="before the game's end"):
+        replay(replace(record, moves=record.moves[:3]))
+    grab = grab_record(4)
+    ticks = [dict(t) for t in grab.moves]
+    taken = next(i for i, t in enumerate(ticks) if any(t["actions"]))
+    seat = next(s for s, a in enumerate(ticks[taken]["actions"]) if a)
+    ticks[taken + 1] = {**ticks[taken + 1], "actions": [ticks[taken]["actions"][seat]] * len(grab.players)}
+    with pytest.raises(ValueError, match=r"not in the middle|out of the round"):
+        replay(replace(grab, moves=ticks))
+
+
+def test_the_reader_names_the_line_of_a_bad_record(tmp_path: Path) -> None:
+    good = grid_record(5).to_json()
+    path = tmp_path / "log.jsonl"
+    cases = {
+        "not json": "not JSON",
+        json.dumps({**json.loads(good), "schema": "dejavu-web-game/0"}): "schema",
+        json.dumps({**json.loads(good), "env_id": "DejaVuGrid-v1"}): "unknown env_id",
+        json.dumps({k: v for k, v in json.loads(good).items() if k != "moves"}): "missing keys: moves",
+        json.dumps({**json.loads(good), "extra": 1}): "unknown keys: extra",
+        json.dumps({**json.loads(good), "player_id": "Jane Doe <jane@example.org>"}): "anonymous id",
+        "[1, 2]": "JSON object",
+    }
+    for line, problem in cases.items():
+        path.write_text(good + "\n" + line + "\n")
+        with pytest.raises(ValueError, match=f"log.jsonl:2: .*{problem}"):
+            list(read_records(path))
+    path.write_text(good + "\n" + good[:50])
+    with pytest.raises(ValueError, match="cut short"):
+        list(read_records(path))
+
+
+def test_an_append_is_one_whole_line_even_after_a_crash_left_a_partial_one(tmp_path: Path) -> None:
+    """A record is one whole line; after a line cut short by a crash the next record still stands alone."""
+    path = tmp_path / "games.jsonl"
+    log = GameLog(path)
+    record = grid_record(6)
+    log.append(record)
+    assert path.read_bytes().count(b"\n") == 1 and path.read_bytes().endswith(b"\n")
+    with open(path, "ab") as handle:
+        handle.write(record.to_json().encode()[:40])  # a write the crash cut short
+    log.append(record)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 3 and GameRecord.from_json(lines[2]) == record
+    with pytest.raises(ValueError, match=r"games\.jsonl:2: not JSON"):
+        list(read_records(path))
+
+
+def test_player_ids_are_anonymous_tokens() -> None:
+    for good in ("owl-17", "A_b", "x" * 32):
+        assert check_player_id(good) == good
+    for bad in ("", "x" * 33, "a b", "é", "a@b", None, 7, "../x"):
+        with pytest.raises(ValueError, match="anonymous id"):
+            check_player_id(bad)
+
+
+def test_seat_ticks_are_what_the_person_saw_each_time_it_was_asked() -> None:
+    record = grab_record(7)
+    ticks = seat_ticks(replay(record))
+    assert 0 < len(ticks) <= len(record.moves)
+    assert all(t.action_mask[0] == 1 and (t.tried == 0 or t.action_mask[t.tried]) for t in ticks)
+    with pytest.raises(ValueError, match="only grab games"):
+        seat_ticks(replay(grid_record(8)))
