@@ -6,49 +6,35 @@ A policy trained on a cluster comes back to a laptop as two files in ``dejavu_ag
 from). Loading needs torch and this package only; the card says how the net must be fed,
 so it cannot be played in the wrong game or with the wrong view.
 
-Registered names (``rllib-grid``) load from this package's ``dejavu_agents/checkpoints`` folder
-only, never from the current folder; an explicit ``path`` loads any exported file.
+Names (``rllib-grid``) load from this package's ``dejavu_agents/checkpoints`` folder only,
+never from the current folder; a path loads any exported file (the rule of
+:mod:`dejavu_agents.models`, as for every checkpoint). The weights hold tensors only and are
+read with ``torch.load(weights_only=True)``; a file that holds anything else is refused, and
+the card's network sizes are bounded (:mod:`dejavu_agents.net_spec`) before anything is built.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+import pickle
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dejavu_agents.base import Player
+from dejavu_agents.models import (
+    CHECKPOINTS,
+    EXPORT_FORMAT,
+    ExportCard,
+    check_trained_for,
+    inspect_checkpoint,
+    is_path,
+    resolve_checkpoint,
+)
 
-CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-FORMAT = "dejavu-rllib-export/1"
+__all__ = ["CHECKPOINTS", "FORMAT", "ExportCard", "ExportedPlayer", "load_net", "save_export"]
 
-
-@dataclass(frozen=True)
-class ExportCard:
-    """What an exported network is and how to feed it, stored beside its weights as JSON."""
-
-    game: str
-    obs_mode: str
-    net: dict[str, Any]
-    """:class:`dejavu_agents.policy_net.NetSpec` fields."""
-    format: str = FORMAT
-    env: dict[str, Any] = field(default_factory=dict)
-    """The PettingZoo keyword arguments it was trained with (reward, table size...)."""
-    training: dict[str, Any] = field(default_factory=dict)
-    """Provenance: algorithm, iterations, env steps, seed, config file, wall time."""
-
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self), indent=2, sort_keys=True) + "\n")
-
-    @classmethod
-    def load(cls, path: Path) -> ExportCard:
-        raw = json.loads(path.read_text())
-        if raw.get("format") != FORMAT:
-            found = raw.get("format")
-            raise ValueError(f"{path}: not an exported RLlib player (format {found!r}, expected {FORMAT!r})")
-        return cls(**raw)
+FORMAT = EXPORT_FORMAT
 
 
 def save_export(net: Any, card: ExportCard, path: Path | str) -> Path:
@@ -63,20 +49,38 @@ def save_export(net: Any, card: ExportCard, path: Path | str) -> Path:
 
 
 def load_net(path: Path | str, game: str | None = None) -> tuple[Any, ExportCard]:
-    """The :class:`~dejavu_agents.policy_net.PolicyNet` and card of an exported file, checked against ``game``."""
-    import torch
-
-    from dejavu_agents.policy_net import NetSpec, PolicyNet
-
+    """The :class:`~dejavu_agents.policy_net.PolicyNet` and card of the exported file ``path`` (its ``.pt``),
+    checked against ``game``."""
     weights = Path(path).with_suffix(".pt")
     card_path = weights.with_suffix(".json")
     if not weights.exists() or not card_path.exists():
         raise ValueError(f"no exported player at {weights} (needs {weights.name} and {card_path.name})")
-    card = ExportCard.load(card_path)
-    if game is not None and card.game != game:
-        raise ValueError(f"{card_path.name} was trained for {card.game!r}, not {game!r}")
-    net = PolicyNet(NetSpec(**_with_obs_mode(card.net, card.obs_mode, card_path)))
-    net.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
+    card = inspect_checkpoint(weights, game)
+    assert isinstance(card, ExportCard)  # a .pt's card is always an export card
+    from dejavu_agents.net_spec import NetSpec
+
+    try:
+        spec = NetSpec(**_with_obs_mode(card.net, card.obs_mode, card_path))
+    except TypeError as err:
+        raise ValueError(f"{card_path}: its net is not a network's shape ({err})") from None
+    except ValueError as err:
+        raise ValueError(f"{card_path}: {err}") from None
+    import torch
+
+    from dejavu_agents.policy_net import PolicyNet
+
+    try:
+        state = torch.load(weights, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
+        raise ValueError(
+            f"{weights} holds more than tensors, or is damaged, and is not loaded ({type(err).__name__}); "
+            "an exported player is a state_dict of tensors"
+        ) from None
+    net = PolicyNet(spec)
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as err:
+        raise ValueError(f"{weights}: its weights do not fit its card: {' '.join(str(err).split())[:300]}") from None
     net.eval()
     return net, card
 
@@ -92,12 +96,24 @@ def _with_obs_mode(net: dict[str, Any], obs_mode: str, card_path: Path) -> dict[
     return {**net, "encoder_kwargs": kwargs}
 
 
+def _export_file(source: str | Path | None) -> Path:
+    """The ``.pt`` a shipped name or a path means (a path without a suffix gets ``.pt``)."""
+    assert source is not None  # the caller gave exactly one of checkpoint and path
+    if is_path(source):
+        source = Path(source)
+        if source.suffix not in ("", ".pt"):
+            raise ValueError(f"an exported player is a .pt file with its card, got {str(source)!r}")
+        source = source.with_suffix(".pt")
+    return resolve_checkpoint(source)
+
+
 class ExportedPlayer(Player):
     """Plays an exported network greedily (the most likely legal action) unless ``deterministic=False``.
 
-    Build it from a registered ``checkpoint`` name (looked up in ``dejavu_agents/checkpoints``
-    only), an explicit ``path`` to an exported ``.pt``, or an in-memory ``net`` with its
-    ``card`` (training-time evaluation). ``game`` is checked against the card.
+    Build it from a ``checkpoint``: a shipped name (looked up in ``dejavu_agents/checkpoints``
+    only) or a path (:func:`dejavu_agents.models.resolve_checkpoint` says which is which), or an
+    explicit ``path`` to an exported ``.pt``, or an in-memory ``net`` with its ``card``
+    (training-time evaluation). ``game`` is checked against the card.
     """
 
     default_name = "rllib"
@@ -105,7 +121,7 @@ class ExportedPlayer(Player):
     def __init__(
         self,
         seed: int | None = None,
-        checkpoint: str | None = None,
+        checkpoint: str | Path | None = None,
         path: Path | str | None = None,
         net: Any = None,
         card: ExportCard | None = None,
@@ -117,18 +133,11 @@ class ExportedPlayer(Player):
                 raise ValueError(
                     "ExportedPlayer needs exactly one of a checkpoint name or a path (or a net and its card)"
                 )
-            if checkpoint is not None:
-                if Path(checkpoint).name != checkpoint:
-                    raise ValueError(
-                        f"checkpoint must be a name in {CHECKPOINTS}, got {checkpoint!r}; pass path= for a file"
-                    )
-                path = CHECKPOINTS / checkpoint
-            assert path is not None  # exactly one of checkpoint and path was given
-            net, card = load_net(path, game)
+            net, card = load_net(_export_file(Path(path) if path is not None else checkpoint), game)
         elif card is None:
             raise ValueError("ExportedPlayer given a net needs its ExportCard")
-        elif game is not None and card.game != game:
-            raise ValueError(f"this network was trained for {card.game!r}, not {game!r}")
+        elif game is not None:
+            check_trained_for(card, game, "this network")
         import torch
 
         self._torch = torch

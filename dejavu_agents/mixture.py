@@ -68,7 +68,8 @@ def build_mixture(game: str, weights: Mapping[str, float], self_checkpoint: Path
         if name == SELF:
             if self_checkpoint is None:
                 raise ValueError("the 'self' opponent needs a checkpoint from an earlier stage")
-            pool[name] = PPOPlayer(checkpoint=Path(self_checkpoint), seed=seed, deterministic=False, game=game)
+            pool[name] = PPOPlayer(checkpoint=Path(self_checkpoint), seed=seed, deterministic=False, game=game,
+                                   quiet=True)  # the trainer's own stage checkpoint
         else:
             pool[name] = make_player(game, name, seed=seed)
     return MixtureOpponent(pool, weights, seed=seed)

@@ -1,53 +1,114 @@
-"""Checkpoints: where they are looked for, the model card beside each, and loading one.
+"""Checkpoints: where they are looked for, the model card beside each, and what the file holds.
 
-A checkpoint is an SB3 zip plus a JSON model card (``<name>.json``) that says how the model
-must be fed: the algorithm, the game, the observation mode and how many observations were
-stacked. Reading it from the card, not from the caller, means a checkpoint cannot be
-played with the wrong view, and the card's ``game`` is checked against the game it is
-loaded for before anything in the zip is read.
+A checkpoint is a file of weights plus a JSON card (``<name>.json``) that says how the model
+must be fed: the algorithm, the game and the env id it was trained on, the observation mode
+and how many observations were stacked. Reading it from the card, not from the caller,
+means a checkpoint cannot be played with the wrong view, and the card's game and env id are
+checked against the game it is loaded for before anything in the file is read. Two kinds of
+card exist:
 
-**A checkpoint is code.** SB3 zips hold pickled Python objects, and loading one runs
-them. So a checkpoint is loaded only from where the user meant:
+- :class:`ModelCard` beside a ``.zip``: an SB3 save (``maskable_ppo``, ``recurrent_ppo``) or
+  the compact learner's (``compact_ppo``);
+- :class:`ExportCard` beside a ``.pt``: a network exported from RLlib training (``rllib_ppo``).
+
+Which player plays which algorithm is :mod:`dejavu_agents.loaders`' table; this module reads
+cards and files only, with the standard library (and the games' adapters, for their env ids).
+
+**A checkpoint is code.** SB3 zips hold pickled Python objects, and loading one runs them. So
+a checkpoint is loaded only from where the user meant:
 
 - a *name* (``"ppo-grid"``) means a checkpoint shipped in this package's own
   ``dejavu_agents/checkpoints`` folder, and nothing else: never a file of that name in the
   current folder;
 - a *path* (a :class:`~pathlib.Path`, or text with a folder separator or ending in
-  ``.zip``, such as ``runs/grid/best.zip`` or ``./mine.zip``) is the user's explicit choice.
+  ``.zip`` or ``.pt``, such as ``runs/grid/best.zip`` or ``./mine.zip``) is the user's choice.
 
-Load checkpoints only from a source you trust, as you would run its code.
-
-torch and stable-baselines3 are imported only when a model is loaded, so importing this
-module stays light.
+The loader is decided by the file's content as far as it can be read without unpickling
+anything (:func:`content_algo`), and must agree with the card's; loading a pickle-bearing file
+that the package did not ship prints one line on stderr saying so (:func:`notify_pickles`).
+The compact learner's and RLlib's files hold tensors only, read with
+``torch.load(weights_only=True)``. Load checkpoints only from a source you trust, as you
+would run its code.
 """
 
 from __future__ import annotations
 
-import inspect
-import io
 import json
 import os
+import sys
 import zipfile
-from dataclasses import asdict, dataclass, fields
+import zlib
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from dejavu_agents.games import get_game
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints: the only folder a checkpoint *name* resolves to."""
 ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo")
-"""SB3's two (:class:`~dejavu_agents.ppo.PPOPlayer` plays them) and the learners' (``LearnerPlayer``)."""
+"""The algorithms a :class:`ModelCard` names: SB3's two and the compact learner's."""
+EXPORT_ALGO = "rllib_ppo"
+"""The algorithm of every :class:`ExportCard`: PPO trained with RLlib, exported to a torch ``state_dict``."""
 OBS_MODES = ("info_state", "observation")
+SUFFIXES = {".zip": "a ModelCard's (SB3 or compact learner)", ".pt": "an RLlib export's"}
+"""The files a checkpoint may be, by suffix."""
+EXPORT_FORMAT = "dejavu-rllib-export/1"
+
+SB3_POLICIES = {
+    "sb3_contrib.common.maskable.policies": "maskable_ppo",
+    "sb3_contrib.common.recurrent.policies": "recurrent_ppo",
+}
+"""The module SB3 records (in plain JSON) beside its pickled policy class, by algorithm."""
+SB3_FILES = frozenset({"data", "policy.pth"})
+COMPACT_FILES = frozenset({"net.json", "weights.pt"})
+PICKLE_BEARING = frozenset({"maskable_ppo", "recurrent_ppo"})
+
+
+class Card(Protocol):
+    """What every card says: enough to check it against a game before the weights are read."""
+
+    @property
+    def algo(self) -> str: ...
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def env_id(self) -> str: ...
+
+    @property
+    def obs_mode(self) -> str: ...
+
+
+def v0_env_id(game: str) -> str:
+    """The ``-v0`` id of ``game``'s env: what a card written before cards named their id was trained on."""
+    base, _, _ = get_game(game).env_id.rpartition("-v")
+    return f"{base}-v0"
+
+
+def _filled_env_id(card: Any) -> None:
+    """Give a frozen card without an ``env_id`` the game's ``-v0`` id; check a given one is text."""
+    if card.env_id == "":
+        object.__setattr__(card, "env_id", v0_env_id(card.game))
+    elif not isinstance(card.env_id, str):
+        raise ValueError(f"env_id must be a registered env id such as DejaVuGrid-v0, got {card.env_id!r}")
 
 
 @dataclass(frozen=True)
 class ModelCard:
-    """How a checkpoint was trained, stored beside it as JSON."""
+    """How a ``.zip`` checkpoint was trained, stored beside it as JSON.
+
+    ``env_id``: the id of the env it was trained on (``DejaVuGrid-v0``); a card without one is
+    read as the game's ``-v0``, the id every card before this field was trained on.
+    """
 
     algo: str
     game: str
     obs_mode: str
     stack: int = 1
     fallback_action: int = 0
+    env_id: str = ""
 
     def __post_init__(self) -> None:
         if self.algo not in ALGORITHMS:
@@ -60,6 +121,7 @@ class ModelCard:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+        _filled_env_id(self)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(asdict(self), indent=2) + "\n")
@@ -67,12 +129,7 @@ class ModelCard:
     @classmethod
     def load(cls, path: Path) -> ModelCard:
         """Read a card; a missing, unreadable or malformed one is a ``ValueError`` naming the file."""
-        try:
-            raw = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise ValueError(f"no model card {path} beside the checkpoint (it says how to feed the model)") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ValueError(f"cannot read the model card {path}: {err}") from None
+        raw = _read_json(path)
         names = {f.name for f in fields(cls)}
         if not isinstance(raw, dict) or not {"algo", "game", "obs_mode"} <= set(raw) <= names:
             raise ValueError(
@@ -84,40 +141,101 @@ class ModelCard:
             raise ValueError(f"{path}: {err}") from None
 
 
+@dataclass(frozen=True)
+class ExportCard:
+    """What an exported RLlib network is and how to feed it, stored beside its ``.pt`` weights as JSON.
+
+    ``env_id`` as for :class:`ModelCard` (a card without one is read as the game's ``-v0``).
+    """
+
+    game: str
+    obs_mode: str
+    net: dict[str, Any]
+    """:class:`dejavu_agents.net_spec.NetSpec` fields."""
+    format: str = EXPORT_FORMAT
+    env_id: str = ""
+    env: dict[str, Any] = field(default_factory=dict)
+    """The PettingZoo keyword arguments it was trained with (reward, table size...)."""
+    training: dict[str, Any] = field(default_factory=dict)
+    """Provenance: algorithm, iterations, env steps, seed, config file, wall time."""
+
+    algo = EXPORT_ALGO
+
+    def __post_init__(self) -> None:
+        if self.obs_mode not in OBS_MODES:
+            raise ValueError(f"unknown obs_mode {self.obs_mode!r}; known: {', '.join(OBS_MODES)}")
+        if not isinstance(self.game, str) or not self.game:
+            raise ValueError(f"game must be a game's name, got {self.game!r}")
+        if not isinstance(self.net, dict):
+            raise ValueError(f"net must be a mapping of NetSpec fields, got {type(self.net).__name__}")
+        _filled_env_id(self)
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> ExportCard:
+        """Read a card; a missing, unreadable or malformed one is a ``ValueError`` naming the file."""
+        raw = _read_json(path)
+        if not isinstance(raw, dict) or raw.get("format") != EXPORT_FORMAT:
+            found = raw.get("format") if isinstance(raw, dict) else None
+            raise ValueError(f"{path}: not an exported RLlib player (format {found!r}, expected {EXPORT_FORMAT!r})")
+        names = {f.name for f in fields(cls)}
+        if not {"game", "obs_mode", "net"} <= set(raw) <= names:
+            raise ValueError(f"{path}: an export card needs game, obs_mode and net, and at most {sorted(names)}")
+        try:
+            return cls(**raw)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"no model card {path} beside the checkpoint (it says how to feed the model)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"cannot read the model card {path}: {err}") from None
+
+
 def shipped_checkpoints() -> list[str]:
     """The names of the checkpoints shipped in :data:`CHECKPOINTS`."""
-    return sorted(p.stem for p in CHECKPOINTS.glob("*.zip"))
+    return sorted(p.stem for suffix in SUFFIXES for p in CHECKPOINTS.glob(f"*{suffix}"))
 
 
 def is_path(checkpoint: str | Path) -> bool:
     """Whether ``checkpoint`` names a file (a ``Path``, or text with a folder separator or a ``.zip``
-    suffix, or starting with ``~``) rather than a shipped checkpoint."""
+    or ``.pt`` suffix, or starting with ``~``) rather than a shipped checkpoint."""
     if isinstance(checkpoint, Path):
         return True
     separators = {"/", os.sep} | ({os.altsep} if os.altsep else set())
-    return any(s in checkpoint for s in separators) or checkpoint.endswith(".zip") or checkpoint.startswith("~")
+    return (
+        any(s in checkpoint for s in separators) or checkpoint.endswith(tuple(SUFFIXES)) or checkpoint.startswith("~")
+    )
 
 
 def resolve_checkpoint(checkpoint: str | Path) -> Path:
-    """The zip a checkpoint name or path means (see the module docstring); ``ValueError`` if there is none.
+    """The file a checkpoint name or path means (see the module docstring); ``ValueError`` if there is none.
 
     A name resolves only to :data:`CHECKPOINTS`; a path must exist (``.zip`` is added when it
     has no suffix).
     """
     if not is_path(checkpoint):
-        path = CHECKPOINTS / f"{checkpoint}.zip"
-        if not path.is_file():
-            known = ", ".join(shipped_checkpoints()) or "none"
-            raise ValueError(
-                f"no shipped checkpoint {checkpoint!r} (shipped: {known}); to load a file, give its path, "
-                f"e.g. ./{checkpoint}.zip"
-            )
-        return path
+        for suffix in SUFFIXES:
+            path = CHECKPOINTS / f"{checkpoint}{suffix}"
+            if path.is_file():
+                return path
+        known = ", ".join(shipped_checkpoints()) or "none"
+        raise ValueError(
+            f"no shipped checkpoint {checkpoint!r} (shipped: {known}); to load a file, give its path, "
+            f"e.g. ./{checkpoint}.zip"
+        )
     path = expand_user(Path(checkpoint))
     if not path.suffix:
         path = path.with_suffix(".zip")
-    if path.suffix != ".zip":
-        raise ValueError(f"a checkpoint is an SB3 .zip file, got {str(checkpoint)!r}")
+    if path.suffix not in SUFFIXES:
+        kinds = "; ".join(f"{suffix}: {what}" for suffix, what in SUFFIXES.items())
+        raise ValueError(f"a checkpoint is a .zip or .pt file ({kinds}), got {str(checkpoint)!r}")
     if not path.is_file():
         raise ValueError(f"no checkpoint file {str(path)!r}")
     return path
@@ -131,64 +249,98 @@ def expand_user(path: Path) -> Path:
         raise ValueError(f"cannot find the home folder that {str(path)!r} starts from") from None
 
 
-def checkpoint_card(path: Path, game: str | None = None) -> ModelCard:
-    """The model card beside the zip ``path``, checked against ``game`` when given (nothing in the zip is read)."""
-    card = ModelCard.load(path.with_suffix(".json"))
-    if game is not None and card.game != game:
-        raise ValueError(f"checkpoint {path} was trained for {card.game}, not {game}")
+def read_card(path: Path) -> ModelCard | ExportCard:
+    """The card beside the checkpoint ``path``: an :class:`ExportCard` for a ``.pt``, else a :class:`ModelCard`."""
+    card_path = path.with_suffix(".json")
+    return ExportCard.load(card_path) if path.suffix == ".pt" else ModelCard.load(card_path)
+
+
+def check_trained_for(card: Card, game: str, what: str) -> None:
+    """A ``ValueError`` unless ``card`` was trained for ``game`` on the env id that ``game`` registers now.
+
+    ``what`` names the checkpoint in the message.
+    """
+    if card.game != game:
+        raise ValueError(f"{what} was trained for {card.game}, not {game}")
+    expected = get_game(game).env_id
+    if card.env_id != expected:
+        raise ValueError(
+            f"{what} was trained on {card.env_id}, but {game} is {expected} now: its rules, observations or "
+            "rewards differ, so the model would be fed a game it never saw"
+        )
+
+
+def checkpoint_card(path: Path, game: str | None = None) -> ModelCard | ExportCard:
+    """The card beside the checkpoint ``path``, checked against ``game`` when given (nothing in ``path`` is read)."""
+    card = read_card(path)
+    if game is not None:
+        check_trained_for(card, game, f"checkpoint {path}")
     return card
 
 
-_LOADED: dict[tuple[str, int, int, str], Any] = {}
-"""Models loaded in this process, by file (path, modification time, size) and device: players of
-one checkpoint at several seats, or several lanes of a tournament worker, share one model."""
-
-
-def checkpoint_player(path: Path, game: str | None = None, seed: int | None = None, deterministic: bool = True) -> Any:
-    """The player of the checkpoint zip ``path``, as its model card's ``algo`` says: SB3's or the compact learner's."""
+def inspect_checkpoint(path: Path, game: str | None = None) -> ModelCard | ExportCard:
+    """:func:`checkpoint_card`, then the file's content checked against the card's algorithm (no pickle is run)."""
     card = checkpoint_card(path, game)
-    if card.algo == "compact_ppo":
-        from dejavu_agents.learners.player import LearnerPlayer
-
-        return LearnerPlayer(seed=seed, checkpoint=path, deterministic=deterministic, game=game)
-    from dejavu_agents.ppo import PPOPlayer
-
-    return PPOPlayer(seed=seed, checkpoint=path, deterministic=deterministic, game=game)
+    found = content_algo(path)
+    if found != card.algo:
+        raise ValueError(f"{path}: its card says {card.algo}, but the file holds a {found} checkpoint")
+    return card
 
 
-def load_model(card: ModelCard, path: Path, device: str = "cpu") -> Any:
-    """The SB3 model in the zip ``path``, loaded with the class ``card.algo`` names (imports torch here).
+def content_algo(path: Path) -> str:
+    """The algorithm whose loader can read ``path``, from its content alone (no pickle is run).
 
-    A features extractor that takes an ``obs_mode`` keyword gets the card's, so the model is
-    fed the view it was trained on (checkpoints saved before the keyword existed lack it).
+    A ``.pt`` is an RLlib export's ``state_dict`` (torch's zip format); a ``.zip`` holding
+    ``net.json`` and ``weights.pt`` is the compact learner's; one holding SB3's ``data`` and
+    ``policy.pth`` is SB3's, MaskablePPO or RecurrentPPO as the plain-JSON module name of its
+    policy class says. Anything else, a corrupt or truncated zip included, is a ``ValueError``.
     """
-    from sb3_contrib import MaskablePPO, RecurrentPPO
-
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, device)
-    if key not in _LOADED:
-        classes: dict[str, Any] = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO}
-        if card.algo not in classes:
-            raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with checkpoint_player")
-        custom = _policy_kwargs_for(card, path)
-        _LOADED[key] = classes[card.algo].load(str(path), device=device, custom_objects=custom)
-    return _LOADED[key]
-
-
-def _policy_kwargs_for(card: ModelCard, path: Path) -> dict[str, Any] | None:
-    """``custom_objects`` giving the features extractor the card's ``obs_mode``, or ``None`` when it takes none."""
-    from stable_baselines3.common.save_util import json_to_data
-
-    with zipfile.ZipFile(path) as archive:
-        data = json_to_data(io.TextIOWrapper(archive.open("data"), encoding="utf-8").read())
-    kwargs = data.get("policy_kwargs") or {}
-    extractor = kwargs.get("features_extractor_class")
-    if extractor is None or "obs_mode" not in inspect.signature(extractor).parameters:
-        return None
-    extractor_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
-    if extractor_kwargs.setdefault("obs_mode", card.obs_mode) != card.obs_mode:
+    if path.suffix == ".pt":
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"{path} is not a torch weights file of an exported player (torch.save's zip format)")
+        return EXPORT_ALGO
+    try:
+        with zipfile.ZipFile(path) as archive:
+            broken = archive.testzip()
+            names = set(archive.namelist())
+            data = archive.read("data") if SB3_FILES <= names else None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as err:
+        raise ValueError(f"{path} is not a readable checkpoint: a corrupt or truncated zip ({err})") from None
+    if broken is not None:
+        raise ValueError(f"{path} is not a readable checkpoint: a corrupt or truncated zip (bad entry {broken})")
+    if data is None:
+        if COMPACT_FILES <= names:
+            return "compact_ppo"
         raise ValueError(
-            f"{path}: the features extractor reads {extractor_kwargs['obs_mode']!r} but the model card says "
-            f"{card.obs_mode!r}"
+            f"{path} is neither an SB3 save (data, policy.pth) nor a compact learner's checkpoint "
+            "(net.json, weights.pt)"
         )
-    return {"policy_kwargs": {**kwargs, "features_extractor_kwargs": extractor_kwargs}}
+    try:
+        policy = json.loads(data).get("policy_class", {})
+        module = policy.get("__module__") if isinstance(policy, dict) else None
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        module = None
+    if module not in SB3_POLICIES:
+        known = ", ".join(f"{algo} ({name})" for name, algo in SB3_POLICIES.items())
+        raise ValueError(f"{path}: an SB3 save whose policy class comes from {module!r}, not one of {known}")
+    return SB3_POLICIES[module]
+
+
+_NOTIFIED: set[Path] = set()
+
+
+def notify_pickles(path: Path) -> None:
+    """Say once per process, on stderr, that ``path`` holds pickles that loading runs (unless the package shipped it).
+
+    That the user named the file is the contract (they chose to run it); the line makes sure
+    they know that they did.
+    """
+    resolved = path.resolve()
+    if resolved.parent == CHECKPOINTS or resolved in _NOTIFIED:
+        return
+    _NOTIFIED.add(resolved)
+    print(
+        f"loading {path}: an SB3 checkpoint holds pickled Python objects, and loading it runs them "
+        "(load only files you trust)",
+        file=sys.stderr,
+    )

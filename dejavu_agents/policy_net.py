@@ -1,5 +1,7 @@
 """The torch network of the RLlib players, shared by training (inside an RLModule) and play (exported).
 
+The net's shape is a :class:`~dejavu_agents.net_spec.NetSpec` (plain data, in the model card).
+
 Why one class in a Ray-free module: the exported player must act exactly as the trained
 policy did, and the simplest way to make that true is to run the very same ``nn.Module``
 code in both places. :mod:`dejavu_agents.rllib.module` wraps a :class:`PolicyNet` in an RLlib
@@ -15,60 +17,18 @@ act) still gives finite, uniform probabilities rather than NaNs that would poiso
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from itertools import pairwise
-from typing import Any
 
 import numpy as np
 import torch
 from gymnasium import spaces
 from torch import nn
 
+from dejavu_agents.net_spec import NetSpec
+
+__all__ = ["MASKED_LOGIT", "NetSpec", "PolicyNet"]
+
 MASKED_LOGIT = torch.finfo(torch.float32).min
-ENCODERS = ("mlp", "grid_slots", "learner")
-
-
-@dataclass(frozen=True)
-class NetSpec:
-    """Everything needed to rebuild a :class:`PolicyNet`: stored in the model card as JSON.
-
-    ``obs_high``: the observation Box's upper bound per entry (the MLP encoder divides by it,
-    so raw counts such as a deck size of 24 enter at the scale of the one-hot bits).
-    ``encoder``: ``"mlp"`` (layers ``hiddens``), ``"grid_slots"`` (the slot-relational
-    extractor of :mod:`dejavu_agents.grid.features`, with ``encoder_kwargs``) or ``"learner"``
-    (the whole actor-critic of :mod:`dejavu_agents.learners`, a :class:`~dejavu_agents.learners.nets.LearnerNet`
-    whose :class:`~dejavu_agents.learners.nets.NetConfig` fields other than the sizes are
-    ``encoder_kwargs``, e.g. ``{features: grid_slots, hidden: [128]}``: the slot-equivariant
-    encoder of the facts ``counting`` reasons with, and per-slot Look and Reveal logits).
-    ``vf_hiddens``: the value head's hidden layers; the policy head is one linear layer on
-    the encoding (``"learner"`` brings its own heads and ignores ``hiddens`` and ``vf_hiddens``).
-    """
-
-    obs_size: int
-    n_actions: int
-    obs_high: list[float]
-    encoder: str = "mlp"
-    hiddens: list[int] = field(default_factory=lambda: [256, 256])
-    encoder_kwargs: dict[str, Any] = field(default_factory=dict)
-    vf_hiddens: list[int] = field(default_factory=lambda: [128])
-
-    def __post_init__(self) -> None:
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
-        if len(self.obs_high) != self.obs_size:
-            raise ValueError(f"obs_high has {len(self.obs_high)} entries for an observation of {self.obs_size}")
-
-    @classmethod
-    def from_space(cls, space: spaces.Dict, n_actions: int, **kwargs: Any) -> NetSpec:
-        """The spec for a PettingZoo ``{"observation": Box, "action_mask": Box}`` space."""
-        box = space["observation"]
-        if not isinstance(box, spaces.Box) or box.shape is None:
-            raise TypeError(f"the observation must be a Box, got {box!r}")
-        high = [float(h) if h > 0 else 1.0 for h in box.high.reshape(-1)]
-        return cls(obs_size=int(box.shape[0]), n_actions=n_actions, obs_high=high, **kwargs)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:

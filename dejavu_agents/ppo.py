@@ -14,20 +14,86 @@ the card's ``fallback_action`` (0, pass, always legal in Grab; elsewhere the fir
 action); the fallbacks are counted in ``illegal_choices`` so evaluations can report them.
 
 Checkpoints, model cards and where a checkpoint may be loaded from: :mod:`dejavu_agents.models`.
+torch and stable-baselines3 are imported only when a model is loaded (:func:`load_model`).
 """
 
 from __future__ import annotations
 
+import inspect
+import io
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dejavu_agents.base import Player
-from dejavu_agents.models import CHECKPOINTS, ModelCard, checkpoint_card, load_model, resolve_checkpoint
+from dejavu_agents.models import (
+    CHECKPOINTS,
+    PICKLE_BEARING,
+    ModelCard,
+    check_trained_for,
+    inspect_checkpoint,
+    notify_pickles,
+    resolve_checkpoint,
+)
 from dejavu_env.wrappers import ObservationStack
 
-__all__ = ["CHECKPOINTS", "ModelCard", "PPOPlayer", "PolicyLanes"]
+__all__ = ["CHECKPOINTS", "ModelCard", "PPOPlayer", "PolicyLanes", "load_model"]
+
+_LOADED: dict[tuple[str, int, int, str], Any] = {}
+"""Models loaded in this process, by file (path, modification time, size) and device: players of
+one checkpoint at several seats, or several lanes of a tournament worker, share one model."""
+
+
+def sb3_card(path: Path, game: str | None = None) -> ModelCard:
+    """The card of the SB3 zip ``path``, checked against ``game`` and against the file's content."""
+    card = inspect_checkpoint(path, game)
+    if not isinstance(card, ModelCard) or card.algo not in PICKLE_BEARING:
+        raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.loaders")
+    return card
+
+
+def load_model(card: ModelCard, path: Path, device: str = "cpu", quiet: bool = False) -> Any:
+    """The SB3 model in the zip ``path``, loaded with the class ``card.algo`` names (imports torch here).
+
+    A features extractor that takes an ``obs_mode`` keyword gets the card's, so the model is
+    fed the view it was trained on (checkpoints saved before the keyword existed lack it).
+    Loading runs the zip's pickles: a file the package did not ship says so on stderr first, unless
+    ``quiet`` (the caller wrote the file itself, as a trainer its stage checkpoints).
+    """
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, device)
+    if key not in _LOADED:
+        if card.algo not in PICKLE_BEARING:
+            raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.loaders")
+        from sb3_contrib import MaskablePPO, RecurrentPPO
+
+        classes: dict[str, Any] = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO}
+        if not quiet:
+            notify_pickles(path)
+        custom = _policy_kwargs_for(card, path)
+        _LOADED[key] = classes[card.algo].load(str(path), device=device, custom_objects=custom)
+    return _LOADED[key]
+
+
+def _policy_kwargs_for(card: ModelCard, path: Path) -> dict[str, Any] | None:
+    """``custom_objects`` giving the features extractor the card's ``obs_mode``, or ``None`` when it takes none."""
+    from stable_baselines3.common.save_util import json_to_data
+
+    with zipfile.ZipFile(path) as archive:
+        data = json_to_data(io.TextIOWrapper(archive.open("data"), encoding="utf-8").read())
+    kwargs = data.get("policy_kwargs") or {}
+    extractor = kwargs.get("features_extractor_class")
+    if extractor is None or "obs_mode" not in inspect.signature(extractor).parameters:
+        return None
+    extractor_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
+    if extractor_kwargs.setdefault("obs_mode", card.obs_mode) != card.obs_mode:
+        raise ValueError(
+            f"{path}: the features extractor reads {extractor_kwargs['obs_mode']!r} but the model card says "
+            f"{card.obs_mode!r}"
+        )
+    return {"policy_kwargs": {**kwargs, "features_extractor_kwargs": extractor_kwargs}}
 
 
 class PolicyLanes:
@@ -98,7 +164,8 @@ class PPOPlayer(Player):
     ``Path("runs/grid/best.zip")`` or ``"runs/grid/best.zip"``: see :mod:`dejavu_agents.models`
     for which is which, and load only checkpoints you trust, since loading runs their code),
     or from an already loaded ``model`` with its ``card`` (training-time evaluation, where
-    the model lives in memory). ``game``, when given, must be the game the card names.
+    the model lives in memory). ``game``, when given, must be the game the card names. ``quiet``:
+    no stderr line about the zip's pickles, for a file the caller wrote itself (a trainer's stage).
     """
 
     default_name = "ppo"
@@ -111,17 +178,18 @@ class PPOPlayer(Player):
         card: ModelCard | None = None,
         deterministic: bool = True,
         game: str | None = None,
+        quiet: bool = False,
     ) -> None:
         if model is None:
             if checkpoint is None:
                 raise ValueError("PPOPlayer needs a checkpoint name or path, or a loaded model and its card")
             zip_path = resolve_checkpoint(checkpoint)
-            card = checkpoint_card(zip_path, game)
-            model = load_model(card, zip_path)
+            card = sb3_card(zip_path, game)
+            model = load_model(card, zip_path, quiet=quiet)
         elif card is None:
             raise ValueError("PPOPlayer given a model needs its ModelCard")
-        elif game is not None and card.game != game:
-            raise ValueError(f"the model was trained for {card.game}, not {game}")
+        elif game is not None:
+            check_trained_for(card, game, "the model")
         self.card = card
         self.obs_mode = card.obs_mode
         self.lanes = PolicyLanes(model, card, lanes=1, deterministic=deterministic)

@@ -6,13 +6,15 @@ everywhere:
 
 - ``counting``, ``ppo-grid``: a registered player (:func:`dejavu_agents.available_players`);
   a registered learned player loads its checkpoint from the package's own folder only;
-- ``runs/grid/best.zip`` (anything with a folder separator or ending in ``.zip``): a
-  checkpoint that ``experiments.train`` wrote, shown under that path;
+- ``runs/grid/best.zip`` (anything with a folder separator or ending in ``.zip`` or ``.pt``): a
+  checkpoint that ``experiments.train`` wrote, or an RLlib export (``.pt``), shown under that path;
 - ``mine=runs/grid/best.zip``: the same, shown as ``mine``.
 
-A checkpoint is code (its zip holds pickles): name only files you trust. Its model card is
-checked against the game before the zip is opened. A :class:`PlayerSpec` is a small
-picklable value, so the tournament's worker processes build the same players from it.
+A checkpoint is code (an SB3 zip holds pickles): name only files you trust; naming one that
+holds pickles says so in one line on stderr. Its model card is checked against the game, and
+the file's content against the card, when the command line is read, before any game is
+played and without running any pickle. A :class:`PlayerSpec` is a small picklable value, so
+the tournament's worker processes build the same players from it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from pathlib import Path
 from dejavu_agents.base import Player
 from dejavu_agents.cli import checked_path
 from dejavu_agents.games.base import TournamentGame
-from dejavu_agents.models import checkpoint_card, checkpoint_player, is_path, resolve_checkpoint
+from dejavu_agents.loaders import checkpoint_player
+from dejavu_agents.models import PICKLE_BEARING, inspect_checkpoint, is_path, notify_pickles, resolve_checkpoint
 from dejavu_agents.registry import available_players
 
 
@@ -45,10 +48,17 @@ class PlayerSpec:
 
 
 def checkpoint_spec(game: str, name: str, path: str | Path) -> PlayerSpec:
-    """A checkpoint file shown as ``name``, its model card checked against ``game`` (the zip is not opened)."""
-    zip_path = resolve_checkpoint(checked_path(path))
-    checkpoint_card(zip_path, game)
-    return PlayerSpec(name, zip_path)
+    """A checkpoint file shown as ``name``, its card checked against ``game`` and its content against the card.
+
+    No pickle is run: a file that holds pickles is named on stderr (loading it later runs them);
+    one that holds tensors only is loaded once here, so that damaged weights are named before any game.
+    """
+    file = resolve_checkpoint(checked_path(path))
+    if inspect_checkpoint(file, game).algo in PICKLE_BEARING:
+        notify_pickles(file)
+    else:
+        checkpoint_player(file, game)  # tensors only, read without running code: a bad file is named now
+    return PlayerSpec(name, file)
 
 
 def parse_player(game: str, text: str) -> PlayerSpec:
@@ -68,7 +78,7 @@ def parse_player(game: str, text: str) -> PlayerSpec:
     if text not in registered:
         raise ValueError(
             f"unknown {game} player {text!r}; registered: {', '.join(registered)}; "
-            "a checkpoint is a path (runs/<config>/<run>/best.zip) or name=path"
+            "a checkpoint is a path (runs/<config>/<run>/best.zip, an RLlib export's .pt) or name=path"
         )
     return PlayerSpec(text)
 

@@ -109,7 +109,8 @@ def compact(name: str) -> Callable[[int], Iteration]:
         import dataclasses
 
         from dejavu_agents.learners.league import League
-        from experiments.train_batched import CONFIGS, BatchedConfig, build_env, build_net, make_learner
+        from experiments.config_file import CONFIGS
+        from experiments.train_batched import BatchedConfig, build_env, build_net, make_learner
 
         config = dataclasses.replace(BatchedConfig.load(CONFIGS / f"{name}.yaml"), seed=seed)
         net = build_net(config)

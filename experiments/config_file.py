@@ -16,6 +16,9 @@ import yaml
 
 T = TypeVar("T")
 
+CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The shipped configs of every trainer (``rllib-*``: :mod:`experiments.rllib`'s)."""
+
 
 @dataclass(frozen=True)
 class Stage:

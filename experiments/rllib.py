@@ -32,9 +32,8 @@ from dejavu_agents.base import Player
 from dejavu_agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
 from dejavu_agents.rllib.games import GAMES
 from dejavu_agents.rllib.training import RunSpec
-from experiments.config_file import build_config, read_mapping
+from experiments.config_file import CONFIGS, build_config, read_mapping
 
-CONFIGS = Path(__file__).resolve().parent / "configs"
 PROG = "python -m experiments.rllib"
 ADDRESS = re.compile(r"^(auto|local|ray://[\w.\-]+:\d+|[\w.\-]+:\d+)$")
 

@@ -1,7 +1,7 @@
 """Training on the batched engines with the compact learner: the configs with ``algo: compact_ppo``.
 
-``python -m experiments.train grid-scratch`` runs them (the command line, run folders and
-Ctrl-C are :mod:`experiments.train`'s, for every config).
+``python -m experiments.train grid-scratch`` runs them (the command line is :mod:`experiments.train`'s,
+the run folders :mod:`experiments.runs`', Ctrl-C :mod:`experiments.interrupted`', for every config).
 
 The fast path of ``docs/training.md``: one process, one torch thread, hundreds of games
 stepped at once by the batched env (``gym.make_vec(..., vectorization_mode="vector_entry_point")``)
@@ -41,19 +41,18 @@ import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents.cli import shielded
+from dejavu_agents.entries import resolve
 from dejavu_agents.games import get_game
 from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
 from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats
-from dejavu_agents.learners.targets import AUX_TARGETS, BONUSES, POTENTIALS
 from dejavu_agents.ppo import ModelCard
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
 from experiments.evaluate import evaluate
 from experiments.interrupted import TrainingInterrupted
 
-CONFIGS = Path(__file__).resolve().parent / "configs"
 COMPACT = checkpoint.ALGO
 
 
@@ -131,14 +130,12 @@ class BatchedConfig:
                 )
             if stage.opponents.get("self", 0) > 0 and self.league.size == 0:
                 raise ValueError(f"stages[{index}] plays 'self' but the league has no snapshot slots (league.size)")
-        if self.shaping is not None and POTENTIALS.get(self.shaping, ("",))[0] != self.game:
-            raise ValueError(f"shaping must name a {self.game} potential of {sorted(POTENTIALS)}, got {self.shaping!r}")
-        if self.bonus is not None and BONUSES.get(self.bonus, ("",))[0] != self.game:
-            raise ValueError(f"bonus must name a {self.game} bonus of {sorted(BONUSES)}, got {self.bonus!r}")
-        if self.aux_target is not None and AUX_TARGETS.get(self.aux_target, ("",))[0] != self.game:
-            raise ValueError(
-                f"aux_target must name a {self.game} target of {sorted(AUX_TARGETS)}, got {self.aux_target!r}"
-            )
+        targets = game.learner_targets
+        for key, value, known_names, what in (("shaping", self.shaping, targets.potentials, "potential"),
+                                              ("bonus", self.bonus, targets.bonuses, "bonus"),
+                                              ("aux_target", self.aux_target, targets.aux_targets, "target")):
+            if value is not None and value not in known_names:
+                raise ValueError(f"{key} must name a {self.game} {what} of {sorted(known_names)}, got {value!r}")
         registered = set(game.players())
         unknown = sorted(set(self.eval_opponents) - registered)
         if unknown:
@@ -166,7 +163,8 @@ class BatchedConfig:
 
     @property
     def card(self) -> ModelCard:
-        return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode)
+        env_id = get_game(self.game).env_id
+        return ModelCard(algo=checkpoint.ALGO, game=self.game, obs_mode=self.obs_mode, env_id=env_id)
 
     @property
     def rollout(self) -> int:
@@ -196,7 +194,7 @@ class BatchedConfig:
 def build_net(config: BatchedConfig) -> LearnerNet:
     game = get_game(config.game)
     layout = game.layouts[config.obs_mode]
-    aux_shape = AUX_TARGETS[config.aux_target][1] if config.aux_target else ()
+    aux_shape = game.learner_targets.aux_targets[config.aux_target] if config.aux_target else ()
     net_config = NetConfig(obs_size=layout.size, n_actions=game.info.n_actions, aux_shape=aux_shape, **config.net)
     return LearnerNet(net_config, layout.high())
 
@@ -221,8 +219,10 @@ def initial_weights(config: BatchedConfig, net: LearnerNet) -> None:
 
 def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
     """The PPO learner of ``config`` on ``env``, with its shaping and history."""
-    _, potential, reads_seen = POTENTIALS[config.shaping] if config.shaping else ("", None, False)
-    bonus = BONUSES[config.bonus][1] if config.bonus else None
+    targets = get_game(config.game).learner_targets
+    potential, reads_seen = (resolve(targets.potentials[config.shaping][0]), targets.potentials[config.shaping][1]) \
+        if config.shaping else (None, False)  # fmt: skip
+    bonus = resolve(targets.bonuses[config.bonus]) if config.bonus else None
     history = bool(config.aux_target) or reads_seen or bonus is not None
     return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus)
 

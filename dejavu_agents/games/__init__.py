@@ -1,13 +1,14 @@
 """The one place that tells the games apart: a :class:`GameAdapter` per game.
 
-``get_game("grid")`` gives the grid's adapter; :data:`GAMES` maps every name to its adapter.
-Training, evaluation, the tournament and its report, behaviour cloning and the play CLI
-ask the adapter instead of testing the game's name.
+``get_game("grid")`` gives the grid's adapter; :data:`GAMES` maps every name to its adapter:
+the one table of games. Training, evaluation, the tournament and its report, behaviour
+cloning, RLlib self-play and the play CLI ask the adapter instead of testing the game's name,
+and the player registry, the RLlib layer and the learner's targets read their tables from it.
 """
 
 from __future__ import annotations
 
-from dejavu_agents.games.base import GameAdapter, MatchOutcome, TournamentGame, Wording
+from dejavu_agents.games.base import GameAdapter, LearnerTargets, MatchOutcome, SelfPlay, TournamentGame, Wording
 from dejavu_agents.games.grab import GrabAdapter
 from dejavu_agents.games.grid import GridAdapter
 
@@ -29,7 +30,9 @@ __all__ = [
     "GameAdapter",
     "GrabAdapter",
     "GridAdapter",
+    "LearnerTargets",
     "MatchOutcome",
+    "SelfPlay",
     "TournamentGame",
     "Wording",
     "get_game",

@@ -1,10 +1,13 @@
 """What the workbench needs to know about a game, in one object per game.
 
-Why one adapter: training, evaluation, the tournament, its report, behaviour cloning and the
-play CLI all need a few per-game facts (how many seats, how opponents enter the env, which
-score picks the best checkpoint, how a report words the numbers). Written as branches on
-the game's name they drift apart; a :class:`GameAdapter` states them once, and everything
-else is written against it. Adding a game means writing one adapter, nothing else.
+Why one adapter: training, evaluation, the tournament, its report, behaviour cloning, RLlib
+self-play and the play CLI all need a few per-game facts (how many seats, how opponents enter
+the env, which score picks the best checkpoint, how a report words the numbers, which players
+and batch players exist, how self-play is set up, which shaping the learner may use). Written
+as branches on the game's name, or as tables keyed by it in five places, they drift apart; a
+:class:`GameAdapter` states them once, and everything else is written against it or reads
+its table from it (the player registry, :mod:`dejavu_agents.rllib.games`, the learner's
+targets). Adding a game means writing one adapter, nothing else.
 
 The adapter is free of Gymnasium: it reads the game's pure surface (``GAME_INFO``, the
 match runner, the observer and the legal mask) and builds env keyword arguments as plain
@@ -17,13 +20,13 @@ from __future__ import annotations
 import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from dejavu_agents.base import Player
-from dejavu_agents.registry import available_players, make_player
+from dejavu_agents.entries import PlayerEntry, resolve
 from dejavu_env.core.game import GameInfo
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.layout import Layout
@@ -74,6 +77,64 @@ class TournamentGame(Protocol):
 
 
 @dataclass(frozen=True)
+class SelfPlay:
+    """What RLlib self-play needs to know about a game (:mod:`dejavu_agents.rllib`).
+
+    - ``factory``: ``"module:function"`` of the PettingZoo front end's constructor; ``api``:
+      ``"aec"`` (turn-based, RLlib's ``PettingZooEnv`` asks only the agent to move) or
+      ``"parallel"`` (simultaneous, ``ParallelPettingZooEnv``).
+    - ``env_defaults``: the PettingZoo keyword arguments a training run starts from;
+      ``env_options``: the constructor's keyword arguments a config may set.
+    - ``league_heuristics``: the registered players that can sit in the league as frozen
+      RLModules: a module acts on a batch of observations from many games at once, so only
+      players whose choice is a function of the current observation qualify.
+    - ``draw_is_win``: how a tie at the top counts for the league's win rate, as the tournament
+      counts it; ``zero_sum``: every reward mode gives returns that sum to zero, so one seat's
+      return gives the other's.
+    - ``potentials``: obs_mode -> potential name -> ``"module:function"`` of
+      ``f(observation_vector) -> float`` for reward shaping; none where the view hides the score.
+    """
+
+    factory: str
+    api: str
+    env_defaults: dict[str, Any]
+    league_heuristics: tuple[str, ...]
+    draw_is_win: bool
+    zero_sum: bool
+    env_options: tuple[str, ...] = ()
+    potentials: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def pettingzoo(self, **kwargs: Any) -> Any:
+        """A PettingZoo env of this game, built by its front end with ``kwargs`` over the defaults."""
+        make: Callable[..., Any] = resolve(self.factory)
+        return make(**{**self.env_defaults, **kwargs})
+
+    def potential(self, obs_mode: str, name: str = "lead") -> Callable[[np.ndarray], float] | None:
+        """The potential ``name`` of observations in ``obs_mode``, or ``None`` if that view hides the score."""
+        target = self.potentials.get(obs_mode, {}).get(name)
+        return None if target is None else resolve(target)
+
+    def seats(self, env_kwargs: Mapping[str, Any]) -> int:
+        """Players at the table for these env keyword arguments."""
+        return int(env_kwargs.get("n_players", self.env_defaults.get("n_players", 2)))
+
+
+@dataclass(frozen=True)
+class LearnerTargets:
+    """What the compact learner (:mod:`dejavu_agents.learners`) may add for a game, by the names a config uses.
+
+    ``potentials``: name -> (``"module:function"`` of ``phi(observations, seen, over)``, whether it
+    reads the seen counts); ``bonuses``: name -> ``"module:function"``; ``aux_targets``: name ->
+    the auxiliary head's shape (``(items, classes)``), whose target is the seen counts. The
+    functions are :mod:`dejavu_agents.learners.targets`'.
+    """
+
+    potentials: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    bonuses: Mapping[str, str] = field(default_factory=dict)
+    aux_targets: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Wording:
     """How reports describe a game's tables (each a phrase that fits into a sentence).
 
@@ -116,8 +177,12 @@ class GameAdapter(ABC):
     - ``pass_action``: the action that does nothing (Grab's pass), ``None`` when there is none;
     - ``opponent_keyword``: how the env takes its other seats (``"opponent"``, one player,
       or ``"opponents"``, a list);
+    - ``player_entries``: the registered players by name (the registry's table for the game,
+      extended at run time by :func:`dejavu_agents.register_player`);
     - ``batch_opponents``: the batch players a learner on the batched env can face, by the
-      names a training config's stages use (``dejavu_agents/<game>/batch_players.py``);
+      names a training config's stages use (``dejavu_agents/<game>/batch_players.py``), built by
+      :meth:`make_batch_opponent`;
+    - ``self_play``: :class:`SelfPlay`, RLlib's facts; ``learner_targets``: :class:`LearnerTargets`;
     - ``play_summary`` and ``play_example``: the play CLI's line for the game and the
       arguments of its example.
     """
@@ -130,7 +195,10 @@ class GameAdapter(ABC):
     wording: ClassVar[Wording]
     pass_action: ClassVar[int | None]
     opponent_keyword: ClassVar[str]
-    batch_opponents: ClassVar[Mapping[str, Callable[[], Any]]]
+    player_entries: ClassVar[dict[str, PlayerEntry]]
+    batch_opponents: ClassVar[Mapping[str, PlayerEntry]]
+    self_play: ClassVar[SelfPlay]
+    learner_targets: ClassVar[LearnerTargets]
     play_summary: ClassVar[str]
     play_example: ClassVar[str]
 
@@ -184,11 +252,25 @@ class GameAdapter(ABC):
     # ------------------------------------------------------------------ players and games
     def players(self) -> list[str]:
         """The registered player names, sorted."""
-        return available_players(self.name)
+        return sorted(self.player_entries)
 
     def make_player(self, name: str, seed: int | None = None, **kwargs: Any) -> Player:
-        """The player registered as ``name`` for this game (see :func:`dejavu_agents.make_player`)."""
-        return make_player(self.name, name, seed=seed, **kwargs)
+        """The player registered as ``name`` for this game, seeded with ``seed``.
+
+        Extra keyword arguments override the entry's own (e.g. ``reaction_time=0.4``).
+        """
+        if name not in self.player_entries:
+            raise ValueError(f"unknown {self.name} player {name!r}; known: {', '.join(self.players())}")
+        player: Player = self.player_entries[name].make(seed=seed, **kwargs)
+        player.name = name
+        return player
+
+    def make_batch_opponent(self, name: str) -> Any:
+        """A fresh batch player of :attr:`batch_opponents`; ``ValueError`` naming the known ones."""
+        if name not in self.batch_opponents:
+            known = ", ".join(sorted(self.batch_opponents))
+            raise ValueError(f"unknown {self.name} batch opponent {name!r}; known: {known}")
+        return self.batch_opponents[name].make()
 
     def play(self, players: Sequence[PlayerFn], seed: int) -> MatchOutcome:
         """Play one game with ``players`` in seat order through the game's match runner."""
@@ -241,5 +323,13 @@ class GameAdapter(ABC):
         """The options of ``python -m dejavu_agents.play <game>``."""
 
     @abstractmethod
-    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
-        """Check ``args`` (``ValueError`` on a mistake), then play one game in ``terminal``."""
+    def play_opponents(self, args: argparse.Namespace) -> str:
+        """The comma-separated opponents that ``args`` name (players or checkpoints, as :mod:`dejavu_agents.specs`
+        reads them)."""
+
+    @abstractmethod
+    def play_session(
+        self, args: argparse.Namespace, opponents: Sequence[Player], names: Sequence[str], terminal: Any
+    ) -> None:
+        """Check ``args`` (``ValueError`` on a mistake), then play one game in ``terminal`` against ``opponents``
+        (shown as ``names``), checked to fit the table."""

@@ -8,18 +8,62 @@ from typing import Any
 
 import numpy as np
 
+from dejavu_agents.base import Player
 from dejavu_agents.cli import positive_float, seed_type
-from dejavu_agents.games.base import GameAdapter, Wording
-from dejavu_agents.grab.batch_players import BATCH_OPPONENTS
+from dejavu_agents.entries import PlayerEntry
+from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, Wording
+from dejavu_agents.learners.targets import SEEN_CLASSES
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
 from dejavu_env.grab import match
+from dejavu_env.grab.cards import N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS, Observer
 from dejavu_env.grab.rules import GAME_INFO, PASS, GrabState, legal_mask
 
 AGENT_SEAT = 0
 """The single-agent env seats the agent at 0 and its opponents after it."""
 DEFAULT_PLAY_OPPONENTS = "human-child,human-casual,human-expert"
+
+PLAYERS = {
+    "random": PlayerEntry("dejavu_agents.random_player:RandomPlayer", summary="uniform over legal actions"),
+    "perfect": PlayerEntry(
+        "dejavu_agents.grab.perfect:PerfectGrabPlayer", summary="grabs every object on its second sighting"
+    ),
+    "human-child": PlayerEntry(
+        "dejavu_agents.grab.human:HumanGrabPlayer", {"preset": "child"}, "a young child's memory and speed"
+    ),
+    "human-casual": PlayerEntry(
+        "dejavu_agents.grab.human:HumanGrabPlayer", {"preset": "casual"}, "an adult playing for fun"
+    ),
+    "human-expert": PlayerEntry(
+        "dejavu_agents.grab.human:HumanGrabPlayer", {"preset": "expert"}, "a practised, fast player"
+    ),
+    "ppo-grab": PlayerEntry(
+        "dejavu_agents.ppo:PPOPlayer",
+        {"checkpoint": "ppo-grab", "game": "grab"},
+        "RecurrentPPO memory learner (dejavu_agents/checkpoints/ppo-grab.zip)",
+    ),
+    "ppo-grab-scratch": PlayerEntry(
+        "dejavu_agents.learners.player:LearnerPlayer",
+        {"checkpoint": "ppo-grab-scratch", "game": "grab"},
+        "compact masked PPO + GRU from a blank network (dejavu_agents/checkpoints/ppo-grab-scratch.zip)",
+    ),
+}
+"""Grab's registered players by name (learned ones load their checkpoint from the package's own folder)."""
+
+_MEMORY = "dejavu_agents.grab.batch_players:MemoryBatchBot"
+BATCH_OPPONENTS = {
+    "random": PlayerEntry("dejavu_agents.grab.batch_players:RandomBatchPlayer"),
+    "perfect": PlayerEntry("dejavu_agents.grab.batch_players:PerfectBatchPlayer"),
+    "memory": PlayerEntry(_MEMORY),
+    # Memory bots tuned to recognise a second sighting about as often as the human presets
+    # of dejavu_agents/grab/human.py at their reaction times (a sighting's trace outlives a gap of
+    # 6 / 10 / 15 cards: 33% / 51% / 70% of the pairs in a 33-card round, so recall = sqrt).
+    "memory-child": PlayerEntry(_MEMORY, {"recall": 0.57, "reaction_time": 0.9}),
+    "memory-casual": PlayerEntry(_MEMORY, {"recall": 0.71, "reaction_time": 0.7}),
+    "memory-expert": PlayerEntry(_MEMORY, {"recall": 0.84, "reaction_time": 0.5}),
+}
+"""Grab's batch opponents by name, as a config's stages name them."""
 
 
 class GrabAdapter(GameAdapter):
@@ -34,7 +78,24 @@ class GrabAdapter(GameAdapter):
     best_label = "mean points (3 rounds)"
     pass_action = PASS
     opponent_keyword = "opponents"
+    player_entries = PLAYERS
     batch_opponents = BATCH_OPPONENTS
+    # Simultaneous: a parallel env. Only players without a memory of their own can sit in the
+    # league (the human-* players keep one). A shared top total is a win, as the tournament counts it.
+    self_play = SelfPlay(
+        factory="dejavu_env.grab.pettingzoo:parallel_env",
+        api="parallel",
+        env_defaults={"obs_mode": "info_state", "reward": "points", "n_players": 4},
+        league_heuristics=("random", "perfect"),
+        draw_is_win=True,
+        zero_sum=False,
+        env_options=("obs_mode", "reward", "n_players", "reaction_times"),
+    )
+    learner_targets = LearnerTargets(
+        potentials={"grab_points": ("dejavu_agents.learners.targets:grab_points", True)},
+        bonuses={"grab_bonus": "dejavu_agents.learners.targets:grab_bonus"},
+        aux_targets={"seen_counts": (N_OBJECTS, SEEN_CLASSES)},
+    )
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"
     wording = Wording(
@@ -78,11 +139,11 @@ class GrabAdapter(GameAdapter):
             "--seed", type=seed_type, help="shuffle and opponent seed (default: a fresh game each time)"
         )
 
-    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
-        from dejavu_agents.play.grab import play_grab
-        from dejavu_agents.specs import parse_players
+    def play_opponents(self, args: argparse.Namespace) -> str:
+        return str(args.opponents)
 
-        specs = parse_players(self.name, args.opponents, distinct=False)
-        self.check_opponent_count(len(specs))
-        play_grab([spec.build(self) for spec in specs], [spec.name for spec in specs], args.reaction_time, args.seed,
-                  terminal)  # fmt: skip
+    def play_session(self, args: argparse.Namespace, opponents: Sequence[Player], names: Sequence[str],
+                     terminal: Any) -> None:  # fmt: skip
+        from dejavu_agents.play.grab import play_grab
+
+        play_grab(list(opponents), list(names), args.reaction_time, args.seed, terminal)

@@ -8,14 +8,53 @@ from typing import Any
 
 import numpy as np
 
+from dejavu_agents.base import Player
 from dejavu_agents.cli import seed_type
-from dejavu_agents.games.base import GameAdapter, Wording
-from dejavu_agents.grid.batch_players import BATCH_OPPONENTS
+from dejavu_agents.entries import PlayerEntry
+from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, Wording
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
 from dejavu_env.grid import match
-from dejavu_env.grid.observation import LAYOUTS, Observer
+from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, LAYOUTS, Observer, decode
 from dejavu_env.grid.rules import GAME_INFO, GridState, legal_mask
+
+PLAYERS = {
+    "random": PlayerEntry("dejavu_agents.random_player:RandomPlayer", summary="uniform over legal actions"),
+    "greedy": PlayerEntry(
+        "dejavu_agents.grid.greedy:GreedyGridPlayer", summary="perfect memory; reveals known triples, else looks"
+    ),
+    "counting": PlayerEntry(
+        "dejavu_agents.grid.counting:CountingGridPlayer",
+        summary="perfect memory; expected value over hidden faces, tokens and End card timing",
+    ),
+    "forgetful": PlayerEntry(
+        "dejavu_agents.grid.forgetful:ForgetfulGridPlayer",
+        summary="counting on a fading, limited memory of the current view",
+    ),
+    "ppo-grid": PlayerEntry(
+        "dejavu_agents.ppo:PPOPlayer",
+        {"checkpoint": "ppo-grid", "game": "grid"},
+        "MaskablePPO (dejavu_agents/checkpoints/ppo-grid.zip)",
+    ),
+    "ppo-grid-scratch": PlayerEntry(
+        "dejavu_agents.learners.player:LearnerPlayer",
+        {"checkpoint": "ppo-grid-scratch", "game": "grid"},
+        "compact masked PPO from a blank network on the batched env (checkpoints/ppo-grid-scratch.zip)",
+    ),
+    "rllib-grid": PlayerEntry(
+        "dejavu_agents.exported:ExportedPlayer",
+        {"checkpoint": "rllib-grid", "game": "grid"},
+        "RLlib self-play PPO from a blank network, exported to torch (dejavu_agents/checkpoints/rllib-grid.pt)",
+    ),
+}
+"""Grid's registered players by name (learned ones load their checkpoint from the package's own folder)."""
+
+BATCH_OPPONENTS = {
+    "random": PlayerEntry("dejavu_agents.grid.batch_players:RandomBatchPlayer"),
+    "greedy": PlayerEntry("dejavu_agents.grid.batch_players:GreedyBatchPlayer"),
+    "looker": PlayerEntry("dejavu_agents.grid.batch_players:LookerBatchPlayer"),
+}
+"""Grid's batch opponents by name, as a config's stages name them."""
 
 
 class GridAdapter(GameAdapter):
@@ -30,7 +69,26 @@ class GridAdapter(GameAdapter):
     best_label = "win rate"
     pass_action = None
     opponent_keyword = "opponent"
+    player_entries = PLAYERS
     batch_opponents = BATCH_OPPONENTS
+    # Turn-based, several actions of one seat in a row: an AEC env. The perfect-recall view lets the
+    # perfect-memory players choose from one observation; forgetful keeps a memory of its own. The
+    # current view hides pile sizes (as the rulebook asks), so only info_state has potentials.
+    self_play = SelfPlay(
+        factory="dejavu_env.grid.pettingzoo:env",
+        api="aec",
+        env_defaults={"obs_mode": "info_state", "reward": "win"},
+        league_heuristics=("random", "greedy", "counting"),
+        draw_is_win=False,
+        zero_sum=True,
+        env_options=("obs_mode", "reward", "max_turns"),
+        potentials={"info_state": {"lead": "dejavu_agents.games.grid:score_lead",
+                                   "tally": "dejavu_agents.games.grid:own_tally"}},
+    )  # fmt: skip
+    learner_targets = LearnerTargets(
+        potentials={"grid_margin": ("dejavu_agents.learners.targets:grid_margin", False),
+                    "grid_tally": ("dejavu_agents.learners.targets:grid_tally", False)},
+    )  # fmt: skip
     play_summary = "the grid game with hunch tokens, against one player"
     play_example = "grid --opponent counting"
     wording = Wording(
@@ -69,9 +127,35 @@ class GridAdapter(GameAdapter):
         parser.add_argument("--seat", type=int, choices=(0, 1), default=0, help="0 starts (3 tokens), 1 has 4 tokens")
         parser.add_argument("--seed", type=seed_type, help="deal and opponent seed (default: a fresh game each time)")
 
-    def play_session(self, args: argparse.Namespace, terminal: Any) -> None:
-        from dejavu_agents.play.grid import play_grid
-        from dejavu_agents.specs import parse_player
+    def play_opponents(self, args: argparse.Namespace) -> str:
+        return str(args.opponent)
 
-        spec = parse_player(self.name, args.opponent)
-        play_grid(spec.build(self), spec.name, args.seat, args.seed, terminal)
+    def play_session(self, args: argparse.Namespace, opponents: Sequence[Player], names: Sequence[str],
+                     terminal: Any) -> None:  # fmt: skip
+        from dejavu_agents.play.grid import play_grid
+
+        play_grid(opponents[0], names[0], args.seat, args.seed, terminal)
+
+
+def score_lead(vector: np.ndarray) -> float:
+    """RULES.md's tally, mine minus the opponent's, read from a Grid perfect-recall observation.
+
+    1 per pile card, 1 for the End card, 0.5 per hunch token: the same sum as the env's
+    ``reward="score"`` pays at the end, so shaping with it moves that payment to the steps
+    that earn it (a token paid away, a set kept) without changing which play is best.
+    """
+    view = decode(np.asarray(vector, dtype=np.float32), "info_state")
+    piles, tokens, end = view["pile_sizes"], view["tokens"], view["end_card"]
+    return float(piles[0] - piles[1] + 0.5 * (tokens[0] - tokens[1]) + end[END_MINE] - end[END_OPPONENTS])
+
+
+def own_tally(vector: np.ndarray) -> float:
+    """The agent's own tally (pile, End card, half a point per token) from a Grid perfect-recall observation.
+
+    The potential of the single-machine learner that learnt Grid from a blank network
+    (:func:`dejavu_agents.learners.targets.grid_tally`, here for one vector): paid as it grows, it
+    makes collecting pay before the first win does.
+    """
+    from dejavu_agents.learners.targets import grid_tally
+
+    return float(grid_tally(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0])

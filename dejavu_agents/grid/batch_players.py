@@ -1,13 +1,12 @@
 """Grid's batch opponents for training on the batched env: who a learner can face inside the batch.
 
 The batched heuristics live with the engine (:mod:`dejavu_env.grid.batched_opponents`); this
-adds :class:`LookerBatchPlayer`, a curriculum rung with no scalar twin, and names them all in
-:data:`BATCH_OPPONENTS`, which the Grid adapter (:mod:`dejavu_agents.games.grid`) hands to the trainers.
+adds :class:`LookerBatchPlayer`, a curriculum rung with no scalar twin. The Grid adapter
+(:mod:`dejavu_agents.games.grid`) names them all in its ``batch_opponents``, which the trainers read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,6 +14,8 @@ import numpy as np
 from dejavu_env.grid.batched_opponents import GreedyBatchPlayer, RandomBatchPlayer
 from dejavu_env.grid.cards import N_SLOTS
 from dejavu_env.grid.rules import END_TURN, LOOK, TAKE_END
+
+__all__ = ["GreedyBatchPlayer", "LookerBatchPlayer", "RandomBatchPlayer"]
 
 
 class LookerBatchPlayer:
@@ -45,13 +46,3 @@ class LookerBatchPlayer:
 
     def __repr__(self) -> str:
         return "LookerBatchPlayer()"
-
-
-
-
-BATCH_OPPONENTS: dict[str, Callable[[], Any]] = {
-    "random": RandomBatchPlayer,
-    "greedy": GreedyBatchPlayer,
-    "looker": LookerBatchPlayer,
-}
-"""Grid's batch opponents by name, as a config's stages name them."""

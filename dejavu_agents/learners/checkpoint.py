@@ -7,14 +7,18 @@ obs_mode), as for the SB3 checkpoints, so nothing can feed it the wrong view; wh
 may be loaded from (a shipped name, or a path) is :mod:`dejavu_agents.models`' rule, as for them.
 
 Unlike an SB3 zip, it holds no pickled code: the weights are read with
-``torch.load(weights_only=True)``, which builds tensors only.
+``torch.load(weights_only=True)``, which builds tensors only (a file that holds anything else
+is refused, never loaded with ``weights_only=False``), and ``net.json``'s sizes are bounded
+(:class:`~dejavu_agents.learners.nets.NetConfig`) before any tensor is allocated.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import pickle
 import zipfile
+import zlib
 from pathlib import Path
 
 import torch
@@ -45,9 +49,19 @@ def load(path: Path) -> LearnerNet:
     try:
         with zipfile.ZipFile(path) as archive:
             config = NetConfig.from_dict(json.loads(archive.read(NET_FILE)))
-            state = torch.load(io.BytesIO(archive.read(WEIGHTS_FILE)), weights_only=True)
-    except (KeyError, zipfile.BadZipFile, json.JSONDecodeError, TypeError) as err:
+            weights = archive.read(WEIGHTS_FILE)
+    except (KeyError, zipfile.BadZipFile, zlib.error, EOFError, json.JSONDecodeError, TypeError, ValueError) as err:
         raise ValueError(f"{path} is not a {ALGO} checkpoint: {err}") from None
+    try:
+        state = torch.load(io.BytesIO(weights), weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
+        raise ValueError(
+            f"{path}: its {WEIGHTS_FILE} holds more than tensors, or is damaged, and is not loaded "
+            f"({type(err).__name__})"
+        ) from None
     net = LearnerNet(config)
-    net.load_state_dict(state)
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as err:
+        raise ValueError(f"{path}: its weights do not fit its {NET_FILE}: {' '.join(str(err).split())[:300]}") from None
     return net.eval()

@@ -111,7 +111,8 @@ class League:
     """
 
     def __init__(self, game: str, heuristics: list[str], net: LearnerNet, obs_mode: str, size: int = 0) -> None:
-        table = get_game(game).batch_opponents
+        adapter = get_game(game)
+        table = adapter.batch_opponents
         unknown = [name for name in heuristics if name not in table]
         if unknown:
             raise ValueError(f"unknown {game} league opponents {unknown}; known: {sorted(table)}")
@@ -119,7 +120,7 @@ class League:
             raise ValueError(f"size must be >= 0, got {size}")
         self.names = list(heuristics)
         self.snapshots = [SnapshotPlayer(copy.deepcopy(net).eval(), obs_mode, f"self-{i}") for i in range(size)]
-        self.players: list[Any] = [table[name]() for name in self.names] + list(self.snapshots)
+        self.players: list[Any] = [adapter.make_batch_opponent(name) for name in self.names] + list(self.snapshots)
         self.filled = 0
         self._next = 0
         self.weights: dict[str, float] = {name: 1.0 for name in self.names}

@@ -26,6 +26,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from dejavu_agents.net_spec import check_sizes
+
 if TYPE_CHECKING:
     from dejavu_agents.learners.features import GridSlots
 
@@ -60,13 +62,14 @@ class NetConfig:
             raise ValueError(f"core must be one of {CORES}, got {self.core!r}")
         if self.features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {self.features!r}")
-        for name in ("obs_size", "n_actions", "core_size"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if not self.hidden or min(self.hidden) < 1:
+        if not self.hidden:
             raise ValueError(f"hidden must list one or more positive widths, got {self.hidden!r}")
-        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
-        object.__setattr__(self, "aux_shape", tuple(int(a) for a in self.aux_shape))
+        widths = [self.obs_size, *self.hidden, *([self.core_size] if self.recurrent else []), self.n_actions]
+        check_sizes("the net", widths, self.hidden)
+        check_sizes("the net's core_size", [self.core_size])
+        check_sizes("the net's aux_shape", [*self.aux_shape, prod(self.aux_shape)], self.aux_shape)
+        object.__setattr__(self, "hidden", tuple(self.hidden))
+        object.__setattr__(self, "aux_shape", tuple(self.aux_shape))
 
     @property
     def recurrent(self) -> bool:

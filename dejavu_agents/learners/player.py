@@ -16,7 +16,7 @@ import torch
 from dejavu_agents.base import Player
 from dejavu_agents.learners.checkpoint import ALGO, load
 from dejavu_agents.learners.nets import LearnerNet
-from dejavu_agents.models import ModelCard, checkpoint_card, resolve_checkpoint
+from dejavu_agents.models import ExportCard, ModelCard, check_trained_for, inspect_checkpoint, resolve_checkpoint
 
 
 class LearnerPlayer(Player):
@@ -43,12 +43,12 @@ class LearnerPlayer(Player):
             if checkpoint is None:
                 raise ValueError("LearnerPlayer needs a checkpoint name or path, or a loaded net and its card")
             path = resolve_checkpoint(checkpoint)
-            card = _playable(checkpoint_card(path, game))
+            card = _playable(inspect_checkpoint(path, game))
             net = load(path)
         elif card is None:
             raise ValueError("LearnerPlayer given a net needs its ModelCard")
-        elif game is not None and card.game != game:
-            raise ValueError(f"the net was trained for {card.game}, not {game}")
+        elif game is not None:
+            check_trained_for(card, game, "the net")
         self.net = net
         self.card = _playable(card)
         self.obs_mode = card.obs_mode
@@ -76,7 +76,7 @@ class LearnerPlayer(Player):
         return int(self.rng.choice(len(probs), p=probs / probs.sum()))
 
 
-def _playable(card: ModelCard) -> ModelCard:
-    if card.algo != ALGO:
+def _playable(card: ModelCard | ExportCard) -> ModelCard:
+    if not isinstance(card, ModelCard) or card.algo != ALGO:
         raise ValueError(f"LearnerPlayer plays {ALGO} checkpoints, this card says {card.algo!r}")
     return card

@@ -1,7 +1,9 @@
 """What the learner adds to the env's reward and loss, computed from the agent's own observations only.
 
 Everything here reads the observation vectors the agent itself received, batched over the
-envs of a vector env, and nothing else:
+envs of a vector env, and nothing else. Which of them a game's config may name (under
+``shaping``, ``bonus`` and ``aux_target``) is the game adapter's
+:class:`~dejavu_agents.games.LearnerTargets`:
 
 - :class:`SeenCounts` (Grab): for each object, how often the agent has *itself seen* it on a
   newly flipped card this round (0, 1, 2), counted over its own past ``observation``
@@ -85,14 +87,6 @@ def grab_points(observations: np.ndarray, seen: np.ndarray | None, over: np.ndar
     return observations[:, _GRAB.offsets["points"]] + np.where(pending, holding, 0.0)
 
 
-POTENTIALS: dict[str, tuple[str, Potential, bool]] = {
-    "grid_margin": ("grid", grid_margin, False),
-    "grid_tally": ("grid", grid_tally, False),
-    "grab_points": ("grab", grab_points, True),
-}
-"""Potentials by name: ``(game, phi, reads the seen counts)``; a config names one under ``shaping``."""
-
-
 class SeenCounts:
     """Per env, how often each object showed on a card the agent saw flipped this round.
 
@@ -148,10 +142,3 @@ def grab_bonus(observations: np.ndarray, following: np.ndarray, seen: np.ndarray
     new = (held_after > held) & same_round[:, None]
     return (new * np.where(seen >= 2, 1.0, -1.0)).sum(axis=1)
 
-
-BONUSES: dict[str, tuple[str, Bonus]] = {"grab_bonus": ("grab", grab_bonus)}
-"""Bonuses by name: ``(game, bonus)``; they read the seen counts. A config names one under ``bonus``."""
-
-
-AUX_TARGETS: dict[str, tuple[str, tuple[int, int]]] = {"seen_counts": ("grab", (N_OBJECTS, SEEN_CLASSES))}
-"""Auxiliary targets by name: ``(game, aux_shape)``; the target is :class:`SeenCounts`' counts."""

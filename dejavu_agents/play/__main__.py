@@ -6,7 +6,8 @@ Examples::
     python -m dejavu_agents.play grid --opponent mine=runs/grid/<run>/best.zip
     python -m dejavu_agents.play grab --opponents human-casual,perfect
 
-Each game's options come from its adapter (:meth:`dejavu_agents.games.GameAdapter.add_play_arguments`).
+Each game's options come from its adapter (:meth:`dejavu_agents.games.GameAdapter.add_play_arguments`); the
+opponents they name are read here, as every command line reads players (:mod:`dejavu_agents.specs`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dejavu_agents.cli import Parser, fail, interrupted
 from dejavu_agents.games import GAMES
 from dejavu_agents.play.session import Quit, Terminal
+from dejavu_agents.specs import parse_players
 
 PROG = "python -m dejavu_agents.play"
 
@@ -45,8 +47,11 @@ def main(
     """Run one game; returns the exit status (0 after a game or a quit, 2 on a bad argument, 130 after Ctrl-C)."""
     args = build_parser().parse_args(argv)
     terminal = Terminal(input_fn, print_fn)
+    game = GAMES[args.game]
     try:
-        GAMES[args.game].play_session(args, terminal)
+        specs = parse_players(game.name, game.play_opponents(args), distinct=False)
+        game.check_opponent_count(len(specs))
+        game.play_session(args, [spec.build(game) for spec in specs], [spec.name for spec in specs], terminal)
     except Quit:
         terminal.say("\nBye.")
     except KeyboardInterrupt:

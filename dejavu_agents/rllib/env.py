@@ -26,7 +26,8 @@ from dejavu_agents.rllib.games import GAMES, get_spec
 
 def env_name(game: str) -> str:
     """The name the env of ``game`` is registered under with Ray Tune."""
-    return f"dejavu_{get_spec(game).name}"
+    get_spec(game)  # a known game, else a ValueError naming them
+    return f"dejavu_{game}"
 
 
 class _Wrapper(MultiAgentEnv):
@@ -117,7 +118,8 @@ def make_env(config: Mapping[str, Any]) -> MultiAgentEnv:
     :class:`TurnLimitEnds`.
     """
     kwargs = dict(config)
-    spec = get_spec(kwargs.pop("game"))
+    game = str(kwargs.pop("game"))
+    spec = get_spec(game)
     scale = float(kwargs.pop("shaping", 0.0))
     name = str(kwargs.pop("potential", "lead"))
     bootstrap = bool(kwargs.pop("bootstrap_truncated", True))
@@ -127,7 +129,7 @@ def make_env(config: Mapping[str, Any]) -> MultiAgentEnv:
         obs_mode = {**spec.env_defaults, **kwargs}["obs_mode"]
         potential = spec.potential(obs_mode, name)
         if potential is None:
-            raise ValueError(f"{spec.name}'s {obs_mode!r} view has no potential {name!r}: no shaping there")
+            raise ValueError(f"{game}'s {obs_mode!r} view has no potential {name!r}: no shaping there")
         env = ScoreShaping(env, potential, scale)
     if not bootstrap:
         env = TurnLimitEnds(env)

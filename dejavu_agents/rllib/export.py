@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dejavu_agents.exported import ExportCard, save_export
+from dejavu_agents.games import get_game
 from dejavu_agents.rllib.league import MAIN
 
 MODULE_PATH = ("learner_group", "learner", "rl_module", MAIN)
@@ -29,8 +30,8 @@ def load_main_module(checkpoint: Path | str) -> Any:
 def export_module(module: Any, path: Path | str, *, game: str, obs_mode: str, env: dict[str, Any],
                   training: dict[str, Any]) -> Path:
     """Write ``module``'s :class:`~.policy_net.PolicyNet` to ``<path>.pt`` and its card to ``<path>.json``."""
-    card = ExportCard(game=game, obs_mode=obs_mode, net=module.net.spec.to_dict(), env=dict(env),
-                      training=dict(training))
+    card = ExportCard(game=game, obs_mode=obs_mode, net=module.net.spec.to_dict(), env_id=get_game(game).env_id,
+                      env=dict(env), training=dict(training))
     return save_export(module.net, card, path)
 
 

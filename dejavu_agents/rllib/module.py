@@ -23,9 +23,9 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from dejavu_agents.policy_net import NetSpec, PolicyNet
+from dejavu_agents.net_spec import MODEL_KEYS, NetSpec
+from dejavu_agents.policy_net import PolicyNet
 from dejavu_agents.registry import make_player
-from dejavu_agents.rllib.training import MODEL_KEYS
 
 
 def net_spec(module: RLModule) -> NetSpec:
@@ -69,7 +69,7 @@ class HeuristicModule(RLModule):
     """A registered player as a frozen league member; ``model_config``: ``game``, ``player``, ``seed``.
 
     The player is asked row by row, so it must choose from the current observation alone
-    (see :data:`dejavu_agents.rllib.games.GameSpec.league_heuristics`).
+    (see :attr:`dejavu_agents.games.SelfPlay.league_heuristics`).
     """
 
     def setup(self) -> None:

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dejavu_agents.base import Player
+from dejavu_agents.games import get_game
+from dejavu_agents.net_spec import MODEL_KEYS, NetSpec
 from dejavu_agents.registry import available_players, make_player
 from dejavu_agents.rllib.games import get_spec
-
-MODEL_KEYS = ("encoder", "hiddens", "encoder_kwargs", "vf_hiddens")
-"""The :class:`dejavu_agents.policy_net.NetSpec` fields a config's ``model`` section may set."""
 
 PPO_KEYS = frozenset(
     {"lr", "gamma", "lambda_", "clip_param", "vf_clip_param", "vf_loss_coeff", "entropy_coeff", "kl_coeff",
@@ -49,6 +48,9 @@ class RunSpec:
 
     game: str
     iterations: int
+    env_id: str = ""
+    """The registered id whose rules the run trains on (``DejaVuGrid-v0``); the game's when left out, and
+    checked to be the game's: the PettingZoo front end plays the rules of the game's registered id."""
     env: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     ppo: dict[str, Any] = field(default_factory=dict)
@@ -102,6 +104,13 @@ class RunSpec:
     def n_seats(self) -> int:
         return get_spec(self.game).seats(self.env_kwargs)
 
+    def __post_init__(self) -> None:
+        current = get_game(self.game).env_id
+        if not self.env_id:
+            object.__setattr__(self, "env_id", current)
+        elif self.env_id != current:
+            raise ValueError(f"env_id {self.env_id!r} is not {self.game}'s registered id {current!r}")
+
     def check(self) -> None:
         """``ValueError`` naming the first problem (cheap: no Ray, no env stepped)."""
         game = get_spec(self.game)
@@ -126,8 +135,6 @@ class RunSpec:
         bad_model = sorted(set(self.model) - set(MODEL_KEYS))
         if bad_model:
             raise ValueError(f"unknown model keys {bad_model}; known: {list(MODEL_KEYS)}")
-        from dejavu_agents.policy_net import NetSpec
-
         agent = probe.possible_agents[0]
         NetSpec.from_space(probe.observation_space(agent), int(probe.action_space(agent).n), **self.model)
         bad_ppo = sorted(set(self.ppo) - PPO_KEYS)
@@ -203,7 +210,8 @@ def ppo_config(
         )
 
     def player_factory(module: Any) -> Player:
-        card = ExportCard(game=run.game, obs_mode=run.obs_mode, net=module.net.spec.to_dict(), env=run.env_kwargs)
+        card = ExportCard(game=run.game, obs_mode=run.obs_mode, net=module.net.spec.to_dict(), env_id=run.env_id,
+                          env=run.env_kwargs)
         return ExportedPlayer(net=module.net, card=card, game=run.game)
 
     callback = functools.partial(

@@ -27,7 +27,8 @@ from dejavu_agents.registry import make_player
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import LAYOUTS
 from dejavu_env.wrappers import ObservationStack
-from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_factory, train
+from experiments.config_file import CONFIGS, Stage
+from experiments.train_sb3 import TrainConfig, build_model, env_factory, train
 
 pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
 
@@ -217,7 +218,7 @@ def test_checkpoints_leave_out_the_optimizer_moments_but_training_keeps_them(tmp
     import torch
     from sb3_contrib import RecurrentPPO
 
-    from experiments.train import save_checkpoint
+    from experiments.train_sb3 import save_checkpoint
 
     config = _config("grab")
     model = _model(config)

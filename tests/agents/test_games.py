@@ -11,16 +11,17 @@ import pytest
 
 import dejavu_env
 from dejavu_agents.cloning import TeacherView
+from dejavu_agents.entries import resolve
 from dejavu_agents.games import GAMES, GameAdapter, get_game
 from dejavu_agents.games.base import MatchOutcome
 
 ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
-OWN_MODULES = ("dejavu_agents/games", "dejavu_agents/registry.py")
-"""Where game names may be compared or used as keys: the adapters, and the player registry's table."""
-NOT_OURS = ("dejavu_agents/rllib", "experiments/rllib.py", "dejavu_agents/web")
-"""Layers keyed by game on purpose: RLlib's per-game configs, and the browser game, whose pages,
-links and records are one module per game (a table and a view each) picked by the link's game."""
+OWN_MODULES = ("dejavu_agents/games",)
+"""Where game names may be compared or used as keys: the adapters alone (the one table of games)."""
+NOT_OURS = ("dejavu_agents/web",)
+"""A layer keyed by game on purpose: the browser game, whose pages, links and records are one module
+per game (a table and a view each) picked by the link's game."""
 EVERY_SEAT = {"grid": {"agent_seat": None}}
 """Env keywords that put the agent at a random seat each game, so a test covers every seat."""
 PRIVILEGED = {("grab", "info_state", "observation"): 36}
@@ -113,7 +114,8 @@ def test_the_teacher_view_is_what_the_env_shows_that_seat(game: GameAdapter, stu
 
 
 def _game_name_uses(path: Path) -> list[str]:
-    """Places in ``path`` that compare with a game's name or key a dict by one."""
+    """Places in ``path`` that compare with a game's name, key a dict by one, or hold one in a tuple
+    (a table row such as ``("grid", grid_margin, False)``)."""
     names = set(GAMES)
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
@@ -121,6 +123,8 @@ def _game_name_uses(path: Path) -> list[str]:
             values = [node.left, *node.comparators]
         elif isinstance(node, ast.Dict):
             values = [key for key in node.keys if key is not None]
+        elif isinstance(node, ast.Tuple):
+            values = list(node.elts)
         else:
             continue
         if any(isinstance(value, ast.Constant) and value.value in names for value in values):
@@ -137,3 +141,30 @@ def test_nothing_outside_the_adapters_asks_which_game_it_is() -> None:
             if not relative.startswith(OWN_MODULES + NOT_OURS):
                 found += _game_name_uses(path)
     assert not found, f"ask the game's adapter instead: {found}"
+
+
+@pytest.mark.parametrize("game", ADAPTERS, ids=lambda g: g.name)
+def test_the_workbench_reads_its_tables_of_games_from_the_adapters(game: GameAdapter) -> None:
+    """The registry, the RLlib layer and the learner's targets list no game of their own."""
+    from dejavu_agents.registry import PLAYERS
+    from dejavu_agents.rllib.games import GAMES as SELF_PLAY
+
+    assert PLAYERS[game.name] is game.player_entries
+    assert SELF_PLAY[game.name] is game.self_play
+    assert set(PLAYERS) == set(SELF_PLAY) == set(GAMES)
+    assert set(game.self_play.league_heuristics) <= set(game.players())
+    for name in game.batch_opponents:
+        opponent = game.make_batch_opponent(name)
+        assert callable(opponent.act) and callable(opponent.reset)
+    with pytest.raises(ValueError, match=f"unknown {game.name} batch opponent 'nobody'; known: "):
+        game.make_batch_opponent("nobody")
+    targets = game.learner_targets
+    for target, _ in targets.potentials.values():
+        assert callable(resolve(target))
+    for target in targets.bonuses.values():
+        assert callable(resolve(target))
+    for views in game.self_play.potentials.values():
+        for target in views.values():
+            assert callable(resolve(target))
+    env = game.self_play.pettingzoo()
+    assert env.possible_agents and game.self_play.seats(game.self_play.env_defaults) == len(env.possible_agents)

@@ -72,8 +72,8 @@ def test_a_name_never_loads_a_file_of_that_name_from_the_current_folder(
 
 def test_names_and_paths_are_told_apart() -> None:
     assert not is_path("ppo-grid") and not is_path("mine")
-    assert all(is_path(p) for p in ("runs/grid/best.zip", "./mine", "mine.zip", "~/x", Path("mine")))
-    assert shipped_checkpoints() == ["ppo-grab", "ppo-grab-scratch", "ppo-grid", "ppo-grid-scratch"]
+    assert all(is_path(p) for p in ("runs/grid/best.zip", "./mine", "mine.zip", "mine.pt", "~/x", Path("mine")))
+    assert shipped_checkpoints() == ["ppo-grab", "ppo-grab-scratch", "ppo-grid", "ppo-grid-scratch", "rllib-grid"]
 
 
 @pytest.mark.parametrize(
@@ -81,11 +81,13 @@ def test_names_and_paths_are_told_apart() -> None:
     [
         (
             "nosuch",
-            r"no shipped checkpoint 'nosuch' \(shipped: ppo-grab, ppo-grab-scratch, ppo-grid, ppo-grid-scratch\); "
+            r"no shipped checkpoint 'nosuch' \(shipped: ppo-grab, ppo-grab-scratch, ppo-grid, ppo-grid-scratch, "
+            r"rllib-grid\); "
             "to load a file, give its path",
         ),
         ("runs/none/best.zip", "no checkpoint file 'runs/none/best.zip'"),
-        ("runs/none/best.pt", "a checkpoint is an SB3 .zip file"),
+        ("runs/none/best.pt", "no checkpoint file 'runs/none/best.pt'"),
+        ("runs/none/best.pkl", r"a checkpoint is a \.zip or \.pt file"),
     ],
 )
 def test_missing_checkpoints_are_named(checkpoint: str, message: str) -> None:

@@ -19,7 +19,8 @@ from dejavu_agents.registry import make_player
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import decode
 from dejavu_env.grid.rules import LOOK, REVEAL
-from experiments.train import CONFIGS, Stage, TrainConfig, build_model, env_factory, resolve_policy_kwargs
+from experiments.config_file import CONFIGS, Stage
+from experiments.train_sb3 import TrainConfig, build_model, env_factory, resolve_policy_kwargs
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")

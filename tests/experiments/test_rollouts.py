@@ -52,7 +52,8 @@ def test_a_stage_is_never_empty_and_rollouts_never_below_one_step_per_env() -> N
 def test_the_plan_trains_about_the_steps_asked_in_whole_rollouts(
     config: str, asked: int | None, tmp_path: Path
 ) -> None:
-    from experiments.train import CONFIGS, plan
+    from experiments.config_file import CONFIGS
+    from experiments.train import plan
 
     argv = [config, "--out", str(tmp_path / "run")] + (["--timesteps", str(asked)] if asked else [])
     trained = plan(argv).config
@@ -64,7 +65,7 @@ def test_the_plan_trains_about_the_steps_asked_in_whole_rollouts(
 @needs_sb3
 @pytest.mark.slow
 def test_a_short_sb3_run_trains_exactly_the_planned_steps(tmp_path: Path) -> None:
-    from experiments.train import TrainConfig, train
+    from experiments.train_sb3 import TrainConfig, train
 
     config = TrainConfig.from_dict({
         "game": "grab", "algo": "maskable_ppo", "n_envs": 2,
@@ -84,7 +85,8 @@ def test_a_short_sb3_run_trains_exactly_the_planned_steps(tmp_path: Path) -> Non
 @pytest.mark.slow
 def test_a_short_compact_run_trains_exactly_the_planned_steps(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from experiments.train_batched import CONFIGS, BatchedConfig, train
+    from experiments.config_file import CONFIGS
+    from experiments.train_batched import BatchedConfig, train
 
     config = BatchedConfig.load(CONFIGS / "grid-scratch.yaml").scaled(3000)
     config = dataclasses.replace(config, n_envs=16, eval_opponents=[], best_against="").in_whole_rollouts()

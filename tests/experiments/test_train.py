@@ -12,7 +12,8 @@ import yaml
 from dejavu_agents.games import get_game
 from dejavu_agents.mixture import MixtureOpponent
 from dejavu_agents.ppo import ModelCard, PPOPlayer
-from experiments.train import CONFIGS, TrainConfig, train
+from experiments.config_file import CONFIGS
+from experiments.train_sb3 import TrainConfig, train
 
 pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
 
@@ -103,7 +104,7 @@ def test_a_short_run_is_short_throughout() -> None:
 
 
 def test_a_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) -> None:
-    from experiments.train import check_run_folder, new_run_folder
+    from experiments.runs import check_run_folder, new_run_folder
 
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "eval.csv").write_text("timesteps\n")

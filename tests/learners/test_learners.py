@@ -23,9 +23,11 @@ from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.match import play_game as play_grid
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO
-from experiments.train import TrainConfig, main
-from experiments.train import train as train_sb3
-from experiments.train_batched import CONFIGS, BatchedConfig, train
+from experiments.config_file import CONFIGS
+from experiments.train import main
+from experiments.train_batched import BatchedConfig, train
+from experiments.train_sb3 import TrainConfig
+from experiments.train_sb3 import train as train_sb3
 
 
 def _small(name: str, timesteps: int, n_envs: int) -> BatchedConfig:
