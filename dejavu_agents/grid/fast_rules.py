@@ -8,15 +8,17 @@ and a whole playout runs without returning to Python. It follows
 checks that bit for bit on random games. Only what play needs is kept: the "just seen"
 masks of the current-view observation (``fresh``, ``witnessed``, ``kept_since``) are not.
 
-Importing this module imports numba, so only :mod:`dejavu_agents.grid.ismcts` imports it,
-when the player is built (``import dejavu_env`` and ``import dejavu_agents`` stay light).
+The functions are compiled by :func:`dejavu_env.core.compiled.jit` (numba, cached on disk)
+where numba is installed; without it they stay plain Python, correct but far too slow to
+search with, so :class:`~dejavu_agents.grid.ismcts.ISMCTSGridPlayer` refuses to be built.
+Only :mod:`dejavu_agents.grid.ismcts` imports this module (``import dejavu_agents`` stays light).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from dejavu_env.core.compiled import jit
 from dejavu_env.grid.cards import BLUE, CARDS, MAX_BLUE, N_CARDS, N_NUMBERS, N_SLOTS, NUMBERS, SHOWS
 from dejavu_env.grid.rules import (
     BONUS_COUNT,
@@ -94,7 +96,7 @@ def to_array(state: GridState) -> np.ndarray:
     return st
 
 
-@nb.njit(cache=True)
+@jit
 def popcount(x: int) -> int:
     """Set bits of a non-negative int below 2**32."""
     x = x - ((x >> 1) & 0x55555555)
@@ -103,7 +105,7 @@ def popcount(x: int) -> int:
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
-@nb.njit(cache=True)
+@jit
 def lowest_bit(x: int) -> int:
     """Index of the lowest set bit of ``x > 0``."""
     i = 0
@@ -112,7 +114,7 @@ def lowest_bit(x: int) -> int:
     return i
 
 
-@nb.njit(cache=True)
+@jit
 def legal_bits(st: np.ndarray) -> int:
     """The legal-action bit mask (as ``GridState._legal_bits``)."""
     occ = st[OCCUPIED]
@@ -134,21 +136,21 @@ def legal_bits(st: np.ndarray) -> int:
     return 1 << END_TURN
 
 
-@nb.njit(cache=True)
+@jit
 def scores_x2(st: np.ndarray, p: int) -> int:
     """Twice seat ``p``'s tally (integers: a token is half a point)."""
     end = 1 if st[END_TAKER] == p else 0
     return 2 * (st[PILE_SIZES + p] + end) + st[TOKENS + p]
 
 
-@nb.njit(cache=True)
+@jit
 def _finish(st: np.ndarray, winner: int) -> None:
     st[TERMINAL] = 1
     st[WINNER] = winner
     st[LEGAL] = 0
 
 
-@nb.njit(cache=True)
+@jit
 def _give(st: np.ndarray, giver: int, taker: int) -> bool:
     if st[TOKENS + giver] == 0:
         return False
@@ -160,7 +162,7 @@ def _give(st: np.ndarray, giver: int, taker: int) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@jit
 def _end_turn(st: np.ndarray) -> None:
     st[TURNS] += 1
     st[REVEALED] = 0
@@ -177,7 +179,7 @@ def _end_turn(st: np.ndarray) -> None:
     st[PHASE] = PHASE_START
 
 
-@nb.njit(cache=True)
+@jit
 def _mistake(st: np.ndarray, p: int, o: int) -> None:
     st[REVEALED] = 0
     st[CANDIDATES] = 0
@@ -186,7 +188,7 @@ def _mistake(st: np.ndarray, p: int, o: int) -> None:
         _end_turn(st)
 
 
-@nb.njit(cache=True)
+@jit
 def _reveal(st: np.ndarray, p: int, o: int, slot: int) -> None:
     bit = 1 << slot
     st[REVEALED] |= bit
@@ -208,7 +210,7 @@ def _reveal(st: np.ndarray, p: int, o: int, slot: int) -> None:
         _mistake(st, p, o)
 
 
-@nb.njit(cache=True)
+@jit
 def _stop(st: np.ndarray, p: int, o: int) -> None:
     kept = st[REVEALED]
     added = 0
@@ -241,7 +243,7 @@ def _stop(st: np.ndarray, p: int, o: int) -> None:
     st[DECK_POS] = pos
 
 
-@nb.njit(cache=True)
+@jit
 def apply(st: np.ndarray, action: int) -> None:
     """Play a *legal* ``action`` in place (legality is the caller's: search only plays legal ones)."""
     p = st[PLAYER]

@@ -38,6 +38,7 @@ from dejavu_agents.grid import fast_rules as fr
 from dejavu_agents.grid.counting import Beliefs, CountingGridPlayer
 from dejavu_agents.grid.knowledge import ALL_CARDS, GridView, read_view
 from dejavu_agents.grid.playout import paired_values
+from dejavu_env.core import compiled
 from dejavu_env.grid.cards import N_CARDS, N_SLOTS
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS
 from dejavu_env.grid.rules import LOOK, REVEAL
@@ -164,6 +165,8 @@ class ISMCTSGridPlayer(Player):
     obs_mode = "info_state"
 
     def __init__(self, seed: int | None = None, params: SearchParams | None = None, **overrides: object) -> None:
+        if not compiled.AVAILABLE:
+            raise ValueError('ismcts needs numba for its playouts: pip install "dejavu-env[fast]"')
         known = set(SearchParams.__dataclass_fields__)
         unknown = sorted(set(overrides) - known)
         if unknown:

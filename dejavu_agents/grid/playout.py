@@ -30,7 +30,6 @@ are not drowned by the noise of different playouts).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from dejavu_agents.grid.fast_rules import (
@@ -60,6 +59,7 @@ from dejavu_agents.grid.fast_rules import (
     popcount,
     scores_x2,
 )
+from dejavu_env.core.compiled import jit
 from dejavu_env.grid.cards import N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.rules import (
     END_TURN,
@@ -78,7 +78,7 @@ _TIE = 0.02
 separates actions whose playouts all win or all lose)."""
 
 
-@nb.njit(cache=True)
+@jit
 def seed_state(seed: int) -> np.ndarray:
     """A xorshift64 state from any int seed (splitmix64 of it, never zero)."""
     z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
@@ -90,7 +90,7 @@ def seed_state(seed: int) -> np.ndarray:
     return rs
 
 
-@nb.njit(cache=True)
+@jit
 def next_u64(rs: np.ndarray) -> np.uint64:
     """The next 64 random bits."""
     x = rs[0]
@@ -101,13 +101,13 @@ def next_u64(rs: np.ndarray) -> np.uint64:
     return x
 
 
-@nb.njit(cache=True)
+@jit
 def below(rs: np.ndarray, n: int) -> int:
     """A random int in ``[0, n)``, ``n >= 1``."""
     return int((next_u64(rs) >> np.uint64(11)) % np.uint64(n))
 
 
-@nb.njit(cache=True)
+@jit
 def nth_bit(mask: int, k: int) -> int:
     """Index of the ``k``-th (from 0) set bit of ``mask``."""
     i = 0
@@ -119,7 +119,7 @@ def nth_bit(mask: int, k: int) -> int:
         i += 1
 
 
-@nb.njit(cache=True)
+@jit
 def _faces(st: np.ndarray, p: int, face: np.ndarray) -> int:
     """Fill ``face[s]`` with the card seat ``p`` knows or deduces in slot ``s`` (-1 unknown or
     empty); return the pool of cards unaccounted for by ``p``."""
@@ -146,7 +146,7 @@ def _faces(st: np.ndarray, p: int, face: np.ndarray) -> int:
     return pool
 
 
-@nb.njit(cache=True)
+@jit
 def _chance(st: np.ndarray, s: int, pool: int, numbers: int) -> float:
     """P(the unknown slot ``s`` shows a number of the mask ``numbers``), from ``pool``."""
     options = pool & BLUE_CARDS_T[BLUE_T[st[SLOTS + s]]]
@@ -160,7 +160,7 @@ def _chance(st: np.ndarray, s: int, pool: int, numbers: int) -> float:
     return popcount(options & has) / n_options
 
 
-@nb.njit(cache=True)
+@jit
 def _set_shows(st: np.ndarray, face: np.ndarray, among: int, shows: np.ndarray, cards: np.ndarray) -> None:
     """Per number: its shows and the cards showing it on the known faces of slots ``among``."""
     for n in range(N_NUMBERS):
@@ -176,7 +176,7 @@ def _set_shows(st: np.ndarray, face: np.ndarray, among: int, shows: np.ndarray, 
                     cards[n] += 1
 
 
-@nb.njit(cache=True)
+@jit
 def _first_with(face: np.ndarray, among: int, n: int) -> int:
     for s in range(N_SLOTS):
         if face[s] >= 0 and (among >> s) & 1 and SHOWS_T[face[s], n]:
@@ -184,7 +184,7 @@ def _first_with(face: np.ndarray, among: int, n: int) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@jit
 def _best_set(shows: np.ndarray, cards: np.ndarray, bonus: bool) -> int:
     """The number of the most valuable sure set (cards, +1 for the bonus token), -1 if none."""
     best, best_value = -1, -1
@@ -196,7 +196,7 @@ def _best_set(shows: np.ndarray, cards: np.ndarray, bonus: bool) -> int:
     return best
 
 
-@nb.njit(cache=True)
+@jit
 def _largest_possible(st: np.ndarray, face: np.ndarray, pool: int) -> int:
     """The most cards a reveal could still keep (``counting``'s cap on the End-card margin)."""
     occ = st[OCCUPIED]
@@ -221,17 +221,30 @@ def _largest_possible(st: np.ndarray, face: np.ndarray, pool: int) -> int:
     return largest
 
 
-@nb.njit(cache=True)
+@jit
+def scratch() -> np.ndarray:
+    """Work space for :func:`decide`: faces (8), then shows and cards per number, the
+    player's and the opponent's (8 each)."""
+    return np.empty(N_SLOTS + 4 * N_NUMBERS, dtype=np.int64)
+
+
+@jit
 def policy(st: np.ndarray, rs: np.ndarray) -> int:
     """The playout policy's legal action for the seat to move (see the module docstring)."""
+    return decide(st, rs, scratch())
+
+
+@jit
+def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
+    """:func:`policy` with its work space given (a playout allocates it once)."""
     legal = st[LEGAL]
     if legal == 1 << END_TURN:
         return END_TURN
     p = st[PLAYER]
     o = 1 - p
-    face = np.empty(N_SLOTS, dtype=np.int64)
-    shows = np.empty(N_NUMBERS, dtype=np.int64)
-    cards = np.empty(N_NUMBERS, dtype=np.int64)
+    face = work[:N_SLOTS]
+    shows = work[N_SLOTS : N_SLOTS + N_NUMBERS]
+    cards = work[N_SLOTS + N_NUMBERS : N_SLOTS + 2 * N_NUMBERS]
     pool = _faces(st, p, face)
     occ = st[OCCUPIED]
     phase = st[PHASE]
@@ -280,8 +293,8 @@ def policy(st: np.ndarray, rs: np.ndarray) -> int:
     if (legal >> TAKE_END) & 1:
         if occ == 0:
             return TAKE_END
-        opp_shows = np.empty(N_NUMBERS, dtype=np.int64)
-        opp_cards = np.empty(N_NUMBERS, dtype=np.int64)
+        opp_shows = work[N_SLOTS + 2 * N_NUMBERS : N_SLOTS + 3 * N_NUMBERS]
+        opp_cards = work[N_SLOTS + 3 * N_NUMBERS :]
         _set_shows(st, face, st[KNOWN + o], opp_shows, opp_cards)
         threat = 0
         for n in range(N_NUMBERS):
@@ -317,12 +330,13 @@ def policy(st: np.ndarray, rs: np.ndarray) -> int:
     return TAKE_END if (legal >> TAKE_END) & 1 else END_TURN
 
 
-@nb.njit(cache=True)
+@jit
 def playout_value(st: np.ndarray, me: int, rs: np.ndarray, max_turns: int) -> float:
     """Play ``st`` out with :func:`policy` for both seats; ``me``'s value: 1 win, 0 loss, 0.5
     draw or turn limit, plus ``_TIE`` times the final score difference."""
+    work = scratch()
     while not st[TERMINAL] and st[TURNS] < max_turns:
-        apply(st, policy(st, rs))
+        apply(st, decide(st, rs, work))
     if not st[TERMINAL]:
         return 0.5
     diff = (scores_x2(st, me) - scores_x2(st, 1 - me)) * 0.5
@@ -331,7 +345,7 @@ def playout_value(st: np.ndarray, me: int, rs: np.ndarray, max_turns: int) -> fl
     return base + _TIE * diff
 
 
-@nb.njit(cache=True)
+@jit
 def determinize(root: np.ndarray, slot_cands: np.ndarray, pool: int, top_blue: int, rs: np.ndarray) -> np.ndarray:
     """A copy of ``root`` with the unknown faces and the deck drawn uniformly among the worlds
     consistent with what the deciding seat knows.
@@ -371,7 +385,7 @@ def determinize(root: np.ndarray, slot_cands: np.ndarray, pool: int, top_blue: i
     return st
 
 
-@nb.njit(cache=True)
+@jit
 def paired_values(
     root: np.ndarray,
     slot_cands: np.ndarray,
