@@ -8,6 +8,8 @@ the default budget is.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,8 @@ from dejavu_agents.grid import playout as po
 from dejavu_agents.grid.counting import Beliefs
 from dejavu_agents.grid.ismcts import ISMCTSGridPlayer, SearchParams, choose, root_of
 from dejavu_agents.grid.knowledge import read_view
-from dejavu_agents.registry import available_players
+from dejavu_agents.registry import PLAYERS, available_players
+from dejavu_agents.tournament import run_tournament
 from dejavu_env.core import compiled
 from dejavu_env.grid.cards import BLUE, N_CARDS, N_SLOTS
 from dejavu_env.grid.env import DejaVuGridEnv
@@ -25,6 +28,7 @@ from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import GridState, legal_ids, mask_array, new_game
 from dejavu_env.testing.grid_checks import random_states, resample_hidden
+from tests.agents.test_play import Script, first_legal_grid_move
 
 pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="ismcts plays out with numba")
 SMALL = {"simulations": 60}
@@ -247,3 +251,23 @@ def test_a_time_limit_still_plays_legal_moves() -> None:
     me = make_player("grid", "ismcts", seed=0, simulations=400, time_limit=0.001)
     result = play_game([me, make_player("grid", "counting", seed=1)], 0)
     assert result.reason in ("hunches", "end_card", "truncated")
+
+
+@pytest.fixture
+def small_ismcts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registered ``ismcts`` with a small budget, so the front ends that build it by name run fast."""
+    entry = PLAYERS["grid"]["ismcts"]
+    monkeypatch.setitem(PLAYERS["grid"], "ismcts", replace(entry, kwargs={**entry.kwargs, **SMALL}))
+
+
+@pytest.mark.usefixtures("small_ismcts")
+def test_ismcts_plays_in_the_tournament() -> None:
+    result = run_tournament("grid", ["ismcts", "counting"], games=2, seed=0, workers=1)
+    assert {row.player for row in result.players} == {"ismcts", "counting"}
+
+
+@pytest.mark.usefixtures("small_ismcts")
+def test_ismcts_plays_in_the_terminal_play_mode() -> None:
+    script = Script(then=first_legal_grid_move)
+    assert script.run(["grid", "--opponent", "ismcts", "--seed", "2"]) == 0
+    assert "ismcts played:" in script.text
