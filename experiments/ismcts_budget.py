@@ -35,14 +35,15 @@ def table(rows: list[dict]) -> str:
         f"`ismcts` against `{rows[0]['opponent']}`, by playouts per decision ({rows[0]['games']} games each, "
         "seats swapped; win rate over decided games, Wilson 95%).",
         "",
-        "| playouts | games | wins | draws | losses | win rate [95% CI] | s / decision |",
+        "| playouts | games | wins | draws | losses | win rate [95% CI] | s / decision (wall, CPU) |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         low, high = r["wilson95_decided"]
         lines.append(
             f"| {r['simulations']} | {r['games']} | {r['wins']} | {r['draws']} | {r['losses']} | "
-            f"{r['win_rate_decided']:.3f} [{low:.3f}, {high:.3f}] | {r['seconds_per_decision']:.3f} |"
+            f"{r['win_rate_decided']:.3f} [{low:.3f}, {high:.3f}] | "
+            f"{r['seconds_per_decision']:.3f}, {r['cpu_seconds_per_decision']:.3f} |"
         )
     return "\n".join(lines) + "\n"
 

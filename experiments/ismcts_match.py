@@ -5,7 +5,7 @@ each game is appended to a JSON-lines file the moment it ends (a run cut short s
 reports the games it finished, and ``--resume`` continues it), and the search's own
 seconds per decision are timed. Game ``i`` uses seed ``seed + i``; ``ismcts`` sits at seat
 ``i % 2``. The summary (win rate with draws as half, its 95% Wilson interval on the
-win/loss games, seconds per decision) is printed and written next to the games as JSON::
+win/loss games, wall and CPU seconds per decision) is printed and written next to the games as JSON::
 
     python -m experiments.ismcts_match --opponent counting --games 200 --out experiments/results/ismcts/counting.jsonl
     python -m experiments.ismcts_match --opponent counting --games 100 --simulations 500 --out /tmp/b500.jsonl
@@ -31,10 +31,15 @@ from dejavu_env.grid.match import play_game
 
 @dataclass
 class TimedPlayer:
-    """Wraps a player to time its decisions (the match runner sees the same player)."""
+    """Wraps a player to time its decisions (the match runner sees the same player).
+
+    ``seconds`` is wall time, ``cpu_seconds`` this process's CPU time: on a shared machine
+    the first grows with the load, the second is what a decision costs on one core.
+    """
 
     player: Player
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     decisions: int = 0
 
     @property
@@ -45,9 +50,10 @@ class TimedPlayer:
         self.player.reset(seed)
 
     def __call__(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action = self.player(observation, action_mask)
         self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
         self.decisions += 1
         return action
 
@@ -60,6 +66,7 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
     decided = wins + losses
     low, high = wilson_interval(wins, decided) if decided else (0.0, 1.0)
     seconds = sum(g["seconds"] for g in games)
+    cpu_seconds = sum(g.get("cpu_seconds", float("nan")) for g in games)
     decisions = sum(g["decisions"] for g in games)
     return {
         "games": len(games),
@@ -70,6 +77,7 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
         "win_rate_decided": wins / decided if decided else 0.0,
         "wilson95_decided": [low, high],
         "seconds_per_decision": seconds / decisions if decisions else 0.0,
+        "cpu_seconds_per_decision": cpu_seconds / decisions if decisions else 0.0,
         "decisions_per_game": decisions / len(games) if games else 0.0,
     }
 
@@ -112,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(len(games), args.games):
             seat = i % 2
             players: list[Any] = [search, opponent] if seat == 0 else [opponent, search]
-            search.seconds, search.decisions = 0.0, 0
+            search.seconds, search.cpu_seconds, search.decisions = 0.0, 0.0, 0
             result = play_game(players, seed=args.seed + i)
             outcome = "draw" if result.winner is None else ("win" if result.winner == seat else "loss")
             game = {
@@ -123,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 "scores": list(result.scores),
                 "reason": result.reason,
                 "seconds": search.seconds,
+                "cpu_seconds": search.cpu_seconds,
                 "decisions": search.decisions,
             }
             games.append(game)
