@@ -89,6 +89,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--simulations", type=int, default=None, help="playouts per decision (default: ismcts's)")
     parser.add_argument("--switch-z", type=float, default=None)
+    parser.add_argument("--guard-tokens", type=int, default=None)
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file of games; the summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="keep the games already in --out and play the rest")
     return parser.parse_args(argv)
@@ -104,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         overrides["simulations"] = args.simulations
     if args.switch_z is not None:
         overrides["switch_z"] = args.switch_z
+    if args.guard_tokens is not None:
+        overrides["guard_tokens"] = args.guard_tokens
     try:
         search = TimedPlayer(make_player("grid", "ismcts", seed=0, **overrides))
         opponent = make_player("grid", args.opponent, seed=1)

@@ -39,9 +39,9 @@ from dejavu_agents.grid.counting import Beliefs, CountingGridPlayer
 from dejavu_agents.grid.knowledge import ALL_CARDS, GridView, read_view
 from dejavu_agents.grid.playout import paired_values
 from dejavu_env.core import compiled
-from dejavu_env.grid.cards import N_CARDS, N_SLOTS
+from dejavu_env.grid.cards import N_CARDS, N_SLOTS, NUMBERS
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS
-from dejavu_env.grid.rules import LOOK, REVEAL
+from dejavu_env.grid.rules import LOOK, PHASE_AFTER, PHASE_REVEAL, REVEAL, STOP, TOTAL_TOKENS
 
 ROOT_SEAT = 0
 """The deciding seat in a root array: the rules treat both seats alike after the deal."""
@@ -55,7 +55,9 @@ class SearchParams:
     per decision, ``None`` for none (budget by count only, deterministic); ``switch_z``:
     standard errors of paired gain needed to leave ``counting``'s move; ``min_gain``: and
     the mean gain it must exceed; ``max_turns``: playout turns after which a game counts
-    as a draw.
+    as a draw; ``guard_tokens``: holding fewer tokens than this, the search leaves
+    ``counting``'s move only for moves that cannot cost a token (:func:`risks_a_token`);
+    0 turns the guard off.
     """
 
     simulations: int = 2000
@@ -63,6 +65,7 @@ class SearchParams:
     switch_z: float = 2.0
     min_gain: float = 0.0
     max_turns: int = 150
+    guard_tokens: int = 0
 
     def __post_init__(self) -> None:
         if self.simulations < 1:
@@ -73,6 +76,8 @@ class SearchParams:
             raise ValueError(f"switch_z and min_gain must be finite, got {self.switch_z}, {self.min_gain}")
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
+        if not 0 <= self.guard_tokens < TOTAL_TOKENS:
+            raise ValueError(f"guard_tokens must be 0..{TOTAL_TOKENS - 1}, got {self.guard_tokens}")
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,21 @@ def root_of(view: GridView, beliefs: Beliefs) -> Root:
     return Root(st, slot_cands, pool, view.deck_top_blue)
 
 
+def risks_a_token(view: GridView, beliefs: Beliefs, action: int) -> bool:
+    """Whether ``action`` may cost a token by itself: it pays for an extra action, reveals a
+    face the player does not know, or reveals a known face that ends the reveal in a mistake."""
+    if action >= STOP:
+        return False
+    if view.phase == PHASE_AFTER:
+        return True
+    if action < REVEAL:
+        return False
+    card = beliefs.card[action - REVEAL]
+    if card < 0:
+        return True
+    return view.phase == PHASE_REVEAL and not NUMBERS[card] & view.candidates
+
+
 def choose(values: np.ndarray, anchor: int, switch_z: float, min_gain: float) -> int:
     """The column to play from paired playout values ``(determinizations, candidates)``:
     the best mean paired gain over column ``anchor`` if it is clear enough, else ``anchor``."""
@@ -189,6 +209,8 @@ class ISMCTSGridPlayer(Player):
         candidates = [
             a for a, legal in enumerate(mask) if legal and not (LOOK <= a < REVEAL and beliefs.card[a - LOOK] >= 0)
         ]
+        if view.tokens_me < self.params.guard_tokens:
+            candidates = [a for a in candidates if not risks_a_token(view, beliefs, a)]
         if anchor not in candidates:
             candidates.append(anchor)
         if len(candidates) == 1:

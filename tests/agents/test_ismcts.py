@@ -17,7 +17,7 @@ from dejavu_agents import make_player
 from dejavu_agents.grid import fast_rules as fr
 from dejavu_agents.grid import playout as po
 from dejavu_agents.grid.counting import Beliefs
-from dejavu_agents.grid.ismcts import ISMCTSGridPlayer, SearchParams, choose, root_of
+from dejavu_agents.grid.ismcts import ISMCTSGridPlayer, SearchParams, choose, risks_a_token, root_of
 from dejavu_agents.grid.knowledge import read_view
 from dejavu_agents.registry import PLAYERS, available_players
 from dejavu_agents.tournament import run_tournament
@@ -26,8 +26,8 @@ from dejavu_env.grid.cards import BLUE, N_CARDS, N_SLOTS
 from dejavu_env.grid.env import DejaVuGridEnv
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
-from dejavu_env.grid.rules import GridState, legal_ids, mask_array, new_game
-from dejavu_env.testing.grid_checks import random_states, resample_hidden
+from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, GridState, legal_ids, mask_array, new_game
+from dejavu_env.testing.grid_checks import random_states, resample_hidden, state_with
 from tests.agents.test_play import Script, first_legal_grid_move
 
 pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="ismcts plays out with numba")
@@ -239,6 +239,7 @@ def test_it_leaves_counting_only_for_a_clear_paired_gain() -> None:
         ({"time_limit": 0.0}, "time_limit"),
         ({"switch_z": float("nan")}, "switch_z"),
         ({"max_turns": 0}, "max_turns"),
+        ({"guard_tokens": 7}, "guard_tokens"),
         ({"budget": 10}, "unknown ismcts parameters"),
     ],
 )
@@ -271,3 +272,31 @@ def test_ismcts_plays_in_the_terminal_play_mode() -> None:
     script = Script(then=first_legal_grid_move)
     assert script.run(["grid", "--opponent", "ismcts", "--seed", "2"]) == 0
     assert "ismcts played:" in script.text
+
+
+def test_moves_that_may_cost_a_token_are_told_apart() -> None:
+    """Paying for an extra action, revealing an unknown face, or a known face that breaks the reveal."""
+    state = state_with((2, 4), (4, 5), (0, 4), (1, 1), (3, 6), (2, 2), (0, 7), (5, 7))
+    state.known[0] |= 0b111  # seat 0 knows 2+4, 4+5, 0+4
+    state.refresh()
+
+    def risky(action: int) -> bool:
+        view = view_of(state)
+        return risks_a_token(view, Beliefs(view), action)
+
+    assert not risky(LOOK + 5) and not risky(REVEAL + 0)  # a Look, a known face at turn start
+    assert risky(REVEAL + 6)  # an unknown face
+    state.apply(REVEAL + 0)  # 2+4: candidates {2, 4}
+    assert not risky(REVEAL + 1) and not risky(REVEAL + 2)  # known faces showing the 4
+    assert risky(REVEAL + 4)  # unknown
+    state.apply(REVEAL + 1)
+    state.apply(REVEAL + 2)
+    state.apply(STOP)  # three 4s kept; now after an action
+    assert risky(REVEAL + 3) and risky(LOOK + 3)  # each would be paid for
+    assert not risky(END_TURN)
+
+
+def test_the_token_guard_plays_legal_games() -> None:
+    me = make_player("grid", "ismcts", seed=0, guard_tokens=3, **SMALL)
+    result = play_game([me, make_player("grid", "counting", seed=1)], 1)
+    assert result.reason in ("hunches", "end_card", "truncated")
