@@ -29,6 +29,11 @@ def parse_budgets(text: str) -> list[int]:
     return sorted(set(budgets))
 
 
+def cpu(seconds: float | None) -> str:
+    """CPU seconds for the table, ``-`` where no game recorded them."""
+    return "-" if seconds is None else f"{seconds:.3f}"
+
+
 def table(rows: list[dict]) -> str:
     """The Markdown table of the budget runs' summaries."""
     lines = [
@@ -43,7 +48,7 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {r['simulations']} | {r['games']} | {r['wins']} | {r['draws']} | {r['losses']} | "
             f"{r['win_rate_decided']:.3f} [{low:.3f}, {high:.3f}] | "
-            f"{r['seconds_per_decision']:.3f}, {r['cpu_seconds_per_decision']:.3f} |"
+            f"{r['seconds_per_decision']:.3f}, {cpu(r['cpu_seconds_per_decision'])} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -66,7 +66,9 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
     decided = wins + losses
     low, high = wilson_interval(wins, decided) if decided else (0.0, 1.0)
     seconds = sum(g["seconds"] for g in games)
-    cpu_seconds = sum(g.get("cpu_seconds", float("nan")) for g in games)
+    timed = [g for g in games if "cpu_seconds" in g]  # games of runs from before it was recorded lack it
+    cpu_seconds = sum(g["cpu_seconds"] for g in timed)
+    cpu_decisions = sum(g["decisions"] for g in timed)
     decisions = sum(g["decisions"] for g in games)
     return {
         "games": len(games),
@@ -77,7 +79,7 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
         "win_rate_decided": wins / decided if decided else 0.0,
         "wilson95_decided": [low, high],
         "seconds_per_decision": seconds / decisions if decisions else 0.0,
-        "cpu_seconds_per_decision": cpu_seconds / decisions if decisions else 0.0,
+        "cpu_seconds_per_decision": cpu_seconds / cpu_decisions if cpu_decisions else None,
         "decisions_per_game": decisions / len(games) if games else 0.0,
     }
 
