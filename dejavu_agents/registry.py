@@ -51,7 +51,7 @@ PLAYERS: dict[str, dict[str, PlayerEntry]] = {
         ),
         "ismcts": PlayerEntry(
             "dejavu_agents.grid.ismcts:ISMCTSGridPlayer",
-            summary="determinized search with compiled playouts, anchored on counting (2,000 playouts a decision)",
+            summary="determinized search with compiled playouts, anchored on counting (500 playouts a decision)",
         ),
         "ppo-grid": PlayerEntry(
             "dejavu_agents.ppo:PPOPlayer",
