@@ -18,8 +18,8 @@ with ties broken towards ``counting``.
 
 **The token guard.** Holding fewer than ``guard_tokens`` (3) tokens, it leaves
 ``counting``'s move only for moves that cannot cost a token (no paid extra action, no
-unknown face revealed, no known face that breaks the reveal). Without it, 96 of its 97
-losses in 447 games against ``counting`` were by hunches: the playout opponent presses a
+unknown face revealed, no known face that breaks the reveal). Without it, 141 of its 142
+losses in 451 games against ``counting`` were by hunches: the playout opponent presses a
 player short of tokens less than ``counting`` does, so the search spent them too freely.
 
 **Budget** is counted in playouts (``simulations`` per decision, split evenly over the
