@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dejavu_env.core import compiled
-from experiments import ismcts_budget, ismcts_match
+from experiments import ismcts_budget, ismcts_match, ismcts_timing
 
 pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="ismcts plays out with numba")
 
@@ -44,3 +44,11 @@ def test_the_budget_study_tables_and_plots_every_budget(tmp_path: Path) -> None:
     rows = (tmp_path / "budget.md").read_text().splitlines()
     assert [row.split("|")[1].strip() for row in rows if row.startswith("| 1") or row.startswith("| 2")] == ["10", "20"]
     assert (tmp_path / "budget.png").stat().st_size > 0
+
+
+def test_the_timing_reports_decisions_beside_cartpole(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ismcts_timing.main(["--games", "1", "--simulations", "20"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["decisions"] > 10 and 0 < report["seconds_per_decision_cpu"] <= report["max_seconds_per_decision_cpu"]
+    assert len(report["cartpole_steps_per_second_wall"]) == 2
+    assert ismcts_timing.main(["--games", "0"]) == 2
