@@ -68,6 +68,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3)
     ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")
+    ax.minorticks_off()
     ax.set_xticks(x, [str(v) for v in x])
     ax.set_xlabel("playouts per decision")
     ax.set_ylabel(f"win rate against {rows[0]['opponent']}")
