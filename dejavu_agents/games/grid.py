@@ -31,6 +31,10 @@ PLAYERS = {
         "dejavu_agents.grid.forgetful:ForgetfulGridPlayer",
         summary="counting on a fading, limited memory of the current view",
     ),
+    "ismcts": PlayerEntry(
+        "dejavu_agents.grid.ismcts:ISMCTSGridPlayer",
+        summary="determinized search with compiled playouts, anchored on counting (500 playouts a decision)",
+    ),
     "ppo-grid": PlayerEntry(
         "dejavu_agents.ppo:PPOPlayer",
         {"checkpoint": "ppo-grid", "game": "grid"},

@@ -6,6 +6,8 @@
   of the current view (:class:`MemoryParams`).
 - :class:`CountingGridPlayer` (``counting``): expected value over the hidden faces, with
   token and End-card timing (:class:`CountingParams`).
+- ``ismcts`` (:mod:`dejavu_agents.grid.ismcts`, not imported here: it loads numba):
+  determinized search with compiled playouts, anchored on ``counting``.
 
 :func:`~dejavu_agents.grid.knowledge.read_view` turns an observation vector into the
 :class:`~dejavu_agents.grid.knowledge.GridView` facts they all decide from.

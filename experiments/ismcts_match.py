@@ -1,0 +1,152 @@
+"""Play ``ismcts`` against one Grid opponent, seats swapped game by game, writing each game as it ends.
+
+Why a script beside the tournament: evaluating a search player takes an hour of CPU, so
+each game is appended to a JSON-lines file the moment it ends (a run cut short still
+reports the games it finished, and ``--resume`` continues it), and the search's own
+seconds per decision are timed. Game ``i`` uses seed ``seed + i``; ``ismcts`` sits at seat
+``i % 2``. The summary (win rate with draws as half, its 95% Wilson interval on the
+win/loss games, wall and CPU seconds per decision) is printed and written next to the games as JSON::
+
+    python -m experiments.ismcts_match --opponent counting --games 200 --out experiments/results/ismcts/counting.jsonl
+    python -m experiments.ismcts_match --opponent counting --games 100 --simulations 500 --out /tmp/b500.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dejavu_agents import make_player
+from dejavu_agents.base import Player
+from dejavu_agents.stats import wilson_interval
+from dejavu_env.grid.match import play_game
+
+
+@dataclass
+class TimedPlayer:
+    """Wraps a player to time its decisions (the match runner sees the same player).
+
+    ``seconds`` is wall time, ``cpu_seconds`` this process's CPU time: on a shared machine
+    the first grows with the load, the second is what a decision costs on one core.
+    """
+
+    player: Player
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    decisions: int = 0
+
+    @property
+    def obs_mode(self) -> str:
+        return self.player.obs_mode
+
+    def reset(self, seed: int | None = None) -> None:
+        self.player.reset(seed)
+
+    def __call__(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        start, cpu = time.perf_counter(), time.process_time()
+        action = self.player(observation, action_mask)
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
+        self.decisions += 1
+        return action
+
+
+def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """Win rate (draws half), Wilson interval over the decided games, and seconds per decision."""
+    wins = sum(g["result"] == "win" for g in games)
+    losses = sum(g["result"] == "loss" for g in games)
+    draws = len(games) - wins - losses
+    decided = wins + losses
+    low, high = wilson_interval(wins, decided) if decided else (0.0, 1.0)
+    seconds = sum(g["seconds"] for g in games)
+    timed = [g for g in games if "cpu_seconds" in g]  # games of runs from before it was recorded lack it
+    cpu_seconds = sum(g["cpu_seconds"] for g in timed)
+    cpu_decisions = sum(g["decisions"] for g in timed)
+    decisions = sum(g["decisions"] for g in games)
+    return {
+        "games": len(games),
+        "wins": wins,
+        "losses": losses,
+        "draws": draws,
+        "score": (wins + 0.5 * draws) / len(games) if games else 0.0,
+        "win_rate_decided": wins / decided if decided else 0.0,
+        "wilson95_decided": [low, high],
+        "seconds_per_decision": seconds / decisions if decisions else 0.0,
+        "cpu_seconds_per_decision": cpu_seconds / cpu_decisions if cpu_decisions else None,
+        "decisions_per_game": decisions / len(games) if games else 0.0,
+    }
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m experiments.ismcts_match", description=__doc__.splitlines()[0])
+    parser.add_argument("--opponent", default="counting", help="a registered grid player (default counting)")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--simulations", type=int, default=None, help="playouts per decision (default: ismcts's)")
+    parser.add_argument("--switch-z", type=float, default=None)
+    parser.add_argument("--guard-tokens", type=int, default=None)
+    parser.add_argument("--out", type=Path, required=True, help="JSON-lines file of games; the summary goes beside it")
+    parser.add_argument("--resume", action="store_true", help="keep the games already in --out and play the rest")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.games < 1:
+        print("error: --games must be at least 1", file=sys.stderr)
+        return 2
+    overrides: dict[str, Any] = {}
+    if args.simulations is not None:
+        overrides["simulations"] = args.simulations
+    if args.switch_z is not None:
+        overrides["switch_z"] = args.switch_z
+    if args.guard_tokens is not None:
+        overrides["guard_tokens"] = args.guard_tokens
+    try:
+        search = TimedPlayer(make_player("grid", "ismcts", seed=0, **overrides))
+        opponent = make_player("grid", args.opponent, seed=1)
+    except (ValueError, ImportError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    games: list[dict[str, Any]] = []
+    if args.resume and args.out.exists():
+        games = [json.loads(line) for line in args.out.read_text().splitlines() if line.strip()]
+    elif args.out.exists():
+        args.out.unlink()
+    with args.out.open("a") as out:
+        for i in range(len(games), args.games):
+            seat = i % 2
+            players: list[Any] = [search, opponent] if seat == 0 else [opponent, search]
+            search.seconds, search.cpu_seconds, search.decisions = 0.0, 0.0, 0
+            result = play_game(players, seed=args.seed + i)
+            outcome = "draw" if result.winner is None else ("win" if result.winner == seat else "loss")
+            game = {
+                "game": i,
+                "seed": args.seed + i,
+                "seat": seat,
+                "result": outcome,
+                "scores": list(result.scores),
+                "reason": result.reason,
+                "seconds": search.seconds,
+                "cpu_seconds": search.cpu_seconds,
+                "decisions": search.decisions,
+            }
+            games.append(game)
+            out.write(json.dumps(game) + "\n")
+            out.flush()
+    summary = {"opponent": args.opponent, "seed": args.seed, **overrides, **summarize(games)}
+    args.out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

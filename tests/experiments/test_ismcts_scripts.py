@@ -1,0 +1,51 @@
+"""The ``ismcts`` evaluation scripts: games written as they end, resumable, summarized; budgets tabled and plotted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from experiments import ismcts_budget, ismcts_match, ismcts_timing
+
+
+def test_a_match_writes_each_game_and_resumes_where_it_stopped(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    args = ["--opponent", "greedy", "--simulations", "20", "--out", str(out)]
+    assert ismcts_match.main([*args, "--games", "2"]) == 0
+    first = out.read_text().splitlines()
+    assert [json.loads(line)["seat"] for line in first] == [0, 1]
+    assert ismcts_match.main([*args, "--games", "3", "--resume"]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[:2] == first and len(lines) == 3
+    summary = json.loads(out.with_suffix(".summary.json").read_text())
+    assert summary["games"] == 3 and summary["wins"] + summary["draws"] + summary["losses"] == 3
+    assert summary["simulations"] == 20 and summary["seconds_per_decision"] > 0
+    low, high = summary["wilson95_decided"]
+    assert low <= summary["win_rate_decided"] <= high
+
+
+def test_bad_arguments_fail_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert ismcts_match.main(["--games", "0", "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == "error: --games must be at least 1"
+    assert ismcts_match.main(["--opponent", "nobody", "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert "unknown grid player 'nobody'" in capsys.readouterr().err
+    assert ismcts_budget.main(["--budgets", "10,x", "--out-dir", str(tmp_path)]) == 2
+    assert "--budgets takes positive integers" in capsys.readouterr().err
+
+
+def test_the_budget_study_tables_and_plots_every_budget(tmp_path: Path) -> None:
+    args = ["--budgets", "20,10", "--games", "2", "--opponent", "greedy", "--out-dir", str(tmp_path)]
+    assert ismcts_budget.main(args) == 0
+    rows = (tmp_path / "budget.md").read_text().splitlines()
+    assert [row.split("|")[1].strip() for row in rows if row.startswith("| 1") or row.startswith("| 2")] == ["10", "20"]
+    assert (tmp_path / "budget.png").stat().st_size > 0
+
+
+def test_the_timing_reports_decisions_beside_cartpole(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ismcts_timing.main(["--games", "1", "--simulations", "20"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["decisions"] > 10 and 0 < report["seconds_per_decision_cpu"] <= report["max_seconds_per_decision_cpu"]
+    assert len(report["cartpole_steps_per_second_wall"]) == 2
+    assert ismcts_timing.main(["--games", "0"]) == 2
