@@ -19,9 +19,11 @@ ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
 OWN_MODULES = ("dejavu_agents/games",)
 """Where game names may be compared or used as keys: the adapters alone (the one table of games)."""
-NOT_OURS = ("dejavu_agents/web",)
-"""A layer keyed by game on purpose: the browser game, whose pages, links and records are one module
-per game (a table and a view each) picked by the link's game."""
+NOT_OURS = ("dejavu_agents/web", "dejavu_agents/scorecard", "experiments/leaderboard.py")
+"""Layers keyed by game on purpose: the browser game, whose pages, links and records are one module
+per game (a table and a view each) picked by the link's game; and the score card with its
+leaderboard, whose panels differ in kind per game (win rates and a rating for Grid, normalised
+points for Grab) and are versioned with each env id."""
 EVERY_SEAT = {"grid": {"agent_seat": None}}
 """Env keywords that put the agent at a random seat each game, so a test covers every seat."""
 PRIVILEGED = {("grab", "info_state", "observation"): 36}
