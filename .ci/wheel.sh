@@ -63,6 +63,22 @@ for env_id in ("DejaVuGrid-v0", "DejaVuGrab-v0"):
     obs, info = batch.reset(seed=0)
     batch.step(obs["action_mask"].argmax(axis=1))
 assert "numba" in sys.modules, "the batched envs step with the compiled kernels"
+# Every heuristic of both ladders by name, from this folder outside the clone (no torch here).
+from dejavu_agents.registry import PLAYERS
+from dejavu_env.core.providers import provided_names
+
+for env_id, game, key in (("DejaVuGrid-v0", "grid", "opponent"), ("DejaVuGrab-v0", "grab", "opponents")):
+    heuristics = [name for name in provided_names(game) if "checkpoint" not in PLAYERS[game][name].kwargs]
+    assert len(heuristics) >= 4, heuristics
+    for name in heuristics:
+        env = gym.make(env_id, **{key: name if game == "grid" else [name] * 3})
+        obs, info = env.reset(seed=0)
+        for _ in range(20):
+            obs, _, terminated, truncated, info = env.step(int(obs["action_mask"].argmax()))
+            if terminated or truncated:
+                obs, info = env.reset()
+    print(f"wheel: {game} opponents by name from outside the clone: {', '.join(heuristics)}")
+assert "torch" not in sys.modules, "a heuristic opponent imported torch"
 print(f"wheel: dejavu_env {dejavu_env.__version__} imports and plays both ids, batched with numba; no workbench packages")
 PY
 )
