@@ -166,6 +166,11 @@ class DejaVuEnv(gym.Env, Generic[State]):
         faster than the rules module's general ``legal_mask``)."""
         return self.rules.legal_mask(self._state, self._agent_seat())
 
+    def _legal_now(self, action: int) -> bool:
+        """Whether the agent may play the action id ``action`` (in range) now (game hook: a game
+        may read its state's cached legal bits, cheaper than the rules module's ``is_legal``)."""
+        return self.rules.is_legal(self._state, self._agent_seat(), action)
+
     def _illegal_reason(self, action: int) -> str:
         """Why the well-formed, illegal ``action`` is illegal now: a sentence naming it (game hook)."""
         raise NotImplementedError
@@ -243,16 +248,16 @@ class DejaVuEnv(gym.Env, Generic[State]):
             raise RuntimeError("the episode is over: call reset() before step()")
         if type(action) is not int or not 0 <= action < self.game.n_actions:
             action = as_action(action, self.game.n_actions)
-        reason = "" if self.rules.is_legal(self._state, self._agent_seat(), action) else self._illegal_reason(action)
-        if reason and self.illegal_action == "raise":
-            raise ValueError(reason)
+        legal = self._legal_now(action)
+        if not legal and self.illegal_action == "raise":
+            raise ValueError(self._illegal_reason(action))
         before = None if self._trusted else self._checkpoint()
-        self._illegal = bool(reason)
-        if reason and self.illegal_action == "lose":
-            self._opponent_actions = []
-            others = tuple(s for s in range(self.n_players) if s != self._agent_seat())
-            return self._finish(LOSS_REWARD, True, False, "illegal_action", others)
-        if reason:
+        self._illegal = not legal
+        if not legal:
+            if self.illegal_action == "lose":
+                self._opponent_actions = []
+                others = tuple(s for s in range(self.n_players) if s != self._agent_seat())
+                return self._finish(LOSS_REWARD, True, False, "illegal_action", others)
             assert self.pass_action is not None
             action = self.pass_action
         try:
@@ -350,12 +355,12 @@ class DejaVuEnv(gym.Env, Generic[State]):
 
     def _reply(self) -> Reply:
         # The hot path of every step: each call and merge here costs the single env's speed, so the
-        # common case (the game goes on) is written out, and its neutral arrays are preallocated
-        # and handed out as copies (every reply holds new arrays).
+        # common case (the game goes on) is one dict literal, and its neutral arrays are
+        # preallocated and handed out as copies (every reply holds new arrays).
         state = self._state
-        seat = self._agent_seat()
         vector = self._observer.observe(state)
-        mask = self._finished_mask.copy() if self._done else self._agent_mask(vector)
+        done = self._done
+        mask = self._finished_mask.copy() if done else self._agent_mask(vector)
         played = self._opponent_actions
         if len(played) == self._no_actions.size:  # Grab: every other seat acted
             opponent_actions = np.array(played, dtype=np.int16)
@@ -363,21 +368,23 @@ class DejaVuEnv(gym.Env, Generic[State]):
             opponent_actions = self._no_actions.copy()
             if played:
                 opponent_actions[: len(played)] = played
-        info: dict[str, Any] = {
-            "action_mask": mask,
-            "illegal_action": (_TRUE if self._illegal else _FALSE).copy(),
-            "opponent_actions": opponent_actions,
-        }
+        illegal = (_TRUE if self._illegal else _FALSE).copy()
         outcome = self._ended
-        if outcome is None and (self._done or self.rules.is_over(state)):
+        if outcome is None and (done or self.rules.is_over(state)):
             outcome = self._outcome()
         if outcome is None:
-            info["winner"] = _NO_WINNER
-            info["winners"] = self._no_winners.copy()
-            info["scores"] = self._no_scores.copy()
-            info["reason"] = _PLAYING
+            info: dict[str, Any] = {
+                "action_mask": mask,
+                "illegal_action": illegal,
+                "opponent_actions": opponent_actions,
+                "winner": _NO_WINNER,
+                "winners": self._no_winners.copy(),
+                "scores": self._no_scores.copy(),
+                "reason": _PLAYING,
+            }
         else:
-            info.update(result_info(outcome, seat, self.n_players))
+            info = {"action_mask": mask, "illegal_action": illegal, "opponent_actions": opponent_actions}
+            info.update(result_info(outcome, self._agent_seat(), self.n_players))
         self._add_game_info(info)
         return {"observation": vector.copy(), "action_mask": mask}, info
 

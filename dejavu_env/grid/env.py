@@ -8,8 +8,7 @@ says what is the grid game's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -38,8 +37,9 @@ from dejavu_env.grid.rules import (
 MAX_DEALS = 100
 """Deals tried by one reset when the opponent's opening turn keeps ending the game."""
 SEATS = (0, 1, None)
-_TOKEN_PAIRS = [[np.array((mine, theirs), dtype=np.int8) for theirs in range(TOTAL_TOKENS + 1)]
-                for mine in range(TOTAL_TOKENS + 1)]
+_TOKEN_PAIRS = [
+    [np.array((mine, theirs), dtype=np.int8) for theirs in range(TOTAL_TOKENS + 1)] for mine in range(TOTAL_TOKENS + 1)
+]
 """``info["tokens"]`` for every (agent's, opponent's) count, handed out as copies: cheaper than
 building the pair at every step."""
 _REDEALS = tuple(np.int64(deals) for deals in range(MAX_DEALS))
@@ -47,8 +47,9 @@ _REDEALS = tuple(np.int64(deals) for deals in range(MAX_DEALS))
 costs more than the rest of the game's info."""
 
 
-@dataclass(frozen=True)
-class _Options:
+class _Options(NamedTuple):
+    """``reset``'s options, checked (a named tuple: a reset builds one, and a frozen dataclass costs more)."""
+
     deck: list[int] | None
     seat: int | None
 
@@ -183,7 +184,8 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         if self._fast_opponent is None:
             self._opponent_observer = self._observer_for(1 - seat, self._opponent_obs_mode)
         for deal in range(MAX_DEALS):
-            self._state = GridState(parsed.deck if parsed.deck is not None else rng.permutation(N_CARDS).tolist())
+            order = rng.permutation(N_CARDS).tolist() if parsed.deck is None else parsed.deck[:]
+            self._state = GridState.dealt(order)
             self._played = []
             self._play_opponent()
             if not self._state.terminal:
@@ -199,7 +201,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     def _play(self, action: int) -> tuple[float, bool, bool, str]:
         state = self._state
         assert state is not None
-        state.apply(action)
+        state.play_legal(action)
         if state.player != self._seat:
             self._played = []
             self._play_opponent()
@@ -214,6 +216,11 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
 
     def _agent_seat(self) -> int:
         return self._seat
+
+    def _legal_now(self, action: int) -> bool:
+        state = self._state
+        assert state is not None
+        return state.player == self._seat and state.legal >> action & 1 == 1
 
     def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
         state = self._state
@@ -272,16 +279,20 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
         played = self._played
         fast = self._fast_opponent
         max_turns = self.max_turns
+        if fast is not None:  # the default random opponent: no observation to build, nothing to check
+            choose = fast.choose
+            while state.player != seat and not state.terminal and state.turns < max_turns:
+                action = choose(legal_ids(state.legal))
+                state.play_legal(action)
+                played.append(action)
+            return
         while state.player != seat and not state.terminal and state.turns < max_turns:
-            if fast is not None:
-                action = fast.choose(legal_ids(state.legal))
-            else:
-                action = ask_player(
-                    self.opponent,
-                    opponent_seat,
-                    self._opponent_observer.observe(state),
-                    mask_array(state.legal),
-                    lambda a: is_legal(state, opponent_seat, a),
-                )
-            state.apply(action)
+            action = ask_player(
+                self.opponent,
+                opponent_seat,
+                self._opponent_observer.observe(state),
+                mask_array(state.legal),
+                lambda a: is_legal(state, opponent_seat, a),
+            )
+            state.play_legal(action)
             played.append(action)

@@ -101,8 +101,15 @@ _COMMON = (
     Piece("costs_token", (1,), 1),
 )
 LAYOUTS: dict[str, Layout] = layouts(
-    ("info_state", (*_COMMON, Piece("pile_me", (N_CARDS,), 1), Piece("pile_opp", (N_CARDS,), 1),
-                    Piece("pile_sizes", (2,), N_CARDS))),
+    (
+        "info_state",
+        (
+            *_COMMON,
+            Piece("pile_me", (N_CARDS,), 1),
+            Piece("pile_opp", (N_CARDS,), 1),
+            Piece("pile_sizes", (2,), N_CARDS),
+        ),
+    ),
     ("observation", (*_COMMON, Piece("kept_me", (N_CARDS,), 1), Piece("kept_opp", (N_CARDS,), 1))),
 )
 """The vector's pieces per observation mode (described in this module's docstring)."""
@@ -121,12 +128,20 @@ def decode(vector: np.ndarray, obs_mode: str = "info_state") -> dict[str, np.nda
     return LAYOUTS[check_choice("obs_mode", obs_mode, OBS_MODES)].decode(vector)
 
 
-# Rows to copy in, as lists of arrays (indexing a list is cheaper than indexing an array);
-# index -1 (an empty slot, an unknown face) hits the all-zero last row.
-_BLUE_ROWS = list(np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1, N_BLUES))]).astype(np.float32))
-_FACE_ROWS = list(np.vstack([np.array(SHOWS), np.zeros((1, N_NUMBERS))]).astype(np.float32))
-_BITS8 = list(((np.arange(256)[:, None] >> np.arange(N_SLOTS)) & 1).astype(np.float32))
-_DECK_TOP_ROWS = list(np.vstack([np.zeros((MIN_BLUE, N_BLUES)), np.eye(N_BLUES)]).astype(np.float32))
+def _rows(table: np.ndarray) -> list[memoryview]:
+    """``table``'s rows as float32 memoryviews, the form :class:`Observer` copies in.
+
+    Why memoryviews: copying a row into a memoryview of the vector costs a third of numpy's
+    slice assignment, and an observation writes several rows at every step.
+    """
+    return [row.data for row in np.ascontiguousarray(table, dtype=np.float32)]
+
+
+# Rows to copy in; index -1 (an empty slot, an unknown face) hits the all-zero last row.
+_BLUE_ROWS = _rows(np.vstack([np.eye(N_BLUES)[np.array(BLUE) - MIN_BLUE], np.zeros((1, N_BLUES))]))
+_FACE_ROWS = _rows(np.vstack([np.array(SHOWS), np.zeros((1, N_NUMBERS))]))
+_BITS8 = _rows((np.arange(256)[:, None] >> np.arange(N_SLOTS)) & 1)
+_DECK_TOP_ROWS = _rows(np.vstack([np.zeros((MIN_BLUE, N_BLUES)), np.eye(N_BLUES)]))
 
 
 class Observer:
@@ -149,20 +164,38 @@ class Observer:
         self._bind_views()
         self.reset()
 
-    _VIEWS = ("_blue_rows", "_face_rows", "_empty", "_face_up", "_known_me", "_known_opp", "_deck_top", "_candidates")
+    _VIEWS = (
+        "_mv",
+        "_blue_rows",
+        "_face_rows",
+        "_empty",
+        "_face_up",
+        "_known_me",
+        "_known_opp",
+        "_deck_top",
+        "_candidates",
+    )
 
     def _bind_views(self) -> None:
-        """Views and offsets into ``vector`` for the pieces :meth:`observe` writes."""
-        views = self.layout.decode(self.vector)
-        self._blue_rows = list(views["slot_blue"])
-        self._face_rows = list(views["faces"])
-        self._empty = views["slot_empty"]
-        self._face_up = views["face_up"]
-        self._known_me = views["known_me"]
-        self._known_opp = views["known_opp"]
-        self._deck_top = views["deck_top_blue"]
-        self._candidates = views["candidates"]
+        """A memoryview of ``vector``, the pieces :meth:`observe` copies rows into, and the offsets it writes at.
+
+        Why memoryviews, not numpy views: item and slice writes through one cost a half to a
+        third of numpy's, and :meth:`observe` makes a dozen at every step.
+        """
+        mv = self._mv = self.vector.data
         off = self.layout.offsets
+
+        def piece(name: str, width: int, rows: int = 1) -> list[memoryview]:
+            return [mv[off[name] + r * width : off[name] + (r + 1) * width] for r in range(rows)]
+
+        self._blue_rows = piece("slot_blue", N_BLUES, N_SLOTS)
+        self._face_rows = piece("faces", N_NUMBERS, N_SLOTS)
+        self._empty = piece("slot_empty", N_SLOTS)[0]
+        self._face_up = piece("face_up", N_SLOTS)[0]
+        self._known_me = piece("known_me", N_SLOTS)[0]
+        self._known_opp = piece("known_opp", N_SLOTS)[0]
+        self._deck_top = piece("deck_top_blue", N_BLUES)[0]
+        self._candidates = piece("candidates", N_NUMBERS)[0]
         self._i_tokens = off["tokens"]
         self._i_deck = off["deck_size"]
         self._i_end = off["end_card"]
@@ -187,6 +220,7 @@ class Observer:
     def reset(self) -> None:
         """Forget the last game: the next :meth:`observe` writes every piece."""
         self.vector[:] = 0
+        self._stamp = -1  # no state's stamp: the first observe compares every fact
         self._slots: list[int] = [-2] * N_SLOTS  # no card id: the first observe writes every slot
         self._shown = 0
         self._opp_known = 0
@@ -205,10 +239,11 @@ class Observer:
         """Bring the vector up to date with ``state`` and return it (the observer's own array).
 
         Callers that hand the vector out must copy it: the next call overwrites it. The
-        observer compares the facts it last wrote with ``state``'s, so it stays right when it
-        is handed another state (a new game, a copy) even without :meth:`reset`.
+        observer compares the facts it last wrote with ``state``'s (the rarely changing ones
+        only when ``state.stamp`` moved), so it stays right when it is handed another state (a
+        new game, a copy) even without :meth:`reset`.
         """
-        vec = self.vector
+        vec = self._mv
         p = self.seat
         o = 1 - p
         slots = state.slots
@@ -218,18 +253,51 @@ class Observer:
         else:
             shown = state.reveal | state.fresh[p]
             opp_known = state.reveal | state.witnessed[p]
-        old_slots = self._slots
         old_shown = self._shown
         rewrite = shown ^ old_shown
-        if slots != old_slots:
-            replaced = 0
-            for s in range(N_SLOTS):
-                if slots[s] != old_slots[s]:
-                    replaced |= 1 << s
-                    self._blue_rows[s][:] = _BLUE_ROWS[slots[s]]
-            rewrite |= replaced & (shown | old_shown)
-            self._empty[:] = _BITS8[~state.occupied & 0xFF]
-            self._slots = slots[:]
+        if state.stamp != self._stamp:  # the table, deck, tokens, piles or End card may have changed
+            self._stamp = state.stamp
+            old_slots = self._slots
+            if slots != old_slots:
+                replaced = 0
+                for s in range(N_SLOTS):
+                    if slots[s] != old_slots[s]:
+                        replaced |= 1 << s
+                        self._blue_rows[s][:] = _BLUE_ROWS[slots[s]]
+                rewrite |= replaced & (shown | old_shown)
+                self._empty[:] = _BITS8[~state.occupied & 0xFF]
+                self._slots = slots[:]
+            tokens = state.tokens
+            if tokens[p] != self._tokens[0] or tokens[o] != self._tokens[1]:
+                self._tokens = (tokens[p], tokens[o])
+                vec[self._i_tokens] = tokens[p]
+                vec[self._i_tokens + 1] = tokens[o]
+            deck_pos = state.deck_pos
+            if deck_pos != self._deck_pos or state.order is not self._order:
+                self._deck_pos = deck_pos
+                self._order = state.order
+                vec[self._i_deck] = N_CARDS - deck_pos
+                self._deck_top[:] = _DECK_TOP_ROWS[state.deck_top_blue]
+            taker = state.end_taker
+            if taker < 0:
+                end = END_HIDDEN if deck_pos < N_CARDS else END_VISIBLE
+            else:
+                end = END_MINE if taker == p else END_OPPONENTS
+            if end != self._end:
+                if self._end >= 0:
+                    vec[self._i_end + self._end] = 0
+                vec[self._i_end + end] = 1
+                self._end = end
+            if state.last_turn != self._last_turn:
+                self._last_turn = state.last_turn
+                vec[self._i_last] = state.last_turn
+            if self._perfect_recall:
+                piles = state.piles
+                if piles[p] != self._piles[0] or piles[o] != self._piles[1]:
+                    self._write_cards(0, piles[p])
+                    self._write_cards(1, piles[o])
+                    vec[self._i_pile_sizes] = state.pile_sizes[p]
+                    vec[self._i_pile_sizes + 1] = state.pile_sizes[o]
         if rewrite:
             face_rows = self._face_rows
             while rewrite:
@@ -247,30 +315,6 @@ class Observer:
         if reveal != self._reveal:
             self._face_up[:] = _BITS8[reveal]
             self._reveal = reveal
-        tokens = state.tokens
-        if tokens[p] != self._tokens[0] or tokens[o] != self._tokens[1]:
-            self._tokens = (tokens[p], tokens[o])
-            vec[self._i_tokens] = tokens[p]
-            vec[self._i_tokens + 1] = tokens[o]
-        deck_pos = state.deck_pos
-        if deck_pos != self._deck_pos or state.order is not self._order:
-            self._deck_pos = deck_pos
-            self._order = state.order
-            vec[self._i_deck] = N_CARDS - deck_pos
-            self._deck_top[:] = _DECK_TOP_ROWS[state.deck_top_blue]
-        taker = state.end_taker
-        if taker < 0:
-            end = END_HIDDEN if deck_pos < N_CARDS else END_VISIBLE
-        else:
-            end = END_MINE if taker == p else END_OPPONENTS
-        if end != self._end:
-            if self._end >= 0:
-                vec[self._i_end + self._end] = 0
-            vec[self._i_end + end] = 1
-            self._end = end
-        if state.last_turn != self._last_turn:
-            self._last_turn = state.last_turn
-            vec[self._i_last] = state.last_turn
         phase = state.phase
         if phase != self._phase:
             if self._phase >= 0:
@@ -284,26 +328,19 @@ class Observer:
         if state.count != self._count:
             self._count = state.count
             vec[self._i_count] = state.count
-        if self._perfect_recall:
-            piles = state.piles
-            if piles[p] != self._piles[0] or piles[o] != self._piles[1]:
-                self._write_cards(0, piles[p])
-                self._write_cards(1, piles[o])
-                vec[self._i_pile_sizes] = state.pile_sizes[p]
-                vec[self._i_pile_sizes + 1] = state.pile_sizes[o]
-        else:
+        if not self._perfect_recall:
             kept = state.kept_since[p]
             if kept[p] != self._piles[0] or kept[o] != self._piles[1]:
                 self._write_cards(0, kept[p])
                 self._write_cards(1, kept[o])
-        return vec
+        return self.vector
 
     def _write_cards(self, which: int, cards: int) -> None:
         """Rewrite the 32-long card mask ``which`` (0: mine, 1: the opponent's) where it changed."""
         changed = cards ^ self._piles[which]
         if not changed:
             return
-        vec = self.vector
+        vec = self._mv
         base = self._i_piles[which]
         while changed:
             low = changed & -changed

@@ -24,6 +24,7 @@ The surface is every game's (:mod:`dejavu_env.core.game`): ``GAME_INFO``, :func:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import count as _count
 from typing import Any
 
 import numpy as np
@@ -155,6 +156,12 @@ class GridState:
     End: ``terminal``, ``winner`` (seat, ``None`` for a draw or while playing) and
     ``reason`` (``"hunches"`` or ``"end_card"``). ``legal`` is the bit mask of legal
     action ids, kept up to date by :meth:`apply`.
+
+    ``stamp`` changes whenever a rarely changing public fact does (the cards on the table, the
+    deck, tokens, piles, the End card, the last turn). Why: an observer compares a dozen facts
+    to know what to rewrite, and most steps change none of these, so one comparison of stamps
+    stands for them. Stamps come from one counter, so two states share one only while they are
+    copies that have not diverged there; :meth:`refresh` renews it after hand edits.
     """
 
     __slots__ = (
@@ -176,6 +183,7 @@ class GridState:
         "reason",
         "reveal",
         "slots",
+        "stamp",
         "terminal",
         "tokens",
         "turns",
@@ -188,6 +196,21 @@ class GridState:
         order = [int(c) for c in order]
         if sorted(order) != list(range(N_CARDS)):
             raise ValueError(f"order must hold each of the {N_CARDS} card ids once, got {order}")
+        self._deal(order)
+
+    @classmethod
+    def dealt(cls, order: list[int]) -> GridState:
+        """A game dealt from ``order``, a list of the 32 card ids as Python ints (a shuffle, or a deck
+        :func:`~dejavu_env.grid.cards.parse_deck` checked), unchecked.
+
+        Why: the check costs a fifth of an env's reset, and an env deals a checked order at every one.
+        """
+        state = object.__new__(cls)
+        state._deal(order)
+        return state
+
+    def _deal(self, order: list[int]) -> None:
+        self.stamp = next(_STAMPS)
         self.order = order
         self.deck_pos = N_SLOTS
         self.slots = order[:N_SLOTS]
@@ -244,8 +267,10 @@ class GridState:
         """Recompute the cached ``legal`` mask after fields were edited by hand.
 
         Why: tests and analyses set up positions (an empty deck, given tokens) directly;
-        :meth:`apply` keeps ``legal`` current by itself.
+        :meth:`apply` keeps ``legal`` current by itself. The ``stamp`` is renewed too, so that
+        observers rewrite every fact of the edited position.
         """
+        self.stamp = next(_STAMPS)
         self.legal = 0 if self.terminal else self._legal_bits()
 
     def copy(self) -> GridState:
@@ -261,7 +286,7 @@ class GridState:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GridState):
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+        return all(getattr(self, n) == getattr(other, n) for n in _FACTS)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -283,6 +308,15 @@ class GridState:
             action = as_action(action, N_ACTIONS)
         if not self.legal >> action & 1:
             raise ValueError(self.illegal_reason(action))
+        self.play_legal(action)
+
+    def play_legal(self, action: int) -> None:
+        """Play the legal action id ``action`` for ``player`` in place, unchecked.
+
+        Why a second entry: the env and the match runners know their action is legal (they
+        checked it, or picked it from ``legal``), and :meth:`apply`'s checks cost a tenth of a
+        move there. Anything else must call :meth:`apply`.
+        """
         p = self.player
         o = 1 - p
         # Everything before this action was in p's last observation: p's "just seen" facts restart.
@@ -306,6 +340,7 @@ class GridState:
         else:
             if action == TAKE_END:
                 self.end_taker = p
+                self.stamp = next(_STAMPS)
             self._end_turn()
         self.legal = 0 if self.terminal else self._legal_bits()
 
@@ -364,6 +399,7 @@ class GridState:
         tokens = self.tokens
         if not tokens[giver]:
             return False
+        self.stamp = next(_STAMPS)
         tokens[giver] -= 1
         tokens[taker] += 1
         if tokens[taker] == TOTAL_TOKENS:
@@ -421,6 +457,7 @@ class GridState:
                 added |= 1 << slots[s]
                 slots[s] = -1
                 n_kept += 1
+        self.stamp = next(_STAMPS)  # the piles and the table change
         self.piles[p] |= added
         self.pile_sizes[p] += n_kept
         self.occupied &= ~kept_slots
@@ -463,6 +500,7 @@ class GridState:
             return
         if self.end_taker == self.player:
             self.last_turn = True
+            self.stamp = next(_STAMPS)
         self.player = 1 - self.player
         self.phase = PHASE_START
 
@@ -470,6 +508,12 @@ class GridState:
         self.terminal = True
         self.winner = winner
         self.reason = reason
+
+
+_STAMPS = _count()
+"""Where every ``GridState.stamp`` comes from (see the class docstring)."""
+_FACTS = tuple(name for name in GridState.__slots__ if name != "stamp")
+"""The fields that make up a game: ``stamp`` only tells observers what may have changed."""
 
 
 def new_game(rng: np.random.Generator, deck: Sequence[Any] | None = None) -> GridState:
