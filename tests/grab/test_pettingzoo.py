@@ -341,9 +341,9 @@ def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
     assert all("action_mask" not in info for info in infos.values())
 
 
-@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter"])
+@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter", "render"])
 def test_aec_calls_before_reset_say_to_reset(call):
-    aec = env(n_players=2)
+    aec = env(n_players=2, render_mode="ansi")
     args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
     with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
         getattr(aec, call)(*args)
