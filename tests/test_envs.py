@@ -299,6 +299,29 @@ def test_a_pettingzoo_aec_call_before_reset_says_to_reset(module, call):
         getattr(aec, call)(*args)
 
 
+@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
+def test_a_pettingzoo_aec_refuses_a_finished_agents_action_and_a_step_after_the_game(module):
+    pytest.importorskip("pettingzoo")
+    aec = importlib.import_module(module).env()
+    aec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    finished = []
+    for agent in aec.agent_iter():
+        obs, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
+                aec.step(0)
+            aec.step(None)
+            finished.append(agent)
+            continue
+        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert sorted(finished) == aec.possible_agents, "every agent stepped out with None"
+    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
+        aec.step(0)
+    aec.reset(seed=1)
+    assert aec.agents == aec.possible_agents
+
+
 @pytest.mark.parametrize("factory", ["dejavu_env.grid.pettingzoo:raw_env", "dejavu_env.grab.pettingzoo:parallel_env"])
 def test_a_pettingzoo_reset_ignores_unknown_options_with_a_warning_naming_them(factory):
     pytest.importorskip("pettingzoo")

@@ -330,21 +330,3 @@ def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
     quiet = parallel_env(mask_in_info=False)
     _, infos = quiet.reset(seed=0)
     assert all("action_mask" not in info for info in infos.values())
-
-
-def test_aec_a_finished_agents_action_and_a_step_after_the_game_are_clear_errors():
-    aec = env(n_players=2)
-    aec.reset(seed=0)
-    finished = 0
-    for agent in aec.agent_iter():
-        _, _, terminated, truncated, _ = aec.last()
-        if terminated or truncated:
-            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
-                aec.step(0)
-            aec.step(None)
-            finished += 1
-            continue
-        aec.step(0)
-    assert finished == 2
-    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
-        aec.step(0)

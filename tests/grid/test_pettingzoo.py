@@ -345,21 +345,3 @@ def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
     quiet = raw_env(mask_in_info=False)
     quiet.reset(seed=0)
     assert all("action_mask" not in info for info in quiet.infos.values())
-
-
-def test_a_finished_agents_action_and_a_step_after_the_game_are_clear_errors():
-    aec = env()
-    aec.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for agent in aec.agent_iter():
-        obs, _, terminated, truncated, _ = aec.last()
-        if terminated or truncated:
-            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
-                aec.step(0)
-            aec.step(None)
-            continue
-        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
-        aec.step(0)
-    aec.reset(seed=1)
-    assert aec.agents == list(AGENTS)
