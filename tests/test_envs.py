@@ -8,6 +8,7 @@ keywords, since that is what a user's first ``gym.make`` gets.
 from __future__ import annotations
 
 import copy
+import importlib
 import pickle
 import warnings
 from typing import Any
@@ -285,7 +286,55 @@ def test_make_vec_takes_the_specs_bound_and_refuses_one_that_would_cut_games():
         gym.make_vec("DejaVuGrab-v0", num_envs=2, max_episode_steps=50)
 
 
-@pytest.mark.parametrize("module", ["dejavu_env.grid.pettingzoo", "dejavu_env.grab.pettingzoo"])
+PETTINGZOO_FRONT_ENDS = ["dejavu_env.grid.pettingzoo", "dejavu_env.grab.pettingzoo"]
+
+
+@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
+@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter", "render"])
+def test_a_pettingzoo_aec_call_before_reset_says_to_reset(module, call):
+    pytest.importorskip("pettingzoo")
+    aec = importlib.import_module(module).env(render_mode="ansi")
+    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
+    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(aec, call)(*args)
+
+
+@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
+def test_a_pettingzoo_aec_refuses_a_finished_agents_action_and_a_step_after_the_game(module):
+    pytest.importorskip("pettingzoo")
+    aec = importlib.import_module(module).env()
+    aec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    finished = []
+    for agent in aec.agent_iter():
+        obs, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
+                aec.step(0)
+            aec.step(None)
+            finished.append(agent)
+            continue
+        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert sorted(finished) == aec.possible_agents, "every agent stepped out with None"
+    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
+        aec.step(0)
+    aec.reset(seed=1)
+    assert aec.agents == aec.possible_agents
+
+
+@pytest.mark.parametrize("factory", ["dejavu_env.grid.pettingzoo:raw_env", "dejavu_env.grab.pettingzoo:parallel_env"])
+def test_a_pettingzoo_reset_ignores_unknown_options_with_a_warning_naming_them(factory):
+    pytest.importorskip("pettingzoo")
+    module, name = factory.split(":")
+    game = getattr(importlib.import_module(module), name)()
+    with pytest.warns(UserWarning, match="unknown option.*'options'"):
+        game.reset(seed=0, options={"options": 1})
+    with pytest.warns(UserWarning, match="unknown option.*'%s'"):  # a key holding a % is named, not formatted
+        game.reset(seed=0, options={"%s": 0})
+    assert game.agents == game.possible_agents
+
+
+@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
 def test_a_pettingzoo_front_end_without_pettingzoo_names_the_extra(module):
     import os
     import subprocess

@@ -238,36 +238,43 @@ def table(env_id: str, opponent: Any) -> gym.Env:
     return gym.make(env_id, n_players=3, opponents=[Steady(), opponent])
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
-@pytest.mark.parametrize("fault", list(FAULTS))
-def test_a_faulty_opponent_leaves_the_game_exactly_as_it_was(env_id, fault):
-    faulty = FaultyOnce(FAULTS[fault], at=4)
+def fault_and_recover(env_id: str, faulty: FaultyOnce, fault: type[BaseException]) -> BaseException:
+    """Play ``faulty``'s table and a steady twin on the same deals and actions until a step raises ``fault``: that
+    step must leave the game exactly as it was, and the same action again must play on as the twin does. The
+    error, for the caller's own checks."""
     env, twin = table(env_id, faulty), table(env_id, Steady())
     _, info = env.reset(seed=7)
     twin.reset(seed=7)
     rng = np.random.default_rng(0)
     for game in range(100):
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        before = snapshot(env)
-        calls = faulty.calls
+        before, calls = snapshot(env), faulty.calls
         try:
             _, _, terminated, truncated, info = env.step(action)
-        except PlayerError as err:
-            assert "seat" in str(err), f"the error names the seat: {err}"
-            assert err.__cause__ is not None or "answered" in str(err) or "chose" in str(err)
-            assert same_snapshot(snapshot(env), before), "a faulty opponent changed the game"
-            assert faulty.calls > calls
+        except fault as err:
+            assert same_snapshot(snapshot(env), before), f"a step that raised {fault.__name__} changed the game"
+            assert faulty.calls > calls, "the fault came from the opponent"
+            error = err
             break
         twin.step(action)
         if terminated or truncated:
             _, info = env.reset(seed=100 + game)
             twin.reset(seed=100 + game)
     else:
-        pytest.fail("the fault never came")
+        pytest.fail(f"the {fault.__name__} never came")
     # The same action again, now that the opponent behaves: the game goes on as if nothing happened.
     _, _, _, _, info = env.step(action)
     _, _, _, _, twin_info = twin.step(action)
     assert continue_random(env, info, 1) == continue_random(twin, twin_info, 1)
+    return error
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_faulty_opponent_leaves_the_game_exactly_as_it_was(env_id, fault):
+    err = fault_and_recover(env_id, FaultyOnce(FAULTS[fault], at=4), PlayerError)
+    assert "seat" in str(err), f"the error names the seat: {err}"
+    assert err.__cause__ is not None or "answered" in str(err) or "chose" in str(err)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -385,28 +392,7 @@ def _interrupt(observation: dict[str, np.ndarray], action_mask: np.ndarray) -> i
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_a_keyboard_interrupt_inside_a_player_rolls_back_and_is_raised_again(env_id):
-    faulty = FaultyOnce(_interrupt, at=4)
-    env, twin = table(env_id, faulty), table(env_id, Steady())
-    _, info = env.reset(seed=7)
-    twin.reset(seed=7)
-    rng = np.random.default_rng(0)
-    for game in range(100):
-        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        before = snapshot(env)
-        try:
-            _, _, terminated, truncated, info = env.step(action)
-        except KeyboardInterrupt:
-            assert same_snapshot(snapshot(env), before), "an interrupted step changed the game"
-            break
-        twin.step(action)
-        if terminated or truncated:
-            _, info = env.reset(seed=100 + game)
-            twin.reset(seed=100 + game)
-    else:
-        pytest.fail("the interrupt never came")
-    _, _, _, _, info = env.step(action)
-    _, _, _, _, twin_info = twin.step(action)
-    assert continue_random(env, info, 1) == continue_random(twin, twin_info, 1)
+    fault_and_recover(env_id, FaultyOnce(_interrupt, at=4), KeyboardInterrupt)
 
 
 class DegenerateLater(Steady):

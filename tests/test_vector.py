@@ -36,6 +36,18 @@ def legal_actions(observation, rng: np.random.Generator) -> np.ndarray:
     return nth_set(observation["action_mask"], rng.random(len(observation["action_mask"])))
 
 
+def until_a_game_ends(env, rng: np.random.Generator, steps: int = 300) -> tuple[dict, dict, np.ndarray]:
+    """Reset ``env`` with seed 0 and step it with legal actions drawn from ``rng`` until some game ends: that
+    step's observation and info, and which games ended (where the autoreset tests look)."""
+    obs, _ = env.reset(seed=0)
+    for _ in range(steps):
+        obs, _, terminated, truncated, info = env.step(legal_actions(obs, rng))
+        ended = terminated | truncated
+        if ended.any():
+            return obs, info, ended
+    raise AssertionError(f"no game ended in {steps} steps")
+
+
 def rollout(env, seed: int, steps: int, action_seed: int = 0) -> list:
     rng = np.random.default_rng(action_seed)
     trace = [env.reset(seed=seed)]
@@ -130,14 +142,8 @@ def test_returned_arrays_are_never_reused(env_id):
 @pytest.mark.parametrize("env_id", IDS)
 def test_next_step_autoreset_ignores_the_action_and_starts_a_new_episode(env_id):
     env = make(env_id, 8)
-    obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
-    for _ in range(300):
-        obs, reward, terminated, truncated, info = env.step(legal_actions(obs, rng))
-        ended = terminated | truncated
-        if ended.any():
-            break
-    assert ended.any()
+    obs, _, ended = until_a_game_ends(env, rng)
     placeholder = env.unwrapped._placeholder_action()
     masks = obs["action_mask"][ended]
     assert (masks.argmax(axis=1) == placeholder).all() and (masks.sum(axis=1) == 1).all()
@@ -150,13 +156,7 @@ def test_next_step_autoreset_ignores_the_action_and_starts_a_new_episode(env_id)
 @pytest.mark.parametrize("env_id", IDS)
 def test_same_step_autoreset_hands_the_last_observation_in_info(env_id):
     env = make(env_id, 8, autoreset_mode="SameStep")
-    obs, _ = env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        obs, _, terminated, truncated, info = env.step(legal_actions(obs, rng))
-        ended = terminated | truncated
-        if ended.any():
-            break
+    obs, info, ended = until_a_game_ends(env, np.random.default_rng(0))
     assert np.array_equal(info["_final_obs"], ended)
     for i in np.flatnonzero(ended):
         final = info["final_obs"][i]
@@ -168,13 +168,8 @@ def test_same_step_autoreset_hands_the_last_observation_in_info(env_id):
 @pytest.mark.parametrize("env_id", IDS)
 def test_disabled_autoreset_waits_for_a_reset_mask(env_id):
     env = make(env_id, 8, autoreset_mode="Disabled")
-    obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
-    for _ in range(300):
-        obs, _, terminated, truncated, _ = env.step(legal_actions(obs, rng))
-        ended = terminated | truncated
-        if ended.any():
-            break
+    obs, _, ended = until_a_game_ends(env, rng)
     with pytest.raises(RuntimeError, match="reset_mask"):
         env.step(legal_actions(obs, rng))
     obs, _ = env.reset(options={"reset_mask": ended})

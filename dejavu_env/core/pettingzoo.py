@@ -1,7 +1,8 @@
-"""What both PettingZoo front ends share: agents and spaces, reset checks, infos, rendering.
+"""What both PettingZoo front ends share: agents and spaces, reset checks, infos, rendering, the AEC guard.
 
 Import it only from a game's ``pettingzoo`` module: it is the one core module that needs
-``pettingzoo``'s conventions (not its code), kept apart so ``import dejavu_env`` stays light.
+``pettingzoo``'s conventions (not its code: :class:`CheckedAEC` is mixed into PettingZoo's
+wrappers there), kept apart so ``import dejavu_env`` stays light.
 
 Masks: every observation holds ``"action_mask"`` (PettingZoo's classic convention), and by
 default each agent's ``info`` holds the same mask too, where AgileRL and others read it.
@@ -16,7 +17,7 @@ known key with a bad value is a ``ValueError`` that changes nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from gymnasium import logger, spaces
@@ -32,27 +33,68 @@ from dejavu_env.core.validation import check_choice
 Observation = dict[str, np.ndarray]
 
 
-def require_reset(started: bool, call: str) -> None:
-    """A ``RuntimeError`` naming ``call`` unless the env was reset (PettingZoo's own wrappers
-    raise a bare ``AssertionError`` or an ``AttributeError`` there)."""
-    if not started:
-        raise RuntimeError(f"call reset() before {call}()")
+# The class the guard extends, to the type checker; at run time the class it is mixed into is.
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv as _AECBase
+else:
+    _AECBase = object
 
 
-def check_aec_step(aec: Any, action: Any) -> None:
-    """Before an AEC ``step``: the game still has agents, and a finished agent passes ``None``.
+class CheckedAEC(_AECBase):
+    """The order of an AEC front end's calls and each step's action, checked before PettingZoo's wrapper runs
+    them: mixed in ahead of that wrapper (Grid's ``OrderEnforcingWrapper``, Grab's ``parallel_to_aec_wrapper``).
 
-    Why here: PettingZoo's wrappers only warn on a step after the game (and play nothing), or
-    fail with a bare ``AssertionError()`` for a finished agent's action.
+    Why one guard: PettingZoo's wrappers fail each their own way, a bare ``AssertionError``, an
+    ``AttributeError`` or a ``KeyError`` for a call before ``reset``, a bare ``AssertionError()`` for a
+    finished agent's action, and only a warning for a ``step`` after the game (playing nothing). Here both
+    games say the same: a ``RuntimeError`` saying what to call, or a ``ValueError`` naming the agent. A
+    game whose wrapped env takes an action before checking it adds the check in :meth:`_check_live_action`.
+    It imports nothing from pettingzoo at run time: the games' modules mix it into their wrapper classes.
     """
-    if not aec.agents:
-        raise RuntimeError("the game is over and every agent has stepped out: call reset() before step()")
-    agent = aec.agent_selection
-    if (aec.terminations[agent] or aec.truncations[agent]) and action is not None:
-        raise ValueError(
-            f"{agent} is done (terminated or truncated): its only action is None, PettingZoo's way "
-            f"out of the game, got {action!r:.60}"
-        )
+
+    _started = False
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        self._started = True
+
+    def step(self, action: Any) -> None:
+        self._require_reset("step")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped out: call reset() before step()")
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self._check_live_action(agent, action)
+        elif action is not None:
+            raise ValueError(
+                f"{agent} is done (terminated or truncated): its only action is None, PettingZoo's way "
+                f"out of the game, got {action!r:.60}"
+            )
+        super().step(action)
+
+    def _check_live_action(self, agent: str, action: Any) -> None:
+        """Check the action of ``agent``, still in the game, before the wrapper takes it (game hook: nothing
+        here, where the wrapped env checks an action as it plays it and changes nothing when it refuses)."""
+
+    def observe(self, agent: str) -> Observation:
+        self._require_reset("observe")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        self._require_reset("last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def render(self) -> Any:
+        self._require_reset("render")
+        return super().render()
+
+    def _require_reset(self, call: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"call reset() before {call}()")
 
 
 def agent_names(n_players: int) -> list[str]:

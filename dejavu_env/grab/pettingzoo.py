@@ -25,7 +25,7 @@ except ModuleNotFoundError as missing:  # one line that names the extra, not a b
     ) from None
 
 from dejavu_env.core.actions import as_action
-from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset
+from dejavu_env.core.pettingzoo import CheckedAEC, MultiAgentFrontEnd, Observation
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grab.cards import canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, Observer, decode
@@ -276,44 +276,20 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         return infos
 
 
-class _CheckedAEC(parallel_to_aec_wrapper):
+class _CheckedAEC(CheckedAEC, parallel_to_aec_wrapper):
     """PettingZoo's ``parallel_to_aec`` that checks each agent's action when it is given, and
-    the order of the calls.
+    the order of the calls (:class:`CheckedAEC`).
 
     Why: the plain conversion stores the actions of a tick and plays them once the last
     agent has acted, so one illegal action made every later step of that tick fail again
     (the env jammed until ``reset``). Checked at once, a rejected action is never stored,
     and the agent can simply act again. The plain conversion also raises an
     ``AttributeError`` before ``reset``, a bare ``AssertionError()`` for a finished agent's
-    action and a ``KeyError`` after the game: here a ``RuntimeError`` saying what to call, or
-    a ``ValueError`` naming the agent.
+    action and a ``KeyError`` after the game.
     """
 
-    _started = False
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=options)
-        self._started = True
-
-    def step(self, action: Any) -> None:
-        require_reset(self._started, "step")
-        check_aec_step(self, action)
-        agent = self.agent_selection
-        if not (self.terminations[agent] or self.truncations[agent]):
-            self.env.unwrapped.check_agent_action(agent, action)
-        super().step(action)
-
-    def observe(self, agent: str) -> Observation:
-        require_reset(self._started, "observe")
-        return super().observe(agent)
-
-    def last(self, observe: bool = True) -> tuple:
-        require_reset(self._started, "last")
-        return super().last(observe)
-
-    def agent_iter(self, max_iter: int = 2**63) -> Any:
-        require_reset(self._started, "agent_iter")
-        return super().agent_iter(max_iter)
+    def _check_live_action(self, agent: str, action: Any) -> None:
+        self.env.unwrapped.check_agent_action(agent, action)
 
 
 def parallel_env(**kwargs: Any) -> DejaVuGrabParallelEnv:

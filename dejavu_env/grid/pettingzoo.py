@@ -24,7 +24,7 @@ except ModuleNotFoundError as missing:  # one line that names the extra, not a b
     ) from None
 
 from dejavu_env.core.game import Outcome
-from dejavu_env.core.pettingzoo import MultiAgentFrontEnd, Observation, check_aec_step, require_reset
+from dejavu_env.core.pettingzoo import CheckedAEC, MultiAgentFrontEnd, Observation
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
@@ -217,35 +217,13 @@ def raw_env(**kwargs: Any) -> DejaVuGridAECEnv:
     return DejaVuGridAECEnv(**kwargs)
 
 
-class _CheckedOrder(OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with errors that name the problem.
+class _CheckedOrder(CheckedAEC, OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with errors that name the problem (:class:`CheckedAEC`).
 
     Why: the plain wrapper raises a bare ``AssertionError`` for ``step`` or ``observe`` before
     ``reset`` and an ``AttributeError`` for ``last``, and only warns on a ``step`` after the
-    game (playing nothing). Here those are a ``RuntimeError`` saying what to call, and a
-    finished agent's action other than ``None`` is a ``ValueError`` naming the agent.
+    game (playing nothing). The raw env checks each action itself, so the guard adds no check.
     """
-
-    def step(self, action: Any) -> None:
-        require_reset(self._has_reset, "step")
-        check_aec_step(self, action)
-        super().step(action)
-
-    def observe(self, agent: str) -> Observation:
-        require_reset(self._has_reset, "observe")
-        return super().observe(agent)
-
-    def last(self, observe: bool = True) -> tuple:
-        require_reset(self._has_reset, "last")
-        return super().last(observe)
-
-    def agent_iter(self, max_iter: int = 2**63) -> Any:
-        require_reset(self._has_reset, "agent_iter")
-        return super().agent_iter(max_iter)
-
-    def render(self) -> Any:
-        require_reset(self._has_reset, "render")
-        return super().render()
 
 
 def env(**kwargs: Any) -> OrderEnforcingWrapper:

@@ -176,6 +176,14 @@ class VectorReplay:
         self.waiting = ended.copy() if base.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros(self.n, bool)
         return reply
 
+    def play_random(self, steps: int, rng: np.random.Generator, seed: int = 0) -> int:
+        """Reset with ``seed`` and play ``steps`` steps of legal actions drawn from ``rng``, every env's games checked
+        against the reference engine; the episodes checked to their end."""
+        observation, _ = self.reset(seed=seed)
+        for _ in range(steps):
+            observation, *_ = self.step(_random_legal(observation["action_mask"], rng))
+        return self.episodes
+
     def _call(self, call: Any) -> Any:
         """Run one call of the env (hook: a replay may record what happens inside it)."""
         return call()
@@ -246,16 +254,6 @@ class GridReplay(VectorReplay):
             tally = game.scores()
             _check("scores", i, rows["scores"], np.array([tally[seat], tally[1 - seat]], np.float32))
             _check("reason", i, rows["reason"], reason_code("truncated" if cut else game.reason))
-
-
-def replay_grid_vector(env: Any, steps: int, rng: np.random.Generator, seed: int = 0) -> int:
-    """Play ``steps`` random legal steps of a batched grid vector env through a :class:`GridReplay`, which checks
-    every env's games against the reference engine; returns the episodes checked to their end."""
-    replay = GridReplay(env)
-    observation, _ = replay.reset(seed=seed)
-    for _ in range(steps):
-        observation, *_ = replay.step(_random_legal(observation["action_mask"], rng))
-    return replay.episodes
 
 
 class GrabReplay(VectorReplay):
@@ -415,13 +413,3 @@ class GrabReplay(VectorReplay):
             top = max(game.points)
             winners = [int(p == top) for p in game.points]
             _check("winners", i, rows["winners"], winners)
-
-
-def replay_grab_vector(env: Any, steps: int, rng: np.random.Generator, seed: int = 0) -> int:
-    """Play ``steps`` random legal steps of a batched grab vector env through a :class:`GrabReplay`, which checks
-    every env's games against the reference engine; returns the episodes checked to their end."""
-    replay = GrabReplay(env)
-    observation, _ = replay.reset(seed=seed)
-    for _ in range(steps):
-        observation, *_ = replay.step(_random_legal(observation["action_mask"], rng))
-    return replay.episodes

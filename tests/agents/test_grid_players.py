@@ -8,11 +8,13 @@ test reads like a position from the rulebook: "seat 0 knows 2+4, 4+5 and 0+4".
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
 from dejavu_agents import make_player
+from dejavu_agents.base import Player
 from dejavu_agents.grid.counting import Beliefs, CountingGridPlayer
 from dejavu_agents.grid.forgetful import ForgetfulGridPlayer, GridMemory, MemoryParams
 from dejavu_agents.grid.greedy import GreedyGridPlayer
@@ -104,11 +106,11 @@ def test_players_choose_legal_actions_in_whole_games(name: str) -> None:
             assert result.reason in ("hunches", "end_card", "truncated")
 
 
-@pytest.mark.parametrize("name", ["greedy", "counting", "forgetful"])
-def test_players_act_legally_as_the_env_agent(name: str) -> None:
-    me = make_player("grid", name, seed=0)
+def play_legally_as_the_env_agent(me: Player, seeds: Sequence[int]) -> None:
+    """``me`` plays a whole game per seed as ``DejaVuGridEnv``'s agent (the seat drawn) against ``counting``,
+    every action it chooses legal."""
     env = DejaVuGridEnv(opponent=make_player("grid", "counting", seed=1), obs_mode=me.obs_mode, agent_seat=None)
-    for seed in range(3):
+    for seed in seeds:
         observation, info = env.reset(seed=seed)
         me.reset(seed)
         done = False
@@ -117,6 +119,11 @@ def test_players_act_legally_as_the_env_agent(name: str) -> None:
             assert info["action_mask"][action] == 1
             observation, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
+
+
+@pytest.mark.parametrize("name", ["greedy", "counting", "forgetful"])
+def test_players_act_legally_as_the_env_agent(name: str) -> None:
+    play_legally_as_the_env_agent(make_player("grid", name, seed=0), range(3))
 
 
 @pytest.mark.parametrize("name", ["greedy", "counting", "forgetful"])

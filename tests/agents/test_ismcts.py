@@ -22,11 +22,11 @@ from dejavu_agents.grid.knowledge import read_view
 from dejavu_agents.registry import PLAYERS, available_players
 from dejavu_agents.tournament import run_tournament
 from dejavu_env.grid.cards import BLUE, N_CARDS, N_SLOTS
-from dejavu_env.grid.env import DejaVuGridEnv
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, GridState, legal_ids, mask_array, new_game
 from dejavu_env.testing.grid_checks import random_states, resample_hidden, state_with
+from tests.agents.test_grid_players import play_legally_as_the_env_agent
 from tests.agents.test_play import Script, first_legal_grid_move
 
 SMALL = {"simulations": 60}
@@ -186,16 +186,7 @@ def test_ismcts_chooses_legal_actions_in_random_positions() -> None:
 
 
 def test_ismcts_acts_legally_as_the_env_agent() -> None:
-    me = make_player("grid", "ismcts", seed=0, **SMALL)
-    env = DejaVuGridEnv(opponent=make_player("grid", "counting", seed=1), obs_mode="info_state", agent_seat=None)
-    observation, info = env.reset(seed=3)
-    me.reset(3)
-    done = False
-    while not done:
-        action = me(observation, info["action_mask"])
-        assert info["action_mask"][action] == 1
-        observation, _, terminated, truncated, info = env.step(action)
-        done = terminated or truncated
+    play_legally_as_the_env_agent(make_player("grid", "ismcts", seed=0, **SMALL), [3])
 
 
 def test_same_seed_same_game_with_reused_or_fresh_players() -> None:

@@ -26,7 +26,7 @@ from dejavu_env.grab.observation import LAYOUTS, reference_observation
 from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.rules import MAX_GRAB_ONLY_TICKS, GrabState, apply_checked, legal_mask, new_game
 from dejavu_env.testing.grab_checks import RING_CARDS, check_objects_conserved, resample_hidden, scripted_order
-from dejavu_env.testing.replay import StreamDraws, replay_grab_vector
+from dejavu_env.testing.replay import GrabReplay, StreamDraws
 
 DECK = canonical_deck()
 MODES = ("observation", "info_state")
@@ -227,7 +227,7 @@ def test_vector_env_games_replay_through_the_reference_engine(kwargs):
     """Every tick of every env (the agent's and those it waits out) replayed from the recorded
     shuffles and race draws: every observation, mask, reward, ending and info entry matches."""
     env = gym.make_vec("DejaVuGrab-v0", num_envs=8, vectorization_mode="vector_entry_point", **kwargs)
-    assert replay_grab_vector(env, 120, np.random.default_rng(2)) > 20
+    assert GrabReplay(env).play_random(120, np.random.default_rng(2)) > 20
 
 
 def test_an_eliminated_agent_waits_for_the_next_round_inside_one_step():

@@ -62,15 +62,6 @@ def test_pettingzoo_parallel_api_test(mode, n_players):
         parallel_api_test(parallel_env(n_players=n_players, obs_mode=mode), num_cycles=1000)
 
 
-def test_unknown_reset_options_are_ignored_with_a_warning_naming_them():
-    penv = parallel_env()
-    with pytest.warns(UserWarning, match="unknown option.*'options'"):
-        penv.reset(seed=0, options={"options": 1})
-    with pytest.warns(UserWarning, match="unknown option.*'%s'"):  # a key holding a % is named, not formatted
-        penv.reset(seed=0, options={"%s": 0})
-    assert penv.agents == penv.possible_agents
-
-
 # api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games.
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
@@ -339,29 +330,3 @@ def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
     quiet = parallel_env(mask_in_info=False)
     _, infos = quiet.reset(seed=0)
     assert all("action_mask" not in info for info in infos.values())
-
-
-@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter"])
-def test_aec_calls_before_reset_say_to_reset(call):
-    aec = env(n_players=2)
-    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
-    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
-        getattr(aec, call)(*args)
-
-
-def test_aec_a_finished_agents_action_and_a_step_after_the_game_are_clear_errors():
-    aec = env(n_players=2)
-    aec.reset(seed=0)
-    finished = 0
-    for agent in aec.agent_iter():
-        _, _, terminated, truncated, _ = aec.last()
-        if terminated or truncated:
-            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
-                aec.step(0)
-            aec.step(None)
-            finished += 1
-            continue
-        aec.step(0)
-    assert finished == 2
-    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
-        aec.step(0)

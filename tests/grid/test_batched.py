@@ -29,7 +29,7 @@ from dejavu_env.testing.grid_checks import (
     skilled_action,
     state_with,
 )
-from dejavu_env.testing.replay import replay_grid_vector
+from dejavu_env.testing.replay import GridReplay
 
 MODES = ("info_state", "observation")
 
@@ -197,7 +197,7 @@ def test_vector_env_games_replay_through_the_reference_engine(kwargs):
     """Recorded deals, seats and moves of every env, replayed: every observation, mask, reward,
     ending and result is the reference's."""
     env = gym.make_vec("DejaVuGrid-v0", num_envs=12, vectorization_mode="vector_entry_point", **kwargs)
-    episodes = replay_grid_vector(env, 250, np.random.default_rng(1))
+    episodes = GridReplay(env).play_random(250, np.random.default_rng(1))
     assert episodes > 30
 
 

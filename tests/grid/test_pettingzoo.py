@@ -36,15 +36,6 @@ def test_pettingzoo_api_test(mode):
     api_test(raw_env(obs_mode=mode, reward="score", max_turns=4), num_cycles=1000)
 
 
-def test_unknown_reset_options_are_ignored_with_a_warning_naming_them():
-    aec = raw_env()
-    with pytest.warns(UserWarning, match="unknown option.*'options'"):
-        aec.reset(seed=0, options={"options": 1})
-    with pytest.warns(UserWarning, match="unknown option.*'%s'"):  # a key holding a % is named, not formatted
-        aec.reset(seed=0, options={"%s": 0})
-    assert aec.agents == list(AGENTS)
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_pettingzoo_seed_test(mode):
     seed_test(lambda: env(obs_mode=mode), num_cycles=500)
@@ -354,29 +345,3 @@ def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
     quiet = raw_env(mask_in_info=False)
     quiet.reset(seed=0)
     assert all("action_mask" not in info for info in quiet.infos.values())
-
-
-@pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter", "render"])
-def test_calls_before_reset_say_to_reset(call):
-    aec = env(render_mode="ansi")
-    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
-    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
-        getattr(aec, call)(*args)
-
-
-def test_a_finished_agents_action_and_a_step_after_the_game_are_clear_errors():
-    aec = env()
-    aec.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for agent in aec.agent_iter():
-        obs, _, terminated, truncated, _ = aec.last()
-        if terminated or truncated:
-            with pytest.raises(ValueError, match=f"{agent} is done.*only action is None"):
-                aec.step(0)
-            aec.step(None)
-            continue
-        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    with pytest.raises(RuntimeError, match=r"game is over.*call reset"):
-        aec.step(0)
-    aec.reset(seed=1)
-    assert aec.agents == list(AGENTS)
