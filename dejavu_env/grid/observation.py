@@ -255,7 +255,7 @@ class Observer:
             opp_known = state.reveal | state.witnessed[p]
         old_shown = self._shown
         rewrite = shown ^ old_shown
-        if state.stamp != self._stamp:  # the table, deck, tokens, piles or End card may have changed
+        if state.stamp != self._stamp:  # the table, deck, piles or End card may have changed
             self._stamp = state.stamp
             old_slots = self._slots
             if slots != old_slots:
@@ -267,11 +267,6 @@ class Observer:
                 rewrite |= replaced & (shown | old_shown)
                 self._empty[:] = _BITS8[~state.occupied & 0xFF]
                 self._slots = slots[:]
-            tokens = state.tokens
-            if tokens[p] != self._tokens[0] or tokens[o] != self._tokens[1]:
-                self._tokens = (tokens[p], tokens[o])
-                vec[self._i_tokens] = tokens[p]
-                vec[self._i_tokens + 1] = tokens[o]
             deck_pos = state.deck_pos
             if deck_pos != self._deck_pos or state.order is not self._order:
                 self._deck_pos = deck_pos
@@ -311,6 +306,11 @@ class Observer:
         if opp_known != self._opp_known:
             self._known_opp[:] = _BITS8[opp_known]
             self._opp_known = opp_known
+        tokens = state.tokens
+        if tokens[p] != self._tokens[0] or tokens[o] != self._tokens[1]:
+            self._tokens = (tokens[p], tokens[o])
+            vec[self._i_tokens] = tokens[p]
+            vec[self._i_tokens + 1] = tokens[o]
         reveal = state.reveal
         if reveal != self._reveal:
             self._face_up[:] = _BITS8[reveal]

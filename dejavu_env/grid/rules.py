@@ -157,11 +157,12 @@ class GridState:
     ``reason`` (``"hunches"`` or ``"end_card"``). ``legal`` is the bit mask of legal
     action ids, kept up to date by :meth:`apply`.
 
-    ``stamp`` changes whenever a rarely changing public fact does (the cards on the table, the
-    deck, tokens, piles, the End card, the last turn). Why: an observer compares a dozen facts
-    to know what to rewrite, and most steps change none of these, so one comparison of stamps
-    stands for them. Stamps come from one counter, so two states share one only while they are
-    copies that have not diverged there; :meth:`refresh` renews it after hand edits.
+    ``stamp`` changes whenever a rarely changing public fact does (the cards on the table,
+    the deck, piles, the End card, the last turn; not tokens, which move at every other
+    step). Why: an observer compares a dozen facts to know what to rewrite, and most steps
+    change none of these, so one comparison of stamps stands for them. Stamps come from one
+    counter, so two states share one only while they are copies that have not diverged
+    there; :meth:`refresh` renews it after hand edits.
     """
 
     __slots__ = (
@@ -399,7 +400,6 @@ class GridState:
         tokens = self.tokens
         if not tokens[giver]:
             return False
-        self.stamp = next(_STAMPS)
         tokens[giver] -= 1
         tokens[taker] += 1
         if tokens[taker] == TOTAL_TOKENS:
