@@ -7,8 +7,16 @@ import pytest
 
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import Observer
-from dejavu_env.grab.opponents import MemoryBot
-from dejavu_env.grab.rules import apply, legal_mask, new_game
+from dejavu_env.grab.opponents import MemoryBot, play_bot_ticks
+from dejavu_env.grab.rules import (
+    DEFAULT_REACTION_TIME,
+    PASS,
+    apply,
+    legal_actions,
+    legal_mask,
+    new_game,
+    play_bit_ticks,
+)
 
 
 class NumpyOnly:
@@ -107,3 +115,48 @@ def test_reset_reseeds_and_forgets():
 def test_bad_settings_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         MemoryBot(**kwargs)
+
+
+def _bot_table_run(loop: str, seed: int, n_players: int, outside: int, means: list[float], spread: float) -> tuple:
+    """One game through ``play_bit_ticks`` (``loop="bits"``) or ``play_bot_ticks``, with every fact that may differ."""
+    bots = [MemoryBot(recall=0.5 + 0.1 * seat) for seat in range(n_players)]
+    for seat, bot in enumerate(bots):
+        bot.reset(seed * 10 + seat)
+    rng = np.random.default_rng(seed)
+    state = new_game(rng, n_players=n_players, reaction_times=means, reaction_spread=spread)
+    seated = [(seat, bot) for seat, bot in enumerate(bots) if seat != outside]
+    picks = np.random.default_rng(seed + 1)
+    ticks = []
+    while not state.game_over:
+        if outside < 0:
+            action = PASS
+        else:
+            legal = legal_actions(state, outside)
+            action = legal[int(picks.integers(len(legal)))]
+        if loop == "bits":
+            ticks.append(
+                play_bit_ticks(state, [(s, b.act_bits) for s, b in seated], rng, outside=outside, outside_action=action)
+            )
+        else:
+            ticks.append(play_bot_ticks(state, seated, rng, outside=outside, outside_action=action))
+    memories = [(b._round, b._looked, b._sure, b._ready) for _, b in seated]
+    return ticks, state.round_points, state.round_eliminated, state.holdings, memories, rng.bit_generator.state
+
+
+@pytest.mark.parametrize(
+    ("n_players", "outside", "means", "spread"),
+    [
+        (4, 0, None, 0.25),
+        (2, 0, None, 0.25),
+        (6, 2, None, 0.25),
+        (3, -1, None, 0.25),
+        (4, 0, [0.6, 0.5, 0.7, 0.5], 0.25),  # unequal means: normal draws decide the races
+        (5, 1, [0.6, 0.5, 0.5, 0.7, 0.5], 0.0),  # no spread: ties between the equally fast, at random
+    ],
+)
+def test_the_bot_table_loop_plays_the_same_ticks_as_the_bit_protocol_loop(n_players, outside, means, spread):
+    means = means or [DEFAULT_REACTION_TIME] * n_players
+    for seed in range(6):
+        assert _bot_table_run("bots", seed, n_players, outside, means, spread) == _bot_table_run(
+            "bits", seed, n_players, outside, means, spread
+        )
