@@ -14,12 +14,13 @@ as 36-bit masks (the card flipped this tick, 0 in grab-only ticks, and the middl
 env and ``play_game`` use it when a player has it, which skips building a per-seat
 observation vector; both calls make the same decisions from the same memory. A table of
 bots alone (the env's default) goes further: :func:`play_bot_ticks` plays their ticks with
-``act_bits`` written into the loop.
+``act_bits`` written into the loop, and the rest of a round among bots alone object by object.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 
@@ -27,10 +28,12 @@ from dejavu_env.grab.cards import N_CARDS, N_OBJECTS
 from dejavu_env.grab.observation import MIDDLE, NEW_CARD, NEWEST, ROUND, array_to_bits
 from dejavu_env.grab.rules import (
     ALL_OBJECTS,
+    MAX_GRAB_ONLY_TICKS,
     N_ROUNDS,
     PASS,
     GrabState,
     _advance,
+    _end_round,
     _fastest,
     _flip,
     _resolve_grabs,
@@ -122,18 +125,25 @@ def play_bot_ticks(
 ) -> list[int]:
     """:func:`dejavu_env.grab.rules.play_bit_ticks` for a table of ``MemoryBot`` s (and the outside seat).
 
-    The same ticks, draws and bot memories, move for move (the tests hold the two equal),
-    with each bot's :meth:`MemoryBot.act_bits` written into the loop. Why: this is where
-    ``DejaVuGrab-v0`` spends its time (once the agent is eliminated, a step plays the rest of
-    the round), and calling ``act_bits`` and checking its answer costs more than the bot's
-    choice itself. The bots' answers need no check: a bot grabs only objects in the middle.
+    The same ticks, draws and bot memories, move for move (the tests hold the two equal).
+    Why a second loop: this is where ``DejaVuGrab-v0`` spends its time, and calling each
+    bot's ``act_bits`` and checking its answer costs more than the bot's choice itself. Here
+    the choice is written into the loop (a bot grabs only objects in the middle: its answers
+    need no check), and once the outside seat is out of the round (the env's agent
+    eliminated: the step plays the rest of the round) :func:`_play_out_round` takes over.
     ``bots`` pairs seats (in increasing order) with bots of type ``MemoryBot`` exactly.
     """
     actions = [PASS] * state.n_players
     first_tick: list[int] | None = None
     pending = outside_action if outside >= 0 else PASS
+    alone = len(bots) + (outside >= 0) == state.n_players  # every seat a bot but the outside one
     while not state.game_over:
         in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
+        if alone and first_tick is not None and (outside < 0 or not in_round[outside]):
+            if _play_out_round(state, bots, rng):
+                if outside >= 0 and state.in_round[outside]:
+                    break
+                continue
         if pending:
             first, first_action = outside, pending
             actions[outside] = pending
@@ -190,3 +200,165 @@ def play_bot_ticks(
         if outside >= 0 and state.in_round[outside]:
             break
     return first_tick if first_tick is not None else actions
+
+
+@cache
+def _racers(seats: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each set of lanes (bit ``i``: the bot at ``seats[i]``), its seats in increasing order."""
+    return tuple(tuple(seat for i, seat in enumerate(seats) if lanes >> i & 1) for lanes in range(1 << len(seats)))
+
+
+_SPACING = N_OBJECTS + 1
+
+
+@cache
+def _gather(n_lanes: int) -> tuple[int, int, int]:
+    """``(spots, spread, shift)``: how to read bit ``k`` of ``n_lanes`` packed masks as one bit per lane.
+
+    With the masks packed as ``sum(mask_i << _SPACING * i)``, ``(packed >> k) & spots`` keeps
+    bit ``k`` of each at bit ``_SPACING * i``; multiplying by ``spread`` adds a copy shifted
+    by ``shift - N_OBJECTS * j`` for each ``j``, which puts bit ``i`` at ``shift + i`` for
+    ``j = i`` and every other copy at least ``N_OBJECTS - n_lanes`` bits away (the partial
+    products are distinct powers of two, so nothing carries). One multiply instead of a
+    loop over the bots, for every object a card shows a second time.
+    """
+    shift = N_OBJECTS * (n_lanes - 1)
+    spots = sum(1 << _SPACING * i for i in range(n_lanes))
+    spread = sum(1 << shift - N_OBJECTS * j for j in range(n_lanes))
+    return spots, spread, shift
+
+
+def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng: np.random.Generator) -> bool:
+    """Play the rest of the round among the bots alone; ``False``, having done nothing, if they are not in step.
+
+    In step: all in the round, each having seen every card of it (so all remember the same
+    sightings). Then a bot's memory is one fact per object: it recognised the object at
+    its second sighting or not (``_sure``). So the loop keeps, per object in the middle,
+    the set of bots ready to grab it (``wants``, a bit per bot: its *lane*), and a tick
+    costs a few operations per object in play rather than per bot. Each bot still takes
+    the lowest object of the card just flipped it is ready for, else its lowest.
+
+    Who wins a race changes nothing the bots see (the object leaves the middle either
+    way), so the races are drawn once the round is played, in the order the rules draw
+    them (tick by tick, objects in increasing order, the racers in seat order): with equal
+    reaction times one ``rng.random(n)`` gives the same numbers as ``n`` scalar draws.
+    The state's fields live in locals until the round ends, when
+    :func:`~dejavu_env.grab.rules._end_round` scores it. Nobody else can be eliminated on
+    the way: a bot holds only objects it saw twice, which never show again (should a
+    flipped card show one all the same, the rules' own flip takes over). The bots' memories
+    are written back as their own ``act_bits`` would have left them.
+    """
+    in_round, round_index = state.in_round, state.round
+    looked = bots[0][1]._looked
+    for seat, bot in bots:
+        if not in_round[seat] or bot._round != round_index or bot._looked != looked:
+            return False
+    seats = tuple(seat for seat, _ in bots)
+    racers_of = _racers(seats)
+    spots, spread, shift = _gather(len(bots))
+    everyone = (1 << len(bots)) - 1
+    middle = state.middle
+    wants = [0] * N_OBJECTS
+    pending = 0  # the objects in the middle that some bot is ready for
+    sures = 0  # each bot's recognisable objects, packed _SPACING bits apart (see _gather)
+    recognisable = 0
+    for i, (_, bot) in enumerate(bots):
+        sures |= bot._sure << _SPACING * i
+        recognisable |= bot._sure
+        ready = bot._ready & middle
+        pending |= ready
+        while ready:
+            low = ready & -ready
+            wants[low.bit_length() - 1] |= 1 << i
+            ready ^= low
+    holdings = state.holdings
+    held = 0  # what the bots hold: a card showing any of it would eliminate one
+    for seat in seats:
+        held |= holdings[seat]
+    races: list[tuple[int, tuple[int, ...]]] = []  # (object bit, racers), drawn at the end
+    flipped, new_card, position, newest = state.flipped, state.new_card, state.position, state.newest
+    seen_once, seen_twice, grab_only_ticks = state.seen_once, state.seen_twice, state.grab_only_ticks
+    order, card_bits = state.order, state.deck.card_bits
+    ended = False
+    while True:
+        if flipped:  # the bots look at the card: second sightings they were sure to recognise
+            recognised = flipped & looked & recognisable & middle
+            looked |= flipped
+            pending |= recognised
+            while recognised:
+                low = recognised & -recognised
+                recognised ^= low
+                k = low.bit_length() - 1
+                wants[k] = ((sures >> k) & spots) * spread >> shift & everyone
+        asked = pending  # what the bots were ready for when last asked
+        grabbed = pending != 0
+        if pending & (pending - 1) == 0:  # one object in play (or none): every bot ready for it grabs it
+            claims = [(pending, wants[pending.bit_length() - 1])] if pending else []
+        else:
+            free = everyone
+            claims = []
+            fresh = pending & flipped
+            for group in (fresh, pending ^ fresh):  # the card's objects first, then the lowest
+                while group and free:
+                    low = group & -group
+                    group ^= low
+                    who = wants[low.bit_length() - 1] & free
+                    if who:
+                        free ^= who
+                        claims.append((low, who))
+            claims.sort()
+        for low, who in claims:
+            racers = racers_of[who]
+            if len(racers) == 1:
+                holdings[racers[0]] |= low
+            else:
+                races.append((low, racers))
+            held |= low
+            middle &= ~low
+            pending &= ~low
+        if position < N_CARDS:  # rules._flip, inlined: nobody in the round holds these objects
+            card = order[position]
+            bits = card_bits[card]
+            if bits & held:
+                break
+            position += 1
+            newest, flipped, new_card = card, bits, True
+            seen_twice |= seen_once & bits
+            seen_once |= bits
+        elif not grabbed or grab_only_ticks == MAX_GRAB_ONLY_TICKS:
+            ended = True
+            break
+        else:
+            grab_only_ticks += 1
+            flipped, new_card = 0, False
+    if races:
+        if state.equal_means:  # rules._fastest with equal means, one draw per race
+            for (low, racers), u in zip(races, rng.random(len(races)).tolist()):
+                holdings[racers[int(u * len(racers))]] |= low
+        else:
+            for low, racers in races:
+                holdings[_fastest(state, list(racers), rng)] |= low
+    state.middle, state.flipped, state.new_card, state.position, state.newest = (
+        middle,
+        flipped,
+        new_card,
+        position,
+        newest,
+    )
+    state.seen_once, state.seen_twice, state.grab_only_ticks = seen_once, seen_twice, grab_only_ticks
+    readies = [0] * len(bots)
+    while asked:
+        low = asked & -asked
+        asked ^= low
+        who = wants[low.bit_length() - 1]
+        for i in range(len(bots)):
+            if who >> i & 1:
+                readies[i] |= low
+    for (_, bot), ready in zip(bots, readies):
+        bot._ready = ready
+        bot._looked = looked
+    if ended:
+        _end_round(state, rng)
+    else:
+        _flip(state, rng)
+    return True
