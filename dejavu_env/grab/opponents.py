@@ -291,31 +291,31 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
                 k = low.bit_length() - 1
                 wants[k] = ((sures >> k) & spots) * spread >> shift & everyone
         asked = pending  # what the bots were ready for when last asked
-        grabbed = pending != 0
-        if pending & (pending - 1) == 0:  # one object in play (or none): every bot ready for it grabs it
-            claims = [(pending, wants[pending.bit_length() - 1])] if pending else []
-        else:
-            free = everyone
-            claims = []
-            fresh = pending & flipped
-            for group in (fresh, pending ^ fresh):  # the card's objects first, then the lowest
-                while group and free:
-                    low = group & -group
-                    group ^= low
-                    who = wants[low.bit_length() - 1] & free
-                    if who:
-                        free ^= who
-                        claims.append((low, who))
-            claims.sort()
-        for low, who in claims:
-            racers = racers_of[who]
-            if len(racers) == 1:
-                holdings[racers[0]] |= low
+        if pending:
+            if pending & (pending - 1) == 0:  # one object in play: every bot ready for it grabs it
+                claims = [(pending, wants[pending.bit_length() - 1])]
             else:
-                races.append((low, racers))
-            held |= low
-            middle &= ~low
-            pending &= ~low
+                free = everyone
+                claims = []
+                fresh = pending & flipped
+                for group in (fresh, pending ^ fresh):  # the card's objects first, then the lowest
+                    while group and free:
+                        low = group & -group
+                        group ^= low
+                        who = wants[low.bit_length() - 1] & free
+                        if who:
+                            free ^= who
+                            claims.append((low, who))
+                claims.sort()
+            for low, who in claims:
+                racers = racers_of[who]
+                if len(racers) == 1:
+                    holdings[racers[0]] |= low
+                else:
+                    races.append((low, racers))
+                held |= low
+                middle &= ~low
+            pending &= middle
         if position < N_CARDS:  # rules._flip, inlined: nobody in the round holds these objects
             card = order[position]
             bits = card_bits[card]
@@ -325,7 +325,7 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
             newest, flipped, new_card = card, bits, True
             seen_twice |= seen_once & bits
             seen_once |= bits
-        elif not grabbed or grab_only_ticks == MAX_GRAB_ONLY_TICKS:
+        elif not asked or grab_only_ticks == MAX_GRAB_ONLY_TICKS:  # nobody grabbed, or the last grab-only tick
             ended = True
             break
         else:
