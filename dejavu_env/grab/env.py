@@ -182,6 +182,8 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self._points = np.zeros(n_players, dtype=np.int16)
         self._round_points = np.zeros((N_ROUNDS, n_players), dtype=np.int16)
         self._eliminated: dict[tuple[bool, ...], np.ndarray] = {}
+        self._attributes: tuple[Any, ...] | None = None  # the opponents' reaction_time attributes last read
+        self._times: tuple[float, ...] = ()  # and the reaction times they give
         # The in-round mask, kept in line with the middle it was last written for (see _agent_mask).
         self._legal = _PASS_ONLY.copy()
         self._legal_view = memoryview(self._legal)
@@ -300,10 +302,16 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     # ------------------------------------------------------------------ helpers
     def _current_reaction_times(self) -> tuple[float, ...]:
-        """The explicit ``reaction_times``, else the agent's default and each opponent's current attribute."""
+        """The explicit ``reaction_times``, else the agent's default and each opponent's current attribute.
+
+        The attributes are checked when they change (the checked tuple is kept with them): a
+        reset reads them all, and most tables never change them.
+        """
         if self.reaction_times is not None:
             return self.reaction_times
-        times = [DEFAULT_REACTION_TIME] + [
-            getattr(opponent, "reaction_time", None) or DEFAULT_REACTION_TIME for opponent in self.opponents
-        ]
-        return validate_reaction_times(times, self.n_players)
+        attributes = tuple([getattr(opponent, "reaction_time", None) for opponent in self.opponents])
+        if attributes != self._attributes:
+            times = [DEFAULT_REACTION_TIME] + [value or DEFAULT_REACTION_TIME for value in attributes]
+            self._times = validate_reaction_times(times, self.n_players)
+            self._attributes = attributes
+        return self._times

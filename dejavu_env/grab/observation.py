@@ -44,7 +44,7 @@ import numpy as np
 
 from dejavu_env.core.layout import Layout, Piece, layouts
 from dejavu_env.core.validation import check_choice
-from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, GrabDeck
+from dejavu_env.grab.cards import N_CARDS, N_FLIPS, N_OBJECTS, GrabDeck
 from dejavu_env.grab.rules import MAX_PLAYERS, N_ROUNDS, GrabState
 
 MAX_POINTS = N_ROUNDS * N_OBJECTS
@@ -235,10 +235,11 @@ class Observer:
                 view[ROUND + self._round] = 0
             self._round = state.round
             view[ROUND + state.round] = 1
-        if state.position != self._position:
-            self._position = state.position
-            view[CARDS_LEFT] = state.cards_left
-            view[FLIPPING_OVER] = state.flipping_over
+        position = state.position
+        if position != self._position:  # GrabState.cards_left and .flipping_over, without the property calls
+            self._position = position
+            view[CARDS_LEFT] = N_CARDS - position
+            view[FLIPPING_OVER] = position == N_CARDS
         if self.obs_mode == "info_state":
             self._observe_seen(state)
         return v

@@ -27,7 +27,6 @@ import numpy as np
 from dejavu_env.grab.cards import N_CARDS, N_OBJECTS
 from dejavu_env.grab.observation import MIDDLE, NEW_CARD, NEWEST, ROUND, array_to_bits
 from dejavu_env.grab.rules import (
-    ALL_OBJECTS,
     MAX_GRAB_ONLY_TICKS,
     N_ROUNDS,
     PASS,
@@ -38,6 +37,9 @@ from dejavu_env.grab.rules import (
     _flip,
     _resolve_grabs,
 )
+
+_OBJECT_BITS = np.array([1 << k for k in range(N_OBJECTS)], dtype=np.int64)
+"""The value of object ``k``'s bit in a 36-bit set, per object."""
 
 
 def check_memory_settings(recall: float, reaction_time: float | None) -> tuple[float, float | None]:
@@ -77,8 +79,8 @@ class MemoryBot:
         """
         self._rng = np.random.default_rng(seed)
         remembered_twice = self._rng.random(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
-        luck = array_to_bits(remembered_twice)
-        self._luck = tuple(luck >> (N_OBJECTS * r) & ALL_OBJECTS for r in range(N_ROUNDS))
+        # Each round's row of draws as a bitmask: a product with the bits' values, one numpy call.
+        self._luck = tuple((remembered_twice.reshape(N_ROUNDS, N_OBJECTS) @ _OBJECT_BITS).tolist())
         self._round = -1
         self._looked = self._sure = self._ready = 0
 

@@ -174,7 +174,17 @@ def validate_orders(orders: object) -> tuple[tuple[int, ...], ...]:
 
 
 def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[float, ...]:
-    """Check one positive, finite mean reaction time (seconds) per player."""
+    """Check one positive, finite mean reaction time (seconds) per player.
+
+    A tuple of such floats (what this returns) is returned at once: the env passes one to
+    :func:`new_game` at every reset.
+    """
+    if (
+        type(reaction_times) is tuple
+        and len(reaction_times) == n_players
+        and all(type(value) is float and 0.0 < value < math.inf for value in reaction_times)
+    ):
+        return reaction_times
     if isinstance(reaction_times, np.ndarray):
         reaction_times = reaction_times.tolist()
     if isinstance(reaction_times, (str, bytes)) or not isinstance(reaction_times, Sequence):
