@@ -119,13 +119,12 @@ def card_rows(deck: GrabDeck) -> np.ndarray:
     return (bits >> np.arange(N_OBJECTS) & 1).astype(np.float32)
 
 
-def write_bits(out: np.ndarray, view: memoryview, offset: int, old: int, new: int) -> None:
+def _write_bits(out: np.ndarray, view: memoryview, offset: int, old: int, new: int) -> None:
     """Rewrite ``out[offset:offset+36]`` from ``old`` to ``new``, touching as few entries as it can.
 
     ``view`` is ``memoryview(out)``: a scalar write through it costs half a numpy one, and a
     tick changes a bit or two (one write each). A new round empties or refills whole pieces
-    (one slice fill, then the few exceptions). Any dtype works: the observers' float32
-    vectors and the env's int8 mask.
+    (one slice fill, then the few exceptions).
     """
     diff = old ^ new
     if diff.bit_count() > _FEW:
@@ -213,7 +212,7 @@ class Observer:
             self._new_card = state.new_card
             view[NEW_CARD] = state.new_card
         if state.middle != self._middle:
-            write_bits(v, view, MIDDLE, self._middle, state.middle)
+            _write_bits(v, view, MIDDLE, self._middle, state.middle)
             self._middle = state.middle
         n, seat = state.n_players, self.seat
         holdings, in_round = state.holdings, state.in_round
@@ -221,7 +220,7 @@ class Observer:
             for j in range(n):
                 p = seat + j - n if seat + j >= n else seat + j
                 if holdings[p] != self._holdings[p]:
-                    write_bits(v, view, HOLDINGS + N_OBJECTS * j, self._holdings[p], holdings[p])
+                    _write_bits(v, view, HOLDINGS + N_OBJECTS * j, self._holdings[p], holdings[p])
                 if in_round[p] != self._in_round[p]:
                     view[ELIMINATED + j] = not in_round[p]
             self._holdings = list(holdings)
