@@ -182,6 +182,8 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self._points = np.zeros(n_players, dtype=np.int16)
         self._round_points = np.zeros((N_ROUNDS, n_players), dtype=np.int16)
         self._eliminated: dict[tuple[bool, ...], np.ndarray] = {}
+        self._eliminated_for: list[bool] = []  # the in-round flags of the last info, and their array
+        self._eliminated_now = np.zeros(n_players, dtype=bool)
         self._attributes: tuple[Any, ...] | None = None  # the opponents' reaction_time attributes last read
         self._times: tuple[float, ...] = ()  # and the reaction times they give
 
@@ -257,13 +259,15 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             self._round_points[:] = 0
             if rounds_done:
                 self._round_points[:rounds_done] = state.round_points
-        in_round = tuple(state.in_round)
-        eliminated = self._eliminated.get(in_round)
-        if eliminated is None:
-            eliminated = self._eliminated[in_round] = ~np.array(in_round)
+        if state.in_round != self._eliminated_for:  # who is out changes a few times a round
+            in_round = tuple(state.in_round)
+            eliminated = self._eliminated.get(in_round)
+            if eliminated is None:
+                eliminated = self._eliminated[in_round] = ~np.array(in_round)
+            self._eliminated_for, self._eliminated_now = list(in_round), eliminated
         info["round"] = _ROUNDS[state.round]
         info["points"] = self._points.copy()
-        info["eliminated"] = eliminated.copy()
+        info["eliminated"] = self._eliminated_now.copy()
         info["round_points"] = self._round_points.copy()
         info["aside_cards"] = self._aside.copy()
 

@@ -183,6 +183,7 @@ class Observer:
         self._middle = 0
         self._holdings: list[int] = []  # per player (not egocentric), as last written
         self._in_round: list[bool] = []
+        self._order: list[tuple[int, int]] = []  # (egocentric row, player) for each seat at the table
         self._points: list[int] = []
         self._round = -1
         self._position = -1
@@ -204,6 +205,7 @@ class Observer:
             self._seated = state.n_players
             self._holdings = [0] * state.n_players
             self._in_round = [True] * state.n_players
+            self._order = [(j, (self.seat + j) % state.n_players) for j in range(state.n_players)]
             v[SEATED : SEATED + MAX_PLAYERS] = np.arange(MAX_PLAYERS) < state.n_players
         if state.newest != self._newest:
             self._newest = state.newest
@@ -214,21 +216,21 @@ class Observer:
         if state.middle != self._middle:
             _write_bits(v, view, MIDDLE, self._middle, state.middle)
             self._middle = state.middle
-        n, seat = state.n_players, self.seat
-        holdings, in_round = state.holdings, state.in_round
-        if holdings != self._holdings or in_round != self._in_round:  # list compares run at C speed
-            for j in range(n):
-                p = seat + j - n if seat + j >= n else seat + j
-                if holdings[p] != self._holdings[p]:
-                    _write_bits(v, view, HOLDINGS + N_OBJECTS * j, self._holdings[p], holdings[p])
-                if in_round[p] != self._in_round[p]:
-                    view[ELIMINATED + j] = not in_round[p]
+        holdings, in_round, points = state.holdings, state.in_round, state.points
+        if holdings != self._holdings:  # list compares run at C speed
+            written = self._holdings
+            for j, p in self._order:
+                if holdings[p] != written[p]:
+                    _write_bits(v, view, HOLDINGS + N_OBJECTS * j, written[p], holdings[p])
             self._holdings = list(holdings)
+        if in_round != self._in_round:
+            for j, p in self._order:
+                view[ELIMINATED + j] = not in_round[p]
             self._in_round = list(in_round)
-        if state.points != self._points:
-            self._points = list(state.points)
-            for j in range(n):
-                view[POINTS + j] = state.points[(seat + j) % n]
+        if points != self._points:
+            for j, p in self._order:
+                view[POINTS + j] = points[p]
+            self._points = list(points)
         if state.round != self._round:
             if self._round >= 0:
                 view[ROUND + self._round] = 0

@@ -255,7 +255,7 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
     for seat, bot in bots:
         if not in_round[seat] or bot._round != round_index or bot._looked != looked:
             return False
-    seats = tuple(seat for seat, _ in bots)
+    seats = tuple([seat for seat, _ in bots])
     racers_of = _racers(seats)
     spots, spread, shift = _gather(len(bots))
     everyone = (1 << len(bots)) - 1

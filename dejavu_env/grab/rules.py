@@ -574,9 +574,9 @@ def _end_round(state: GrabState, rng: np.random.Generator) -> None:
     for player in range(state.n_players):
         if in_round[player] and state.holdings[player] & aside:
             in_round[player] = False
-    scores = tuple(h.bit_count() if ok else 0 for h, ok in zip(state.holdings, in_round))
+    scores = tuple([h.bit_count() if ok else 0 for h, ok in zip(state.holdings, in_round)])
     state.round_points.append(scores)
-    state.round_eliminated.append(tuple(not ok for ok in in_round))
+    state.round_eliminated.append(tuple([not ok for ok in in_round]))
     state.round_asides.append(tuple(state.order[:N_ASIDE]))
     for player, score in enumerate(scores):
         state.points[player] += score
