@@ -246,16 +246,25 @@ class Observer:
         return v
 
     def _observe_seen(self, state: GrabState) -> None:
+        """The ``seen`` counts. Within a round the sightings only grow: the objects newly seen once
+        are written 1, then those newly seen twice 2 (one constant write each); anything else (a
+        new round, another game) rewrites the piece from zeros."""
         once, twice = state.seen_once, state.seen_twice
-        changed = (once ^ self._seen_once) | (twice ^ self._seen_twice)
+        old_once, old_twice = self._seen_once, self._seen_twice
         view = self._view
-        if changed.bit_count() > _FEW:  # a new round: start from zeros
+        if once & old_once == old_once and twice & old_twice == old_twice:
+            first, second = once ^ old_once, twice ^ old_twice
+        else:
             self.vector[SEEN : SEEN + N_OBJECTS] = 0
-            changed = once
-        while changed:
-            low = changed & -changed
-            view[SEEN + low.bit_length() - 1] = (1 if once & low else 0) + (1 if twice & low else 0)
-            changed ^= low
+            first, second = once, twice
+        while first:
+            low = first & -first
+            view[SEEN + low.bit_length() - 1] = 1
+            first ^= low
+        while second:
+            low = second & -second
+            view[SEEN + low.bit_length() - 1] = 2
+            second ^= low
         self._seen_once, self._seen_twice = once, twice
 
 
