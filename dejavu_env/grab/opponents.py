@@ -233,8 +233,9 @@ def _gather(n_lanes: int) -> tuple[int, int, int]:
 def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng: np.random.Generator) -> bool:
     """Play the rest of the round among the bots alone; ``False``, having done nothing, if they are not in step.
 
-    In step: all in the round, each having seen every card of it (so all remember the same
-    sightings). Then a bot's memory is one fact per object: it recognised the object at
+    In step: all in the round, each having seen every card of it but the one just flipped
+    (so all remember the same sightings, the state's ``seen_once`` but that card). Then a
+    bot's memory is one fact per object: it recognised the object at
     its second sighting or not (``_sure``). So the loop keeps, per object in the middle,
     the set of bots ready to grab it (``wants``, a bit per bot: its *lane*), and a tick
     costs a few operations per object in play rather than per bot. Each bot still takes
@@ -250,8 +251,10 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
     flipped card show one all the same, the rules' own flip takes over). The bots' memories
     are written back as their own ``act_bits`` would have left them.
     """
-    in_round, round_index = state.in_round, state.round
-    looked = bots[0][1]._looked
+    in_round, round_index, flipped = state.in_round, state.round, state.flipped
+    looked = bots[0][1]._looked  # every card of the round but the one just flipped, which they look at next
+    if looked | flipped != state.seen_once:
+        return False
     for seat, bot in bots:
         if not in_round[seat] or bot._round != round_index or bot._looked != looked:
             return False
@@ -278,14 +281,16 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
     for seat in seats:
         held |= holdings[seat]
     races: list[tuple[int, tuple[int, ...]]] = []  # (object bit, racers), drawn at the end
-    flipped, new_card, position, newest = state.flipped, state.new_card, state.position, state.newest
-    seen_once, seen_twice, grab_only_ticks = state.seen_once, state.seen_twice, state.grab_only_ticks
+    new_card, position, newest = state.new_card, state.position, state.newest
+    seen_twice, grab_only_ticks = state.seen_twice, state.grab_only_ticks
     order, card_bits = state.order, state.deck.card_bits
     ended = False
     while True:
-        if flipped:  # the bots look at the card: second sightings they were sure to recognise
-            recognised = flipped & looked & recognisable & middle
+        if flipped:  # the bots look at the card: second sightings, those they were sure to recognise
+            again = flipped & looked
+            seen_twice |= again  # the rules' flip counts them so (seen_once is looked, kept up)
             looked |= flipped
+            recognised = again & recognisable & middle
             pending |= recognised
             while recognised:
                 low = recognised & -recognised
@@ -295,7 +300,14 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
         asked = pending  # what the bots were ready for when last asked
         if pending:
             if pending & (pending - 1) == 0:  # one object in play: every bot ready for it grabs it
-                claims = [(pending, wants[pending.bit_length() - 1])]
+                racers = racers_of[wants[pending.bit_length() - 1]]
+                if len(racers) == 1:
+                    holdings[racers[0]] |= pending
+                else:
+                    races.append((pending, racers))
+                held |= pending
+                middle ^= pending
+                pending = 0
             else:
                 free = everyone
                 claims = []
@@ -309,24 +321,22 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
                             free ^= who
                             claims.append((low, who))
                 claims.sort()
-            for low, who in claims:
-                racers = racers_of[who]
-                if len(racers) == 1:
-                    holdings[racers[0]] |= low
-                else:
-                    races.append((low, racers))
-                held |= low
-                middle &= ~low
-            pending &= middle
+                for low, who in claims:
+                    racers = racers_of[who]
+                    if len(racers) == 1:
+                        holdings[racers[0]] |= low
+                    else:
+                        races.append((low, racers))
+                    held |= low
+                    middle ^= low
+                pending &= middle
         if position < N_CARDS:  # rules._flip, inlined: nobody in the round holds these objects
             card = order[position]
             bits = card_bits[card]
             if bits & held:
                 break
             position += 1
-            newest, flipped, new_card = card, bits, True
-            seen_twice |= seen_once & bits
-            seen_once |= bits
+            newest, flipped = card, bits  # new_card is already True: no grab-only tick before the last flip
         elif not asked or grab_only_ticks == MAX_GRAB_ONLY_TICKS:  # nobody grabbed, or the last grab-only tick
             ended = True
             break
@@ -347,7 +357,7 @@ def _play_out_round(state: GrabState, bots: Sequence[tuple[int, MemoryBot]], rng
         position,
         newest,
     )
-    state.seen_once, state.seen_twice, state.grab_only_ticks = seen_once, seen_twice, grab_only_ticks
+    state.seen_once, state.seen_twice, state.grab_only_ticks = looked, seen_twice, grab_only_ticks
     readies = [0] * len(bots)
     while asked:
         low = asked & -asked
