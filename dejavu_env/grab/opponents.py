@@ -135,10 +135,10 @@ def play_bot_ticks(
     eliminated: the step plays the rest of the round) :func:`_play_out_round` takes over.
     ``bots`` pairs seats (in increasing order) with bots of type ``MemoryBot`` exactly.
     """
-    actions = [PASS] * state.n_players
+    n_players = state.n_players
     first_tick: list[int] | None = None
     pending = outside_action if outside >= 0 else PASS
-    alone = len(bots) + (outside >= 0) == state.n_players  # every seat a bot but the outside one
+    alone = len(bots) + (outside >= 0) == n_players  # every seat a bot but the outside one
     while not state.game_over:
         in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
         if alone and first_tick is not None and (outside < 0 or not in_round[outside]):
@@ -146,6 +146,7 @@ def play_bot_ticks(
                 if outside >= 0 and state.in_round[outside]:
                     break
                 continue
+        actions = [PASS] * n_players  # a new list each tick: the first is returned
         if pending:
             first, first_action = outside, pending
             actions[outside] = pending
@@ -154,16 +155,14 @@ def play_bot_ticks(
         racers: list[int] | None = None  # seats grabbing this tick, once there are two
         one_object = True
         for seat, bot in bots:
-            action = PASS
             if in_round[seat]:  # MemoryBot.act_bits, inlined
                 if bot._round != round_index:
                     bot._round = round_index
                     bot._looked = bot._ready = 0
                     bot._sure = bot._luck[round_index]
                 if flipped:
-                    looked = bot._looked
-                    bot._looked = looked | flipped
-                    recognised = flipped & looked & bot._sure
+                    recognised = flipped & bot._looked & bot._sure
+                    bot._looked |= flipped
                     if recognised:
                         bot._ready |= recognised
                 ready = bot._ready
@@ -174,7 +173,7 @@ def play_bot_ticks(
                         fresh = ready & flipped
                         if fresh:
                             ready = fresh
-                        action = (ready & -ready).bit_length()
+                        action = actions[seat] = (ready & -ready).bit_length()
                         if first < 0:
                             first, first_action = seat, action
                         elif racers is None:
@@ -183,9 +182,8 @@ def play_bot_ticks(
                         else:
                             racers.append(seat)
                             one_object = one_object and action == first_action
-            actions[seat] = action
         if first_tick is None:
-            first_tick = list(actions)
+            first_tick = actions
         if racers is not None and not one_object:
             _resolve_grabs(state, actions, rng)
         elif first >= 0:  # one object: its only grabber, or the fastest of those racing for it
@@ -197,11 +195,10 @@ def play_bot_ticks(
             _flip(state, rng)
         else:
             _advance(state, first >= 0, rng)
-        if pending:
-            actions[outside] = pending = PASS
+        pending = PASS
         if outside >= 0 and state.in_round[outside]:
             break
-    return first_tick if first_tick is not None else actions
+    return first_tick if first_tick is not None else [PASS] * n_players
 
 
 @cache
