@@ -157,6 +157,7 @@ class Observer:
         self.obs_mode = check_choice("obs_mode", obs_mode, OBS_MODES)
         self.layout = LAYOUTS[obs_mode]
         self.seat = seat
+        self._counts_seen = obs_mode == "info_state"  # the piece only perfect recall has
         self.vector = self.layout.zeros()
         self._view = memoryview(self.vector)
         self._deck: GrabDeck | None = None
@@ -241,7 +242,7 @@ class Observer:
             self._position = position
             view[CARDS_LEFT] = N_CARDS - position
             view[FLIPPING_OVER] = position == N_CARDS
-        if self.obs_mode == "info_state":
+        if self._counts_seen:
             self._observe_seen(state)
         return v
 
