@@ -77,7 +77,7 @@ class MemoryBot:
         round and object; so one draw per (round, object) says which objects it will
         recognise at their second sighting (``_luck``, a bitmask per round).
         """
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.Generator(np.random.PCG64(seed))  # default_rng(seed), without its dispatch
         remembered_twice = self._rng.random(N_ROUNDS * N_OBJECTS) < self.recall * self.recall
         # Each round's row of draws as a bitmask: a product with the bits' values, one numpy call.
         self._luck = tuple((remembered_twice.reshape(N_ROUNDS, N_OBJECTS) @ _OBJECT_BITS).tolist())
