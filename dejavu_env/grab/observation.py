@@ -119,21 +119,26 @@ def card_rows(deck: GrabDeck) -> np.ndarray:
     return (bits >> np.arange(N_OBJECTS) & 1).astype(np.float32)
 
 
+_ZEROS = memoryview(np.zeros(N_OBJECTS, np.float32))
+_ONES = memoryview(np.ones(N_OBJECTS, np.float32))
+"""Whole pieces to copy in through a memoryview: four times cheaper than a numpy fill."""
+
+
 def _write_bits(out: np.ndarray, view: memoryview, offset: int, old: int, new: int) -> None:
     """Rewrite ``out[offset:offset+36]`` from ``old`` to ``new``, touching as few entries as it can.
 
     ``view`` is ``memoryview(out)``: a scalar write through it costs half a numpy one, and a
     tick changes a bit or two (one write each). A new round empties or refills whole pieces
-    (one slice fill, then the few exceptions).
+    (one slice copy, then the few exceptions).
     """
     diff = old ^ new
     if diff.bit_count() > _FEW:
         ones = new.bit_count()
         if ones <= _FEW:
-            out[offset : offset + N_OBJECTS] = 0
+            view[offset : offset + N_OBJECTS] = _ZEROS
             diff = new
         elif ones >= N_OBJECTS - _FEW:
-            out[offset : offset + N_OBJECTS] = 1
+            view[offset : offset + N_OBJECTS] = _ONES
             diff = ~new & _ALL
         else:
             bits_to_array(new, out[offset : offset + N_OBJECTS])
@@ -256,7 +261,7 @@ class Observer:
         if once & old_once == old_once and twice & old_twice == old_twice:
             first, second = once ^ old_once, twice ^ old_twice
         else:
-            self.vector[SEEN : SEEN + N_OBJECTS] = 0
+            view[SEEN : SEEN + N_OBJECTS] = _ZEROS
             first, second = once, twice
         while first:
             low = first & -first
