@@ -119,15 +119,15 @@ def card_rows(deck: GrabDeck) -> np.ndarray:
     return (bits >> np.arange(N_OBJECTS) & 1).astype(np.float32)
 
 
-_ZEROS = memoryview(np.zeros(N_OBJECTS, np.float32))
-_ONES = memoryview(np.ones(N_OBJECTS, np.float32))
+_ZEROS = np.zeros(N_OBJECTS, np.float32).data
+_ONES = np.ones(N_OBJECTS, np.float32).data
 """Whole pieces to copy in through a memoryview: four times cheaper than a numpy fill."""
 
 
 def _write_bits(out: np.ndarray, view: memoryview, offset: int, old: int, new: int) -> None:
     """Rewrite ``out[offset:offset+36]`` from ``old`` to ``new``, touching as few entries as it can.
 
-    ``view`` is ``memoryview(out)``: a scalar write through it costs half a numpy one, and a
+    ``view`` is ``out.data``, a memoryview: a scalar write through it costs half a numpy one, and a
     tick changes a bit or two (one write each). A new round empties or refills whole pieces
     (one slice copy, then the few exceptions).
     """
@@ -164,7 +164,7 @@ class Observer:
         self.seat = seat
         self._counts_seen = obs_mode == "info_state"  # the piece only perfect recall has
         self.vector = self.layout.zeros()
-        self._view = memoryview(self.vector)
+        self._view = self.vector.data
         self._deck: GrabDeck | None = None
         self._card_rows: list[memoryview] = []
         self.reset()
@@ -177,7 +177,7 @@ class Observer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._view = memoryview(self.vector)
+        self._view = self.vector.data
         self._card_rows = []
 
     def reset(self) -> None:
@@ -202,7 +202,7 @@ class Observer:
         view = self._view
         if state.deck is not self._deck:
             self._deck = state.deck
-            self._card_rows = [memoryview(row) for row in card_rows(state.deck)]
+            self._card_rows = [row.data for row in card_rows(state.deck)]
             self._newest = -1
         if state.n_players != self._seated:
             if not 0 <= self.seat < state.n_players:

@@ -117,6 +117,11 @@ class MemoryBot:
         return self.act_bits(round_index, flipped, middle)
 
 
+BOT_CHOICE = MemoryBot.act_bits
+"""The bot's own choice, which :func:`play_bot_ticks` inlines: a table whose bots choose otherwise (a
+patched ``act_bits``) is played through the reference loop, which calls it."""
+
+
 def play_bot_ticks(
     state: GrabState,
     bots: Sequence[tuple[int, MemoryBot]],

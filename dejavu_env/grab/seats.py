@@ -20,7 +20,7 @@ import numpy as np
 
 from dejavu_env.core.players import ask_player, player_obs_mode
 from dejavu_env.grab.observation import Observer
-from dejavu_env.grab.opponents import MemoryBot, play_bot_ticks
+from dejavu_env.grab.opponents import BOT_CHOICE, MemoryBot, play_bot_ticks
 from dejavu_env.grab.rules import PASS, GrabState, apply_checked, ask_bits, is_legal, legal_mask, play_bit_ticks
 
 
@@ -41,10 +41,14 @@ class Seats:
                 self._slow.append((seat, player, Observer(seat, player_obs_mode(player, obs_mode))))
         self.trusted = not self._slow and all(type(self.players[seat]) is MemoryBot for seat, _ in self._fast)
         """Only the game's own bot sits here: nobody can fault, so a step needs no rollback point."""
+        own_choice = all(getattr(act_bits, "__func__", None) is BOT_CHOICE for _, act_bits in self._fast)
         self._bots: list[tuple[int, MemoryBot]] | None = (
-            [(seat, self.players[seat]) for seat, _ in self._fast] if self.trusted else None
+            [(seat, player) for seat, player in enumerate(self.players) if player is not None]
+            if self.trusted and own_choice
+            else None
         )
-        """The bots of a table of ``MemoryBot`` s alone, played by ``play_bot_ticks`` (faster still)."""
+        """The bots of a table of ``MemoryBot`` s alone, played by ``play_bot_ticks`` (faster still), which
+        inlines their choice: only while ``MemoryBot.act_bits`` is the class's own (a test may patch it)."""
 
     def choose(self, state: GrabState, actions: list[int]) -> None:
         """Write each seated player's checked action into ``actions`` (pass for those out of the round)."""
