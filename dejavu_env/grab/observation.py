@@ -97,7 +97,10 @@ def _bit_table(width: int) -> np.ndarray:
 
 _CHUNK = 12
 _TABLE = _bit_table(_CHUNK)
-_FEW = 6
+_BULK = 3
+"""More changed bits than this: a whole-piece copy first may save writes (see _write_bits)."""
+_MANY = 8
+"""More changed bits than this, and ones and zeros both many: the table rewrite is cheaper."""
 _ALL = (1 << N_OBJECTS) - 1
 
 
@@ -127,20 +130,24 @@ _ONES = np.ones(N_OBJECTS, np.float32).data
 def _write_bits(out: np.ndarray, view: memoryview, offset: int, old: int, new: int) -> None:
     """Rewrite ``out[offset:offset+36]`` from ``old`` to ``new``, touching as few entries as it can.
 
-    ``view`` is ``out.data``, a memoryview: a scalar write through it costs half a numpy one, and a
-    tick changes a bit or two (one write each). A new round empties or refills whole pieces
-    (one slice copy, then the few exceptions).
+    ``view`` is ``out.data``, a memoryview: a scalar write through it costs half a numpy one,
+    and a tick changes a bit or two (one write each). A copy of a whole piece of zeros or
+    ones costs about three such writes, so when more bits changed than ``new`` has ones (a
+    new round empties the holdings) or zeros (and refills the middle), the piece is copied
+    in first and only the exceptions written; a new pattern altogether goes through
+    :func:`bits_to_array`.
     """
     diff = old ^ new
-    if diff.bit_count() > _FEW:
+    changed = diff.bit_count()
+    if changed > _BULK:
         ones = new.bit_count()
-        if ones <= _FEW:
+        if ones < changed:
             view[offset : offset + N_OBJECTS] = _ZEROS
             diff = new
-        elif ones >= N_OBJECTS - _FEW:
+        elif N_OBJECTS - ones < changed:
             view[offset : offset + N_OBJECTS] = _ONES
             diff = ~new & _ALL
-        else:
+        elif changed > _MANY:
             bits_to_array(new, out[offset : offset + N_OBJECTS])
             return
     while diff:
