@@ -127,12 +127,8 @@ class PerfectBatchPlayer:
         actions = np.empty(len(request.cols), dtype=np.int64)
         state = request.state
         perfect_choices(
-            state.data,
-            np.ascontiguousarray(request.cols),
-            np.ascontiguousarray(request.games),
-            state.tables.card_bits,
-            request.uniform(),
-            actions,
+            state.data, np.ascontiguousarray(request.cols), np.ascontiguousarray(request.games),
+            state.tables.card_bits, request.uniform(), actions,
         )
         return actions
 
@@ -184,12 +180,8 @@ class MemoryBatchBot:
     def act(self, request: GrabRequest) -> np.ndarray:
         actions = np.empty(len(request.cols), dtype=np.int64)
         memory_choices(
-            request.state.data,
-            np.ascontiguousarray(request.cols),
-            np.ascontiguousarray(request.games),
-            np.ascontiguousarray(request.seats, dtype=np.int64),
-            self._table(request),
-            actions,
+            request.state.data, np.ascontiguousarray(request.cols), np.ascontiguousarray(request.games),
+            np.ascontiguousarray(request.seats, dtype=np.int64), self._table(request), actions,
         )
         return actions
 
@@ -220,3 +212,4 @@ class MemoryBatchBot:
 
 BATCH_PLAYERS = {"memory": MemoryBatchBot, "perfect": PerfectBatchPlayer, "random": RandomBatchPlayer}
 """The grab game's batch players by name."""
+

@@ -31,33 +31,12 @@ from dejavu_env.grab.cards import N_ASIDE, N_CARDS, GrabDeck
 from dejavu_env.grab.rules import N_ROUNDS, REACTION_SPREAD, GrabState, new_game
 
 __all__ = [
-    "GrabBatch",
-    "GrabTables",
-    "asides",
-    "eliminated_by_round",
-    "from_scalar",
-    "new_batch",
-    "points",
-    "round_points",
-    "set_tables",
-    "to_scalar",
+    "GrabBatch", "GrabTables", "asides", "eliminated_by_round", "from_scalar", "new_batch", "points", "round_points",
+    "set_tables", "to_scalar",
 ]
 
 (
-    ROUND,
-    POS,
-    NEWEST,
-    NEW_CARD,
-    FLIPPED,
-    MIDDLE,
-    SEEN1,
-    SEEN2,
-    GRAB_ONLY,
-    OVER,
-    IN_ROUND,
-    POINTS,
-    ELIM,
-    ASIDE,
+    ROUND, POS, NEWEST, NEW_CARD, FLIPPED, MIDDLE, SEEN1, SEEN2, GRAB_ONLY, OVER, IN_ROUND, POINTS, ELIM, ASIDE,
 ) = range(14)
 ROUND_POINTS = 14
 """Rows 14, 15, 16: each round's points once it is finished."""
@@ -208,9 +187,8 @@ def to_scalar(state: GrabBatch, game: int, deck: GrabDeck) -> GrabState:
     means = t.means[env].tolist()
     presets = t.presets[env].tolist() if t.scripted[env] else None
     spread = math.sqrt(math.expm1(t.sigma * t.sigma))
-    g = new_game(
-        np.random.default_rng(0), n_players=n, deck=deck, reaction_times=means, reaction_spread=spread, orders=presets
-    )
+    g = new_game(np.random.default_rng(0), n_players=n, deck=deck, reaction_times=means, reaction_spread=spread,
+                 orders=presets)
     g.sigma, g.log_means = t.sigma, tuple(t.log_means[env].tolist())
     d = state.data[:, game]
     g.round = int(d[ROUND])
@@ -238,27 +216,16 @@ def from_scalar(games: Sequence[GrabState]) -> GrabBatch:
     n_players = games[0].n_players
     state = new_batch(len(games), n_players, games[0].deck, games[0].reaction_spread)
     set_tables(
-        state,
-        np.arange(len(games)),
-        np.array([g.deck.card_bits for g in games], dtype=np.int64),
-        np.array([g.reaction_times for g in games]),
-        [g.preset_orders for g in games],
+        state, np.arange(len(games)), np.array([g.deck.card_bits for g in games], dtype=np.int64),
+        np.array([g.reaction_times for g in games]), [g.preset_orders for g in games],
     )
     d = state.data
     for i, g in enumerate(games):
         state.order[i] = g.order
         values = {
-            ROUND: g.round,
-            POS: g.position,
-            NEWEST: g.newest,
-            NEW_CARD: g.new_card,
-            FLIPPED: g.flipped,
-            MIDDLE: g.middle,
-            SEEN1: g.seen_once,
-            SEEN2: g.seen_twice,
-            GRAB_ONLY: g.grab_only_ticks,
-            OVER: g.game_over,
-            IN_ROUND: sum(1 << s for s, inside in enumerate(g.in_round) if inside),
+            ROUND: g.round, POS: g.position, NEWEST: g.newest, NEW_CARD: g.new_card, FLIPPED: g.flipped,
+            MIDDLE: g.middle, SEEN1: g.seen_once, SEEN2: g.seen_twice, GRAB_ONLY: g.grab_only_ticks,
+            OVER: g.game_over, IN_ROUND: sum(1 << s for s, inside in enumerate(g.in_round) if inside),
             POINTS: sum(p << (POINT_BITS * s) for s, p in enumerate(g.points)),
         }
         for r, scores in enumerate(g.round_points):

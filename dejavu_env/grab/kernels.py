@@ -223,12 +223,8 @@ def legal_masks(d: np.ndarray, seat: int, out: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------- rounds
 @jit
-def start(
-    block: tuple[np.ndarray, np.ndarray, np.ndarray],
-    tables: GrabTables,
-    streams: tuple[np.ndarray, np.ndarray],
-    cols: np.ndarray,
-) -> None:
+def start(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables, streams: tuple[np.ndarray, np.ndarray],
+          cols: np.ndarray) -> None:
     """New games in ``cols``: round 0 set up and its first card flipped (the reference's ``new_game``). ``block``
     is the state (``data``, ``order``, ``games``), ``streams`` the games' (``keys``, ``counters``)."""
     d, order, games = block
@@ -244,18 +240,8 @@ def start(
 
 
 @jit
-def _start_round(
-    s: np.ndarray,
-    order: np.ndarray,
-    c: int,
-    g: int,
-    card_bits: np.ndarray,
-    presets: np.ndarray,
-    scripted: np.ndarray,
-    keys: np.ndarray,
-    counters: np.ndarray,
-    draws: np.ndarray,
-) -> None:
+def _start_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
+                 scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
     """A round starts (``docs/rules.md#grab-round-set-up``): shuffle (or the scripted order), 3 cards
     aside, every object in the middle, everyone in, then the first flip. Nobody holds anything yet, so that
     flip eliminates nobody: :func:`_flip_card` is all of the flip it needs. ``draws``: scratch for the
@@ -305,18 +291,8 @@ def _eliminate(s: np.ndarray, objects: int) -> None:
 
 
 @jit
-def _end_round(
-    s: np.ndarray,
-    order: np.ndarray,
-    c: int,
-    g: int,
-    card_bits: np.ndarray,
-    presets: np.ndarray,
-    scripted: np.ndarray,
-    keys: np.ndarray,
-    counters: np.ndarray,
-    draws: np.ndarray,
-) -> None:
+def _end_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.ndarray, presets: np.ndarray,
+               scripted: np.ndarray, keys: np.ndarray, counters: np.ndarray, draws: np.ndarray) -> None:
     """The round ends (``docs/rules.md#grab-end-of-round``): the aside check (``#grab-aside-cards``),
     scoring (``#grab-scoring``), then the next round or the end of the game (``#grab-game-end``)."""
     a0, a1, a2 = np.int64(order[c, 0]), np.int64(order[c, 1]), np.int64(order[c, 2])
@@ -357,22 +333,9 @@ def _contenders(ticks: np.ndarray, i: int, n_players: int) -> int:
 
 
 @jit
-def _timed_races(
-    g: int,
-    means: np.ndarray,
-    log_means: np.ndarray,
-    sigma: float,
-    keys: np.ndarray,
-    counters: np.ndarray,
-    ticks: np.ndarray,
-    i: int,
-    n_players: int,
-    contested: int,
-    z: np.ndarray,
-    z_at: int,
-    won: np.ndarray,
-    times: np.ndarray,
-) -> None:
+def _timed_races(g: int, means: np.ndarray, log_means: np.ndarray, sigma: float, keys: np.ndarray,
+                 counters: np.ndarray, ticks: np.ndarray, i: int, n_players: int, contested: int, z: np.ndarray,
+                 z_at: int, won: np.ndarray, times: np.ndarray) -> None:
     """For one game, the races for the objects ``contested`` between different means
     (``docs/rules.md#grab-races``): each contender's time is ``log_mean + sigma * z`` (``z``: the race's
     normals from ``z[z_at:]``, in object then seat order; the means themselves when ``sigma`` is 0) and the
@@ -440,9 +403,8 @@ def _perfect_choice(seen_twice: int, middle: int, newest_objects: int, u: float)
 
 
 @jit
-def _memory_choice(
-    round_index: int, flipped: int, middle: int, last_round: int, looked: int, ready: int, luck: int
-) -> tuple[int, int, int]:
+def _memory_choice(round_index: int, flipped: int, middle: int, last_round: int, looked: int, ready: int,
+                   luck: int) -> tuple[int, int, int]:
     """The memory bot's action (``MemoryBot.act_bits``'s plan) from its memory (the round it last saw, the
     objects it looked at and those it is ready to grab, this round's luck): remember the flipped card's
     objects it looked at before and was lucky with; grab one it is ready for, those on the card just
@@ -458,9 +420,8 @@ def _memory_choice(
 
 
 @jit
-def memory_reset(
-    keys: np.ndarray, counters: np.ndarray, games: np.ndarray, threshold: float, table: np.ndarray, seat: int
-) -> None:
+def memory_reset(keys: np.ndarray, counters: np.ndarray, games: np.ndarray, threshold: float, table: np.ndarray,
+                 seat: int) -> None:
     """A memory bot's luck at ``seat`` of ``games``, drawn as a new game starts: each object's two sightings
     stick in a round where a uniform draw is below ``threshold`` (``recall ** 2``), 36 draws per round from
     each game's stream."""
@@ -484,9 +445,8 @@ def random_choices(d: np.ndarray, cols: np.ndarray, u: np.ndarray, out: np.ndarr
 
 
 @jit
-def perfect_choices(
-    d: np.ndarray, cols: np.ndarray, games: np.ndarray, card_bits: np.ndarray, u: np.ndarray, out: np.ndarray
-) -> None:
+def perfect_choices(d: np.ndarray, cols: np.ndarray, games: np.ndarray, card_bits: np.ndarray, u: np.ndarray,
+                    out: np.ndarray) -> None:
     """``out[i]``: :func:`_perfect_choice` in column ``cols[i]`` (env game ``games[i]``) with uniform ``u[i]``."""
     for i in range(len(cols)):
         c = cols[i]
@@ -494,22 +454,16 @@ def perfect_choices(
 
 
 @jit
-def memory_choices(
-    d: np.ndarray, cols: np.ndarray, games: np.ndarray, seats: np.ndarray, table: np.ndarray, out: np.ndarray
-) -> None:
+def memory_choices(d: np.ndarray, cols: np.ndarray, games: np.ndarray, seats: np.ndarray, table: np.ndarray,
+                   out: np.ndarray) -> None:
     """``out[i]``: :func:`_memory_choice` of the memory bot at seat ``seats[i]`` of column ``cols[i]`` (env game
     ``games[i]``), its memory read from and written back to ``table`` (``(6, players, games)``)."""
     for i in range(len(cols)):
         c, g, seat = cols[i], games[i], seats[i]
         round_index = d[ROUND, c]
         looked, ready, action = _memory_choice(
-            round_index,
-            d[FLIPPED, c],
-            d[MIDDLE, c],
-            table[MEMORY_ROUND, seat, g],
-            table[MEMORY_LOOKED, seat, g],
-            table[MEMORY_READY, seat, g],
-            table[round_index, seat, g],
+            round_index, d[FLIPPED, c], d[MIDDLE, c], table[MEMORY_ROUND, seat, g], table[MEMORY_LOOKED, seat, g],
+            table[MEMORY_READY, seat, g], table[round_index, seat, g],
         )
         table[MEMORY_ROUND, seat, g] = round_index
         table[MEMORY_LOOKED, seat, g] = looked
@@ -519,13 +473,8 @@ def memory_choices(
 
 # ---------------------------------------------------------------------- the agent's step
 @jit
-def play(
-    block: tuple[np.ndarray, np.ndarray, np.ndarray],
-    tables: GrabTables,
-    streams: tuple[np.ndarray, np.ndarray],
-    seating: Seating,
-    request: TickRequest,
-) -> None:
+def play(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables, streams: tuple[np.ndarray, np.ndarray],
+         seating: Seating, request: TickRequest) -> None:
     """``DejaVuGrabVectorEnv._play``'s tick loop for the entries of ``request`` (:class:`TickRequest`), on the
     state ``block`` (``data``, ``order``, ``games``) with the games' ``tables``, ``streams`` (``keys``,
     ``counters``) and ``seating``: each game asks its opponents (phases :data:`ASK_FIRST` / :data:`ASK`; the
@@ -575,13 +524,8 @@ def play(
                         else:
                             round_index = s[ROUND]
                             looked, ready, action = _memory_choice(
-                                round_index,
-                                s[FLIPPED],
-                                s[MIDDLE],
-                                mine[seat, MEMORY_ROUND],
-                                mine[seat, MEMORY_LOOKED],
-                                mine[seat, MEMORY_READY],
-                                mine[seat, round_index],
+                                round_index, s[FLIPPED], s[MIDDLE], mine[seat, MEMORY_ROUND],
+                                mine[seat, MEMORY_LOOKED], mine[seat, MEMORY_READY], mine[seat, round_index],
                             )
                             mine[seat, MEMORY_ROUND] = round_index
                             mine[seat, MEMORY_LOOKED] = looked
@@ -620,22 +564,8 @@ def play(
                         status[i] = PAUSED
                         need[i] = _contenders(ticks, i, n_players)
                         break
-                    _timed_races(
-                        g,
-                        means,
-                        log_means,
-                        sigma,
-                        keys,
-                        counters,
-                        ticks,
-                        i,
-                        n_players,
-                        contested,
-                        z,
-                        z_at[i],
-                        won,
-                        times,
-                    )
+                    _timed_races(g, means, log_means, sigma, keys, counters, ticks, i, n_players, contested, z,
+                                 z_at[i], won, times)
                 else:
                     # docs/rules.md#grab-races, equal means: one uniform per race in increasing object order; the
                     # floor(u * k)-th of its k contenders (in seat order) wins.
@@ -686,15 +616,8 @@ def play(
 
 
 @jit
-def finish(
-    d: np.ndarray,
-    cols: np.ndarray,
-    before: np.ndarray,
-    win: bool,
-    rewards: np.ndarray,
-    over: np.ndarray,
-    aside: np.ndarray,
-) -> None:
+def finish(d: np.ndarray, cols: np.ndarray, before: np.ndarray, win: bool, rewards: np.ndarray,
+           over: np.ndarray, aside: np.ndarray) -> None:
     """The end of the agent's step in ``cols``: its reward (``reward="points"``: its points of the rounds
     finished since ``before`` were, ``docs/rules.md#grab-scoring``; ``"win"``: +1 for the sole top total,
     0 for a shared one, -1 otherwise, once the game is over, ``#grab-game-end``), whether the game is over,
@@ -757,14 +680,8 @@ def game_info(d: np.ndarray, points: np.ndarray, eliminated: np.ndarray, round_p
 
 # ---------------------------------------------------------------------- the whole step
 @jit
-def step_fused(
-    block: tuple[np.ndarray, np.ndarray, np.ndarray],
-    tables: GrabTables,
-    streams: tuple[np.ndarray, np.ndarray],
-    seating: Seating,
-    request: StepRequest,
-    reply: Reply,
-) -> bool:
+def step_fused(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables,
+               streams: tuple[np.ndarray, np.ndarray], seating: Seating, request: StepRequest, reply: Reply) -> bool:
     """A whole ``DejaVuGrabVectorEnv.step`` under ``NextStep`` autoreset, every seat a built-in player (fixed
     seats: no league), the canonical deck and equal reaction-time means everywhere (no race pauses), in a few
     passes over the games: the agents' actions (in the envs not ``done``) are played (:func:`play`,
@@ -797,13 +714,8 @@ def step_fused(
     need = np.zeros(m, dtype=np.int64)
     z_at = np.full(m, -1, dtype=np.int64)
     opponent_actions[:] = -1
-    play(
-        block,
-        tables,
-        streams,
-        seating,
-        TickRequest(playing, np.arange(m), ticks, phase, np.zeros(0), z_at, True, opponent_actions, status, need),
-    )
+    play(block, tables, streams, seating,
+         TickRequest(playing, np.arange(m), ticks, phase, np.zeros(0), z_at, True, opponent_actions, status, need))
     over = np.empty(m, dtype=np.bool_)
     rewards = np.empty(m, dtype=np.float64)
     finish(d, playing, before, win, rewards, over, aside)
@@ -890,18 +802,16 @@ def _newest_objects(d: np.ndarray, c: int, g: int, card_bits: np.ndarray) -> int
 
 
 @jit
-def observe(
-    d: np.ndarray, games: np.ndarray, card_bits: np.ndarray, seat: int, info_state: bool, out: np.ndarray
-) -> None:
+def observe(d: np.ndarray, games: np.ndarray, card_bits: np.ndarray, seat: int, info_state: bool,
+            out: np.ndarray) -> None:
     """:func:`_observe` of every column from ``seat``."""
     for c in range(d.shape[1]):
         _observe(d, c, _newest_objects(d, c, games[c], card_bits), seat, info_state, out)
 
 
 @jit
-def observe_seats(
-    d: np.ndarray, games: np.ndarray, card_bits: np.ndarray, seats: np.ndarray, info_state: bool, out: np.ndarray
-) -> None:
+def observe_seats(d: np.ndarray, games: np.ndarray, card_bits: np.ndarray, seats: np.ndarray, info_state: bool,
+                  out: np.ndarray) -> None:
     """:func:`_observe` of column ``c`` from ``seats[c]``, for every column (the views a batch player asks for)."""
     for c in range(d.shape[1]):
         _observe(d, c, _newest_objects(d, c, games[c], card_bits), seats[c], info_state, out)

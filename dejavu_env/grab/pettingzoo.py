@@ -123,12 +123,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
       rewards bumps the version, and the older id stays registered.
     """
 
-    metadata = {
-        "render_modes": ["ansi", "rgb_array", "human"],
-        "name": "dejavu_grab_v0",
-        "is_parallelizable": True,
-        "render_fps": 4,
-    }
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "dejavu_grab_v0",
+                "is_parallelizable": True, "render_fps": 4}
     game = GAME_INFO
     layouts = LAYOUTS
     reset_options = ("cards", "orders")
@@ -177,9 +173,9 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         observations = self._observations()
         return observations, self._infos(observations)
 
-    def step(
-        self, actions: Mapping[str, Any]
-    ) -> tuple[dict[str, Observation], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+    def step(self, actions: Mapping[str, Any]) -> tuple[
+        dict[str, Observation], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+    ]:
         state = self._state
         if state is None:
             raise RuntimeError("call reset() before step()")

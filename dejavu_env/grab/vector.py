@@ -181,15 +181,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             seated = [self._batch_player(p, f"opponents[{i}]") for i, p in enumerate(opponents)]
         self.reaction_times = None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         super().__init__(
-            num_envs,
-            n_players=n_players,
-            obs_mode=obs_mode,
-            reward=reward,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
-            autoreset_mode=autoreset_mode,
-            league=league,
-            league_probs=league_probs,
+            num_envs, n_players=n_players, obs_mode=obs_mode, reward=reward, illegal_action=illegal_action,
+            render_mode=render_mode, autoreset_mode=autoreset_mode, league=league, league_probs=league_probs,
             seat_players=seated,
         )
         self._canonical = canonical_deck()
@@ -287,11 +280,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         that it returns exactly what the general path does."""
         state = self.state
         if (
-            self._kinds is None
-            or self._league_probs is not None
-            or self._decks
-            or self.autoreset_mode != AutoresetMode.NEXT_STEP
-            or not all_set(state.tables.equal)
+            self._kinds is None or self._league_probs is not None or self._decks
+            or self.autoreset_mode != AutoresetMode.NEXT_STEP or not all_set(state.tables.equal)
         ):
             return None
         n, p = self.num_envs, self.n_players
@@ -305,29 +295,16 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         winner = np.empty(n, dtype=np.int64)
         scores = np.empty((n, p), dtype=np.float32)
         info: dict[str, Any] = {
-            "round": None,
-            "points": np.empty((n, p), dtype=np.int16),
-            "eliminated": np.empty((n, p), dtype=bool),
+            "round": None, "points": np.empty((n, p), dtype=np.int16), "eliminated": np.empty((n, p), dtype=bool),
             "round_points": np.empty((n, 3, p), dtype=np.int16),
         }
         # Each memory bot's luck threshold, recall * recall, as its reset computes it.
         thresholds = np.array([p.recall * p.recall if type(p) is MemoryBatchBot else 0.0 for p in self.players])
-        request = kernels.StepRequest(
-            actions, self._done, self.reward_mode == "win", self.obs_mode == "info_state", thresholds
-        )
+        request = kernels.StepRequest(actions, self._done, self.reward_mode == "win", self.obs_mode == "info_state",
+                                      thresholds)
         reply = kernels.Reply(
-            reward,
-            terminated,
-            opponent_actions,
-            self._aside,
-            observations,
-            masks,
-            winners,
-            winner,
-            scores,
-            info["points"],
-            info["eliminated"],
-            info["round_points"],
+            reward, terminated, opponent_actions, self._aside, observations, masks, winners, winner, scores,
+            info["points"], info["eliminated"], info["round_points"],
         )
         played = kernels.step_fused(self._block(), self._tables(), self._streams(), self._seating(), request, reply)
         if not played:
@@ -336,18 +313,8 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         info["round"] = state.round.copy()
         info["aside_cards"] = self._aside.copy()
         return self._fused_reply(
-            waiting,
-            opponent_actions,
-            observations,
-            masks,
-            winners,
-            scores,
-            _REASON_CODES.take(over.view(np.int8)),
-            winner,
-            info,
-            reward,
-            terminated,
-            np.zeros(n, dtype=bool),
+            waiting, opponent_actions, observations, masks, winners, scores, _REASON_CODES.take(over.view(np.int8)),
+            winner, info, reward, terminated, np.zeros(n, dtype=bool),
         )
 
     def _tick(self, work: GrabBatch, ticks: np.ndarray) -> None:
@@ -495,3 +462,4 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
         view = decode(Observer(AGENT, "info_state").observe(game), "info_state")
         draw = render_ansi if mode == "ansi" else render_rgb
         return draw(view, seat=AGENT, deck=deck, result=outcome(game))
+
