@@ -164,9 +164,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
                 f"a table of {n_players} players needs {n_others} opponents beside the agent, got {len(opponents)}"
             )
         self.opponents = [seat_player("grab", opponent, f"opponents[{i}]") for i, opponent in enumerate(opponents)]
-        self.reaction_times = (
-            None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
-        )
+        self.reaction_times = None if reaction_times is None else validate_reaction_times(reaction_times, n_players)
         super().__init__(
             n_players=n_players,
             obs_mode=obs_mode,
@@ -184,6 +182,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         self._points = np.zeros(n_players, dtype=np.int16)
         self._round_points = np.zeros((N_ROUNDS, n_players), dtype=np.int16)
         self._eliminated: dict[tuple[bool, ...], np.ndarray] = {}
+        self._eliminated_for: list[bool] = []  # the in-round flags of the last info, and their array
+        self._eliminated_now = np.zeros(n_players, dtype=bool)
+        self._attributes: tuple[Any, ...] | None = None  # the opponents' reaction_time attributes last read
+        self._times: tuple[float, ...] = ()  # and the reaction times they give
 
     @property
     def n_opponent_actions(self) -> int:
@@ -200,7 +202,10 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         for opponent, seed in zip(self.opponents, derive_seeds(rng, len(self.opponents))):
             reset_player(opponent, seed)
         self._state = new_game(
-            rng, n_players=self.n_players, deck=parsed.deck, reaction_times=self._current_reaction_times(),
+            rng,
+            n_players=self.n_players,
+            deck=parsed.deck,
+            reaction_times=self._current_reaction_times(),
             orders=parsed.orders,
         )
         self._aside[:] = -1
@@ -228,7 +233,8 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
         if state.game_over or not state.in_round[AGENT]:
             return legal_mask(state, AGENT)
         # In the round the legal grabs are the middle's objects, which the view holds as 0/1:
-        # a copy and a cast, several times cheaper than assembling the mask from the bits.
+        # a copy and a cast, several times cheaper than assembling the mask from the bits (and,
+        # as a step moves half a dozen of them, cheaper than rewriting the changed ones).
         mask = _PASS_ONLY.copy()
         mask[1:] = vector[MIDDLE : MIDDLE + N_OBJECTS]
         return mask
@@ -253,13 +259,15 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
             self._round_points[:] = 0
             if rounds_done:
                 self._round_points[:rounds_done] = state.round_points
-        in_round = tuple(state.in_round)
-        eliminated = self._eliminated.get(in_round)
-        if eliminated is None:
-            eliminated = self._eliminated[in_round] = ~np.array(in_round)
+        if state.in_round != self._eliminated_for:  # who is out changes a few times a round
+            in_round = tuple(state.in_round)
+            eliminated = self._eliminated.get(in_round)
+            if eliminated is None:
+                eliminated = self._eliminated[in_round] = ~np.array(in_round)
+            self._eliminated_for, self._eliminated_now = list(in_round), eliminated
         info["round"] = _ROUNDS[state.round]
         info["points"] = self._points.copy()
-        info["eliminated"] = eliminated.copy()
+        info["eliminated"] = self._eliminated_now.copy()
         info["round_points"] = self._round_points.copy()
         info["aside_cards"] = self._aside.copy()
 
@@ -284,10 +292,16 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     # ------------------------------------------------------------------ helpers
     def _current_reaction_times(self) -> tuple[float, ...]:
-        """The explicit ``reaction_times``, else the agent's default and each opponent's current attribute."""
+        """The explicit ``reaction_times``, else the agent's default and each opponent's current attribute.
+
+        The attributes are checked when they change (the checked tuple is kept with them): a
+        reset reads them all, and most tables never change them.
+        """
         if self.reaction_times is not None:
             return self.reaction_times
-        times = [DEFAULT_REACTION_TIME] + [
-            getattr(opponent, "reaction_time", None) or DEFAULT_REACTION_TIME for opponent in self.opponents
-        ]
-        return validate_reaction_times(times, self.n_players)
+        attributes = tuple([getattr(opponent, "reaction_time", None) for opponent in self.opponents])
+        if attributes != self._attributes:
+            times = [DEFAULT_REACTION_TIME] + [value or DEFAULT_REACTION_TIME for value in attributes]
+            self._times = validate_reaction_times(times, self.n_players)
+            self._attributes = attributes
+        return self._times

@@ -174,7 +174,17 @@ def validate_orders(orders: object) -> tuple[tuple[int, ...], ...]:
 
 
 def validate_reaction_times(reaction_times: object, n_players: int) -> tuple[float, ...]:
-    """Check one positive, finite mean reaction time (seconds) per player."""
+    """Check one positive, finite mean reaction time (seconds) per player.
+
+    A tuple of such floats (what this returns) is returned at once: the env passes one to
+    :func:`new_game` at every reset.
+    """
+    if (
+        type(reaction_times) is tuple
+        and len(reaction_times) == n_players
+        and all(type(value) is float and 0.0 < value < math.inf for value in reaction_times)
+    ):
+        return reaction_times
     if isinstance(reaction_times, np.ndarray):
         reaction_times = reaction_times.tolist()
     if isinstance(reaction_times, (str, bytes)) or not isinstance(reaction_times, Sequence):
@@ -564,9 +574,9 @@ def _end_round(state: GrabState, rng: np.random.Generator) -> None:
     for player in range(state.n_players):
         if in_round[player] and state.holdings[player] & aside:
             in_round[player] = False
-    scores = tuple(h.bit_count() if ok else 0 for h, ok in zip(state.holdings, in_round))
+    scores = tuple([h.bit_count() if ok else 0 for h, ok in zip(state.holdings, in_round)])
     state.round_points.append(scores)
-    state.round_eliminated.append(tuple(not ok for ok in in_round))
+    state.round_eliminated.append(tuple([not ok for ok in in_round]))
     state.round_asides.append(tuple(state.order[:N_ASIDE]))
     for player, score in enumerate(scores):
         state.points[player] += score
