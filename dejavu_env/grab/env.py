@@ -32,6 +32,7 @@ from dejavu_env.grab.rules import (
     PASS,
     GrabState,
     check_action,
+    legal_bits,
     legal_mask,
     new_game,
     outcome,
@@ -226,6 +227,11 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     def _agent_seat(self) -> int:
         return AGENT
+
+    def _legal_now(self, action: int) -> bool:
+        state = self._state
+        assert state is not None
+        return legal_bits(state, AGENT) >> action & 1 == 1
 
     def _agent_mask(self, vector: np.ndarray) -> np.ndarray:
         state = self._state
