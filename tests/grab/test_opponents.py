@@ -6,6 +6,8 @@ import copy
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dejavu_env.grab.cards import N_CARDS
 from dejavu_env.grab.match import play_game
@@ -164,6 +166,30 @@ def test_the_bot_table_loop_plays_the_same_ticks_as_the_bit_protocol_loop(n_play
         assert _bot_table_run("bots", seed, n_players, outside, means, spread) == _bot_table_run(
             "bits", seed, n_players, outside, means, spread
         )
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> tuple[int, int, int, list[float], float]:
+    """A seed, a table of 2-6 seats, the outside seat (or none), reaction-time means and spread."""
+    n_players = draw(st.integers(2, 6))
+    outside = draw(st.integers(-1, n_players - 1))
+    equal = draw(st.booleans())
+    means = (
+        [DEFAULT_REACTION_TIME] * n_players
+        if equal
+        else draw(st.lists(st.sampled_from([0.4, 0.5, 0.6, 0.7]), min_size=n_players, max_size=n_players))
+    )
+    return draw(st.integers(0, 2**31 - 1)), n_players, outside, means, draw(st.sampled_from([0.0, 0.1, 0.25]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_tables())
+def test_the_bot_table_loop_matches_the_reference_on_any_table(table):
+    """The property behind the cases above, over drawn seeds, table sizes, outside seats and reaction times."""
+    seed, n_players, outside, means, spread = table
+    assert _bot_table_run("bots", seed, n_players, outside, means, spread) == _bot_table_run(
+        "bits", seed, n_players, outside, means, spread
+    )
 
 
 def _twin_runs(state, bots, outside, action, rng) -> tuple:
