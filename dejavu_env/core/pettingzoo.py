@@ -33,6 +33,19 @@ from dejavu_env.core.validation import check_choice
 Observation = dict[str, np.ndarray]
 
 
+def missing_pettingzoo(missing: ModuleNotFoundError, module: str) -> ModuleNotFoundError:
+    """What a game's PettingZoo module raises when its import of pettingzoo failed with ``missing``.
+
+    One line that names the extra, not a bare "No module named"; ``missing`` itself when the
+    module that is missing is not pettingzoo (a broken install of something else).
+    """
+    if not (missing.name or "").startswith("pettingzoo"):
+        return missing
+    return ModuleNotFoundError(
+        f"{module} needs pettingzoo, the 'pettingzoo' extra: pip install 'dejavu-env[pettingzoo]'", name="pettingzoo"
+    )
+
+
 # The class the guard extends, to the type checker; at run time the class it is mixed into is.
 if TYPE_CHECKING:
     from pettingzoo import AECEnv as _AECBase

@@ -12,19 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from dejavu_env.core.pettingzoo import CheckedAEC, MultiAgentFrontEnd, Observation, missing_pettingzoo
+
 try:
     from pettingzoo import AECEnv
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-except ModuleNotFoundError as missing:  # one line that names the extra, not a bare "No module named"
-    if not (missing.name or "").startswith("pettingzoo"):
-        raise
-    raise ModuleNotFoundError(
-        f"{__name__} needs pettingzoo, the 'pettingzoo' extra: pip install 'dejavu-env[pettingzoo]'",
-        name="pettingzoo",
-    ) from None
+except ModuleNotFoundError as missing:
+    raise missing_pettingzoo(missing, __name__) from None
 
 from dejavu_env.core.game import Outcome
-from dejavu_env.core.pettingzoo import CheckedAEC, MultiAgentFrontEnd, Observation
 from dejavu_env.core.validation import check_choice, check_int
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
