@@ -15,7 +15,6 @@ the card's network sizes are bounded (:mod:`dejavu_agents.net_spec`) before anyt
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -65,22 +64,14 @@ def load_net(path: Path | str, game: str | None = None) -> tuple[Any, ExportCard
         raise ValueError(f"{card_path}: its net is not a network's shape ({err})") from None
     except ValueError as err:
         raise ValueError(f"{card_path}: {err}") from None
-    import torch
-
     from dejavu_agents.policy_net import PolicyNet
+    from dejavu_agents.weights import fit_weights, load_tensors
 
-    try:
-        state = torch.load(weights, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
-        raise ValueError(
-            f"{weights} holds more than tensors, or is damaged, and is not loaded ({type(err).__name__}); "
-            "an exported player is a state_dict of tensors"
-        ) from None
+    state = load_tensors(
+        str(weights), str(weights), note="; an exported player is a state_dict of tensors", map_location="cpu"
+    )
     net = PolicyNet(spec)
-    try:
-        net.load_state_dict(state)
-    except (RuntimeError, TypeError, AttributeError) as err:
-        raise ValueError(f"{weights}: its weights do not fit its card: {' '.join(str(err).split())[:300]}") from None
+    fit_weights(net, state, str(weights), "card")
     net.eval()
     return net, card
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import json
-import pickle
 import zipfile
 import zlib
 from pathlib import Path
@@ -25,6 +24,7 @@ import torch
 
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.models import ModelCard
+from dejavu_agents.weights import fit_weights, load_tensors
 
 ALGO = "compact_ppo"
 NET_FILE = "net.json"
@@ -52,16 +52,7 @@ def load(path: Path) -> LearnerNet:
             weights = archive.read(WEIGHTS_FILE)
     except (KeyError, zipfile.BadZipFile, zlib.error, EOFError, json.JSONDecodeError, TypeError, ValueError) as err:
         raise ValueError(f"{path} is not a {ALGO} checkpoint: {err}") from None
-    try:
-        state = torch.load(io.BytesIO(weights), weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
-        raise ValueError(
-            f"{path}: its {WEIGHTS_FILE} holds more than tensors, or is damaged, and is not loaded "
-            f"({type(err).__name__})"
-        ) from None
+    state = load_tensors(io.BytesIO(weights), f"{path}: its {WEIGHTS_FILE}")
     net = LearnerNet(config)
-    try:
-        net.load_state_dict(state)
-    except (RuntimeError, TypeError, AttributeError) as err:
-        raise ValueError(f"{path}: its weights do not fit its {NET_FILE}: {' '.join(str(err).split())[:300]}") from None
+    fit_weights(net, state, str(path), NET_FILE)
     return net.eval()
