@@ -15,6 +15,7 @@ which loads or compiles their kernels, is not timed. The last line measures the 
 
 from __future__ import annotations
 
+import argparse
 import platform
 import sys
 import time
@@ -38,6 +39,9 @@ BATCH_SIZES = (1, 64, 1024, 4096)
 QUICK_BATCH_SIZES = (1, 64, 1024)
 SYNC_ENVS = 16
 MIN_BATCHES, MAX_BATCHES = 10, 1000
+MAX_ROUNDS = 20
+"""The most ``--rounds`` takes: a best of more timings steadies nothing more, and a typo of a large
+number would run for days."""
 """A vector case takes ``steps / num_envs`` batched steps, within these bounds (a batch of 1 would
 otherwise take as many calls as the single env's steps, at a higher cost per call)."""
 
@@ -138,6 +142,14 @@ def grid_memory_mb(num_envs: int = 4096, seed: int = 0) -> float:
     return peak / 2**20
 
 
+def rounds_type(text: str) -> int:
+    """An argparse type: ``--rounds``, a whole number from 1 to ``MAX_ROUNDS``."""
+    rounds = positive_int(text)
+    if rounds > MAX_ROUNDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ROUNDS}, got {rounds}")
+    return rounds
+
+
 def build_parser() -> Parser:
     parser = Parser(prog=PROG, description=(__doc__ or "").splitlines()[0], example=f"{PROG} --steps 200000")
     parser.add_argument(
@@ -148,9 +160,10 @@ def build_parser() -> Parser:
     parser.add_argument("--only", help="run the yardstick and the cases whose label contains this word (e.g. grab)")
     parser.add_argument(
         "--rounds",
-        type=positive_int,
+        type=rounds_type,
         default=1,
-        help="time every case this many times, round-robin, and keep each case's best (steadier ratios)",
+        help=f"time every case this many times (1 to {MAX_ROUNDS}), round-robin, and keep each case's best "
+        "(steadier ratios)",
     )
     return parser
 
