@@ -368,12 +368,17 @@ def test_sizes_are_checked_against_the_machine_before_anything_is_allocated() ->
 
 @pytest.fixture
 def sigint_restored():
-    """Each test leaves Ctrl-C as it found it, whatever the command under test did to it."""
+    """Each test starts with Python's own Ctrl-C handler and leaves Ctrl-C as it found it, whatever the
+    command under test did to it.
+
+    Why install the handler: a suite started in the background (``nohup ... &``, some CI runners)
+    inherits SIGINT ignored, and Python then installs no ``KeyboardInterrupt`` handler at all.
+    """
     import signal
 
     from dejavu_agents import cli
 
-    previous = signal.getsignal(signal.SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
     cli._held.clear()
