@@ -95,21 +95,44 @@ def _grab_aec(**kwargs):
     return env(**kwargs)
 
 
-@pytest.mark.parametrize(
-    ("make", "turn_based"), [(_grid_aec, True), (_grab_parallel, False), (_grab_aec, True)],
-    ids=["grid-aec", "grab-parallel", "grab-aec"],
-)
-def test_pettingzoo_wrapper_on_every_pettingzoo_front_end(make, turn_based):
+def _random_masked_policy(env: PettingZooWrapper, seed: int):
+    """A policy as a user writes one: each agent's action drawn uniformly from its ``action_mask``
+    (an agent with no legal action, AEC's waiting seat, draws from all: TorchRL ignores it)."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def policy(tensordict):
+        for group in env.group_map:
+            mask = tensordict[group, "action_mask"]
+            weights = mask.float() + (~mask.any(-1, keepdim=True)).float()
+            flat = torch.multinomial(weights.reshape(-1, weights.shape[-1]), 1, generator=generator)
+            tensordict[group, "action"] = flat.reshape(mask.shape[:-1])
+        return tensordict
+
+    return policy
+
+
+@pytest.mark.parametrize("make", [_grid_aec, _grab_parallel, _grab_aec], ids=["grid-aec", "grab-parallel", "grab-aec"])
+def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(make):
+    """``PettingZooWrapper(env, use_mask=True)`` as TorchRL's docs show, on the front end's defaults.
+
+    What broke before: the infos carried each agent's mask as well as the observation, and the
+    wrapper, which takes the mask from one or the other, failed on reset with ``TypeError:
+    'NoneType' object does not support item assignment``. The mask is now in the observation only
+    unless ``mask_in_info=True`` (PettingZoo's classic convention)."""
     pytest.importorskip("pettingzoo")
-    # TorchRL reads the mask from the observation or the info, not both: mask_in_info=False.
-    env = PettingZooWrapper(env=make(mask_in_info=False), use_mask=turn_based, seed=0)
+    env = PettingZooWrapper(env=make(), use_mask=True, seed=0)
     check_env_specs(env, seed=0)
-    rollout = env.rollout(60)
-    group = next(iter(env.group_map))
-    info = rollout["next", group, "info"]
-    masks = rollout[group, "action_mask"]
-    actions = rollout[group, "action"]
+    rollout = env.rollout(60, policy=_random_masked_policy(env, seed=0), break_when_any_done=False)
+    assert rollout.batch_size[0] == 60
+    # AEC envs get a group per agent, parallel ones one group: read them side by side.
+    masks, actions, acting = (
+        torch.cat([rollout[group, key] for group in env.group_map], dim=1) for key in ("action_mask", "action", "mask")
+    )
+    assert acting.any(-1).all(), "some agent acts at every step"
     chosen = masks.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-    acting = rollout[group, "mask"] if turn_based else torch.ones_like(chosen)
-    assert chosen[acting].all(), "TorchRL sampled under the front end's masks"
-    assert np.isin(info["reason"].numpy(), np.arange(len(REASONS))).all()
+    assert chosen[acting].all(), "every acting agent's action was legal under its mask"
+    assert (masks.sum(-1)[acting] > 1).any(), "the masks left the policy a choice"
+    for group in env.group_map:
+        info = rollout["next", group, "info"]
+        assert "action_mask" not in info.keys(), "the mask is the observation's only"
+        assert np.isin(info["reason"].numpy(), np.arange(len(REASONS))).all()

@@ -4,10 +4,10 @@ Import it only from a game's ``pettingzoo`` module: it is the one core module th
 ``pettingzoo``'s conventions (not its code: :class:`CheckedAEC` is mixed into PettingZoo's
 wrappers there), kept apart so ``import dejavu_env`` stays light.
 
-Masks: every observation holds ``"action_mask"`` (PettingZoo's classic convention), and by
-default each agent's ``info`` holds the same mask too, where AgileRL and others read it.
-``mask_in_info=False`` leaves it out of the infos: TorchRL's ``PettingZooWrapper`` (torchrl
+Masks: every observation holds ``"action_mask"``, and by default only the observation, as in
+PettingZoo's classic games. Why: TorchRL's ``PettingZooWrapper(env, use_mask=True)`` (torchrl
 0.14) takes the mask from the observation *or* the info, and fails on a reset that has both.
+``mask_in_info=True`` puts the same mask in each agent's ``info`` too, where AgileRL reads it.
 
 Reset options follow PettingZoo's standard: its ``api_test`` resets with the probe
 ``options={"options": 1}``, so an unknown key is ignored with a warning naming it, while a

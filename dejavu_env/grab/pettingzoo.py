@@ -79,8 +79,8 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     numpy scalar or array of a fixed dtype: ``"winner"``, ``"winners"``, ``"scores"`` (zeros
     until the end), ``"reason"`` (int8 code ``3``, ``"rounds"``, at the end, ``0`` before:
     :data:`dejavu_env.core.game.REASONS`), ``"illegal_action"`` (its grab was illegal and
-    counted as a pass), ``"action_mask"`` (its observation's mask, where AgileRL and others
-    read it; not with ``mask_in_info=False``), and the grab game's own: ``"round"`` (int64,
+    counted as a pass), with ``mask_in_info=True`` only, ``"action_mask"`` (its observation's
+    mask, where AgileRL reads it), and the grab game's own: ``"round"`` (int64,
     0..2), ``"points"`` (int16, its cumulative points), ``"eliminated"`` (a 0-d bool array,
     as is ``"illegal_action"``: out of the current round; on the final step, the last
     round's after the aside check), ``"round_points"`` (int ``(3,)``: its points per finished
@@ -101,8 +101,9 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     - ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed);
       ``render_seat`` (default 0): the seat listed first as "you". Pictures show public
       facts only.
-    - ``mask_in_info``: ``True`` (default) puts each agent's mask in its ``info`` too;
-      ``False`` for TorchRL's ``PettingZooWrapper`` (see :mod:`dejavu_env.core.pettingzoo`).
+    - ``mask_in_info``: ``False`` (default) keeps the mask in the observation only, as
+      PettingZoo's classic games do and TorchRL's ``PettingZooWrapper`` needs; ``True`` puts
+      each agent's mask in its ``info`` too, for AgileRL (see :mod:`dejavu_env.core.pettingzoo`).
 
     ``reset(seed=None, options=None)``: ``seed`` reseeds the generator of the shuffles and
     races (``None`` keeps drawing from the current one); options ``"cards"`` (a custom deck:
@@ -134,7 +135,7 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         illegal_action: str = "raise",
         render_mode: str | None = None,
         render_seat: int = 0,
-        mask_in_info: bool = True,
+        mask_in_info: bool = False,
     ) -> None:
         super().__init__()
         n_players = check_int("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)

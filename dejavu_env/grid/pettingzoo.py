@@ -61,8 +61,9 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     - ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the text, printed);
       ``render_seat``: the seat (0 or 1) whose knowledge is drawn, or ``None`` (default) for
       the agent to move. Faces the seat does not know are drawn as blue backs.
-    - ``mask_in_info``: ``True`` (default) puts each agent's mask in its ``info`` too;
-      ``False`` for TorchRL's ``PettingZooWrapper`` (see :mod:`dejavu_env.core.pettingzoo`).
+    - ``mask_in_info``: ``False`` (default) keeps the mask in the observation only, as
+      PettingZoo's classic games do and TorchRL's ``PettingZooWrapper`` needs; ``True`` puts
+      each agent's mask in its ``info`` too, for AgileRL (see :mod:`dejavu_env.core.pettingzoo`).
 
     Illegal actions (``None`` for a live agent included) raise ``ValueError`` naming the
     action and why, and change nothing. For learners without masks, PettingZoo's
@@ -73,9 +74,9 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     ``"winner"`` (0: this agent, 1: the other, -1: none yet, a draw or truncated),
     ``"winners"``, ``"scores"`` (zeros until the end), ``"reason"`` (an int8 code of
     :data:`dejavu_env.core.game.REASONS`: ``1`` ``"hunches"``, ``2`` ``"end_card"``, ``4``
-    ``"truncated"``, ``0`` while playing), plus ``"turns"`` (int64, finished turns) and
-    ``"action_mask"`` (the same mask as its observation's, where AgileRL and others read it;
-    not with ``mask_in_info=False``).
+    ``"truncated"``, ``0`` while playing), plus ``"turns"`` (int64, finished turns) and,
+    with ``mask_in_info=True`` only, ``"action_mask"`` (the same mask as its observation's,
+    where AgileRL reads it).
     Every value is a numpy scalar or array of a fixed dtype.
 
     ``reset(seed=None, options=None)``: ``seed`` reseeds the deal generator (``None`` keeps
@@ -105,7 +106,7 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
         reward: str = "win",
         render_mode: str | None = None,
         render_seat: int | None = None,
-        mask_in_info: bool = True,
+        mask_in_info: bool = False,
     ) -> None:
         super().__init__()
         self._setup(2, obs_mode, reward, render_mode, mask_in_info)

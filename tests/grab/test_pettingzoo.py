@@ -68,6 +68,7 @@ def test_pettingzoo_parallel_api_test(mode, n_players):
 @pytest.mark.parametrize("mode", MODES)
 def test_aec_conversion_passes_api_test(mode):
     api_test(env(n_players=3, obs_mode=mode), num_cycles=500)
+    api_test(env(n_players=3, obs_mode=mode, mask_in_info=True), num_cycles=500)  # the opt-in, too
 
 
 def test_the_aec_env_recovers_from_a_rejected_action():
@@ -315,18 +316,33 @@ def test_pettingzoo_render_test_on_the_aec_conversion(capsys):
     assert "P0 (you)" in capsys.readouterr().out, "human mode prints the table"
 
 
-def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
-    game = parallel_env(n_players=3)
+@pytest.mark.parametrize("mask_in_info", [False, True])
+def test_infos_hold_numpy_values_of_fixed_dtypes_and_the_mask_only_when_asked(mask_in_info):
+    """The mask is in the observation only by default (PettingZoo's classic games, what TorchRL
+    needs); ``mask_in_info=True`` adds it to every info at every step (AgileRL reads it there)."""
+    game = parallel_env(n_players=3, mask_in_info=True) if mask_in_info else parallel_env(n_players=3)
     observations, infos = game.reset(seed=4)
     dtypes = {key: value.dtype for key, value in infos["player_0"].items()}
+    assert ("action_mask" in dtypes) == mask_in_info
     rng = np.random.default_rng(4)
     while game.agents:
         for agent, info in infos.items():
             assert {key: value.dtype for key, value in info.items()} == dtypes
-            assert np.array_equal(info["action_mask"], observations[agent]["action_mask"])
+            if mask_in_info:
+                assert np.array_equal(info["action_mask"], observations[agent]["action_mask"])
         actions = {a: int(rng.choice(np.flatnonzero(observations[a]["action_mask"]))) for a in game.agents}
         observations, _, _, _, infos = game.step(actions)
     assert all(info["reason"] == 3 for info in infos.values())  # "rounds"
-    quiet = parallel_env(mask_in_info=False)
-    _, infos = quiet.reset(seed=0)
-    assert all("action_mask" not in info for info in infos.values())
+
+
+@pytest.mark.parametrize("mask_in_info", [False, True])
+def test_the_aec_conversion_has_the_mask_in_its_infos_only_when_asked(mask_in_info):
+    game = env(n_players=2, mask_in_info=True) if mask_in_info else env(n_players=2)
+    game.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for agent in game.agent_iter():
+        obs, _, terminated, truncated, info = game.last()
+        assert ("action_mask" in info) == mask_in_info
+        if mask_in_info:
+            assert np.array_equal(info["action_mask"], obs["action_mask"])
+        game.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

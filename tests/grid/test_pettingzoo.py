@@ -34,6 +34,7 @@ def test_pettingzoo_api_test(mode):
     for _ in range(3):  # api_test plays one game per reset: a few games cover more positions
         api_test(env(obs_mode=mode), num_cycles=1000)
     api_test(raw_env(obs_mode=mode, reward="score", max_turns=4), num_cycles=1000)
+    api_test(env(obs_mode=mode, mask_in_info=True), num_cycles=1000)  # the opt-in, too
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -325,16 +326,21 @@ def test_importing_the_package_does_not_import_pettingzoo():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
-    game = raw_env()
+@pytest.mark.parametrize("mask_in_info", [False, True])
+def test_infos_hold_numpy_values_of_fixed_dtypes_and_the_mask_only_when_asked(mask_in_info):
+    """The mask is in the observation only by default (PettingZoo's classic games, what TorchRL
+    needs); ``mask_in_info=True`` adds it to every info at every step (AgileRL reads it there)."""
+    game = env(mask_in_info=True) if mask_in_info else env()
     game.reset(seed=3)
     dtypes = {agent: {key: value.dtype for key, value in info.items()} for agent, info in game.infos.items()}
+    assert all(("action_mask" in keys) == mask_in_info for keys in dtypes.values())
     rng = np.random.default_rng(3)
     reasons = set()
     while game.agents:
         for agent, info in game.infos.items():
             assert {key: value.dtype for key, value in info.items()} == dtypes[agent]
-            assert np.array_equal(info["action_mask"], game.observe(agent)["action_mask"])
+            if mask_in_info:
+                assert np.array_equal(info["action_mask"], game.observe(agent)["action_mask"])
             reasons.add(reason_name(info["reason"]))
         agent = game.agent_selection
         if game.terminations[agent] or game.truncations[agent]:
@@ -342,6 +348,3 @@ def test_infos_hold_numpy_values_of_fixed_dtypes_and_each_agents_mask():
         else:
             game.step(int(rng.choice(np.flatnonzero(game.observe(agent)["action_mask"]))))
     assert len(reasons) == 2 and reasons - {""} <= {"hunches", "end_card", "truncated"}
-    quiet = raw_env(mask_in_info=False)
-    quiet.reset(seed=0)
-    assert all("action_mask" not in info for info in quiet.infos.values())
