@@ -95,6 +95,12 @@ def _grab_aec(**kwargs):
     return env(**kwargs)
 
 
+def _info_keys(pz_env) -> set[str]:
+    """The keys of the first agent's info after a reset (a parallel env returns the infos, an AEC env keeps them)."""
+    reset = pz_env.reset(seed=0)
+    return set((reset[1] if reset is not None else pz_env.infos)["player_0"])
+
+
 def _random_masked_policy(env: PettingZooWrapper, seed: int):
     """A policy as a user writes one: each agent's action drawn uniformly from its ``action_mask``
     (an agent with no legal action, AEC's waiting seat, draws from all: TorchRL ignores it)."""
@@ -132,7 +138,20 @@ def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(make):
     chosen = masks.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     assert chosen[acting].all(), "every acting agent's action was legal under its mask"
     assert (masks.sum(-1)[acting] > 1).any(), "the masks left the policy a choice"
+    info_keys = _info_keys(make())
+    assert "action_mask" not in info_keys, "the mask is the observation's only"
     for group in env.group_map:
         info = rollout["next", group, "info"]
-        assert "action_mask" not in info.keys(), "the mask is the observation's only"
+        assert set(info.keys()) == info_keys, "the wrapper reads every info key"
         assert np.isin(info["reason"].numpy(), np.arange(len(REASONS))).all()
+
+
+def test_pettingzoo_wrapper_on_the_parallel_grab_with_torchrls_own_defaults():
+    """A parallel env needs no ``use_mask`` (Grab's agents all stay until the end): the wrapper's
+    and the front end's defaults both, and its spec-sampled actions are legal."""
+    pytest.importorskip("pettingzoo")
+    env = PettingZooWrapper(env=_grab_parallel(illegal_action="raise"), seed=0)
+    check_env_specs(env, seed=0)
+    rollout = env.rollout(60, break_when_any_done=False)  # an illegal grab would raise
+    chosen = rollout["player", "action_mask"].gather(-1, rollout["player", "action"].unsqueeze(-1))
+    assert chosen.all() and "mask" not in rollout["player"].keys()

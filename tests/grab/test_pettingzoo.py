@@ -340,7 +340,7 @@ def test_the_aec_conversion_has_the_mask_in_its_infos_only_when_asked(mask_in_in
     game = env(n_players=2, mask_in_info=True) if mask_in_info else env(n_players=2)
     game.reset(seed=5)
     rng = np.random.default_rng(5)
-    for agent in game.agent_iter():
+    for _ in game.agent_iter():
         obs, _, terminated, truncated, info = game.last()
         assert ("action_mask" in info) == mask_in_info
         if mask_in_info:
