@@ -29,6 +29,7 @@ EXAMPLES = {
     "train_maskable_ppo": (("sb3_contrib",), "after 2048 steps"),
     "batched_random_play": ((), "1024 grid games x 200 steps, random moves against greedy"),
     "batched_maskable_ppo": (("sb3_contrib",), "steps on 256 batched games"),
+    "torchrl_rollouts": (("torchrl", "pettingzoo"), "Grab (parallel) via PettingZooWrapper: 100 steps"),
 }
 SLOW = {"train_maskable_ppo", "load_checkpoint", "batched_maskable_ppo"}
 WAYS = {"module": lambda name: ["-m", f"examples.{name}"], "script": lambda name: [f"examples/{name}.py"]}
