@@ -19,7 +19,8 @@ spaces, which SB3 keeps in plain JSON. One line on stderr says what was read
 to write.
 
 Which player plays which algorithm is :mod:`dejavu_agents.loaders`' table; this module reads
-cards and files only, with the standard library (and the games' adapters, for their env ids).
+cards and files only, with the standard library (and the games' adapters, for their env ids and
+observation sizes).
 
 **A checkpoint is code.** SB3 zips hold pickled Python objects, and loading one runs them. So
 a checkpoint is loaded only from where the user meant:
