@@ -1,7 +1,7 @@
 """Which player plays a checkpoint: one table from algorithm to loader, resolved lazily.
 
 Every checkpoint is played by the player class that its algorithm names in :data:`LOADERS`:
-SB3's zips by :class:`~dejavu_agents.ppo.PPOPlayer`, the compact learner's by
+SB3's zips (MaskablePPO, RecurrentPPO, PPO) by :class:`~dejavu_agents.ppo.PPOPlayer`, the compact learner's by
 :class:`~dejavu_agents.learners.player.LearnerPlayer`, RLlib's exports by
 :class:`~dejavu_agents.exported.ExportedPlayer`. The table names them as ``"module:attribute"``
 and imports one only when a checkpoint of its algorithm is loaded, so reading a card needs
@@ -25,6 +25,7 @@ from dejavu_agents.models import EXPORT_ALGO, inspect_checkpoint, resolve_checkp
 LOADERS: dict[str, str] = {
     "maskable_ppo": "dejavu_agents.ppo:PPOPlayer",
     "recurrent_ppo": "dejavu_agents.ppo:PPOPlayer",
+    "ppo": "dejavu_agents.ppo:PPOPlayer",
     "compact_ppo": "dejavu_agents.learners.player:LearnerPlayer",
     EXPORT_ALGO: "dejavu_agents.exported:ExportedPlayer",
 }

@@ -7,12 +7,20 @@ means a checkpoint cannot be played with the wrong view, and the card's game and
 checked against the game it is loaded for before anything in the file is read. Two kinds of
 card exist:
 
-- :class:`ModelCard` beside a ``.zip``: an SB3 save (``maskable_ppo``, ``recurrent_ppo``) or
-  the compact learner's (``compact_ppo``);
+- :class:`ModelCard` beside a ``.zip``: an SB3 save (``maskable_ppo``, ``recurrent_ppo``,
+  ``ppo``) or the compact learner's (``compact_ppo``);
 - :class:`ExportCard` beside a ``.pt``: a network exported from RLlib training (``rllib_ppo``).
 
+An SB3 save without a card (a model the user trained with SB3 on ``gym.make("DejaVuGrid-v0")``
+and saved, as SB3's own examples do) gets the card its content shows (:func:`infer_card`):
+the algorithm from its policy class, the game, view and stack depth from the sizes of its
+spaces, which SB3 keeps in plain JSON. One line on stderr says what was read
+(:func:`notify_inferred`); where the JSON does not show the sizes, the error prints the card
+to write.
+
 Which player plays which algorithm is :mod:`dejavu_agents.loaders`' table; this module reads
-cards and files only, with the standard library (and the games' adapters, for their env ids).
+cards and files only, with the standard library (and the games' adapters, for their env ids and
+observation sizes).
 
 **A checkpoint is code.** SB3 zips hold pickled Python objects, and loading one runs them. So
 a checkpoint is loaded only from where the user meant:
@@ -42,12 +50,13 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from dejavu_agents.games import get_game
+from dejavu_agents.games import GAMES, get_game
+from dejavu_agents.sb3_spaces import read_spaces
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints: the only folder a checkpoint *name* resolves to."""
-ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo")
-"""The algorithms a :class:`ModelCard` names: SB3's two and the compact learner's."""
+ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo", "ppo")
+"""The algorithms a :class:`ModelCard` names: sb3-contrib's two, the compact learner's and SB3's own PPO."""
 EXPORT_ALGO = "rllib_ppo"
 """The algorithm of every :class:`ExportCard`: PPO trained with RLlib, exported to a torch ``state_dict``."""
 OBS_MODES = ("info_state", "observation")
@@ -58,11 +67,13 @@ EXPORT_FORMAT = "dejavu-rllib-export/1"
 SB3_POLICIES = {
     "sb3_contrib.common.maskable.policies": "maskable_ppo",
     "sb3_contrib.common.recurrent.policies": "recurrent_ppo",
+    "stable_baselines3.common.policies": "ppo",
 }
-"""The module SB3 records (in plain JSON) beside its pickled policy class, by algorithm."""
+"""The module SB3 records (in plain JSON) beside its pickled policy class, by algorithm. SB3's own
+actor-critic policies serve A2C as well as PPO: only a save that records PPO's ``clip_range`` is PPO."""
 SB3_FILES = frozenset({"data", "policy.pth"})
 COMPACT_FILES = frozenset({"net.json", "weights.pt"})
-PICKLE_BEARING = frozenset({"maskable_ppo", "recurrent_ppo"})
+PICKLE_BEARING = frozenset({"maskable_ppo", "recurrent_ppo", "ppo"})
 
 
 class Card(Protocol):
@@ -249,10 +260,76 @@ def expand_user(path: Path) -> Path:
         raise ValueError(f"cannot find the home folder that {str(path)!r} starts from") from None
 
 
-def read_card(path: Path) -> ModelCard | ExportCard:
-    """The card beside the checkpoint ``path``: an :class:`ExportCard` for a ``.pt``, else a :class:`ModelCard`."""
+def read_card(path: Path, game: str | None = None) -> ModelCard | ExportCard:
+    """The card beside the checkpoint ``path``: an :class:`ExportCard` for a ``.pt``, else a :class:`ModelCard`.
+
+    An SB3 zip without a card gets the one its content shows (:func:`infer_card`; ``game``, the
+    game it is loaded for, fills the card that an error prints), said once on stderr.
+    """
     card_path = path.with_suffix(".json")
-    return ExportCard.load(card_path) if path.suffix == ".pt" else ModelCard.load(card_path)
+    if path.suffix == ".pt":
+        return ExportCard.load(card_path)
+    if not card_path.exists() and zipfile.is_zipfile(path):
+        algo = content_algo(path)
+        if algo in PICKLE_BEARING:
+            card = infer_card(path, algo, game)
+            notify_inferred(path, card)
+            return card
+    return ModelCard.load(card_path)
+
+
+def infer_card(path: Path, algo: str, game: str | None = None) -> ModelCard:
+    """The card of the SB3 save ``path`` (of ``algo``), from the sizes of its spaces (no pickle is run).
+
+    Its actions name the game, and its observation's length the view and the stack depth (a
+    whole number of the view's vectors): Grid reads 282 entries in ``info_state`` and 280 in
+    ``observation``, Grab 348 and 312. Where its JSON does not show the sizes, or they fit
+    more than one view, the ``ValueError`` prints the card to write beside it (filled with
+    ``game`` when given); sizes that fit no view are refused without one, since no card would
+    make the model playable.
+    """
+    try:
+        spaces = read_spaces(path)
+    except ValueError as err:
+        raise ValueError(f"{path} cannot be played here: {err}") from None
+    if spaces is None:
+        raise _card_to_write(path, algo, game, "its spaces are not recorded in a form read here")
+    matches = []
+    for name in sorted(GAMES):
+        adapter = get_game(name)
+        if adapter.info.n_actions != spaces.n_actions or spaces.action_mask != spaces.n_actions:
+            continue
+        for mode in OBS_MODES:
+            stack, left = divmod(spaces.observation, adapter.layouts[mode].size)
+            if stack >= 1 and left == 0:
+                matches.append(ModelCard(algo, name, mode, stack=stack, env_id=adapter.env_id))
+    if len(matches) == 1:
+        return matches[0]
+    found = f"{spaces.n_actions} actions and an observation of {spaces.observation} entries"
+    if matches:
+        fits = ", ".join(f"{c.game} {c.obs_mode} x{c.stack}" for c in matches)
+        raise _card_to_write(path, algo, game, f"its {found} fit several views ({fits})")
+    views = "; ".join(
+        f"{name}: {get_game(name).info.n_actions} actions and "
+        + " or ".join(f"{get_game(name).layouts[mode].size} ({mode})" for mode in OBS_MODES)
+        for name in sorted(GAMES)
+    )
+    raise ValueError(
+        f"{path} cannot be played here: its {found} fit no game's view ({views}, or a whole multiple of "
+        "these for stacked observations), so it was not trained on these envs as they are"
+    )
+
+
+def _card_to_write(path: Path, algo: str, game: str | None, reason: str) -> ValueError:
+    """The error for an SB3 save whose card cannot be inferred: why, and the card to write (one line)."""
+    card = {"algo": algo, "game": game or "grid or grab", "obs_mode": "info_state", "stack": 1}
+    if game is not None:
+        card["env_id"] = get_game(game).env_id
+    return ValueError(
+        f"no model card {path.with_suffix('.json')} beside the checkpoint, and {reason}; write it as "
+        f"{json.dumps(card)}, with obs_mode the view it was trained on (info_state or observation) and stack "
+        "how many observations it read at once"
+    )
 
 
 def check_trained_for(card: Card, game: str, what: str) -> None:
@@ -271,8 +348,11 @@ def check_trained_for(card: Card, game: str, what: str) -> None:
 
 
 def checkpoint_card(path: Path, game: str | None = None) -> ModelCard | ExportCard:
-    """The card beside the checkpoint ``path``, checked against ``game`` when given (nothing in ``path`` is read)."""
-    card = read_card(path)
+    """The card beside the checkpoint ``path``, checked against ``game`` when given.
+
+    Nothing in ``path`` is read, unless it has no card: then only the plain JSON of an SB3 save (:func:`read_card`).
+    """
+    card = read_card(path, game)
     if game is not None:
         check_trained_for(card, game, f"checkpoint {path}")
     return card
@@ -292,7 +372,7 @@ def content_algo(path: Path) -> str:
 
     A ``.pt`` is an RLlib export's ``state_dict`` (torch's zip format); a ``.zip`` holding
     ``net.json`` and ``weights.pt`` is the compact learner's; one holding SB3's ``data`` and
-    ``policy.pth`` is SB3's, MaskablePPO or RecurrentPPO as the plain-JSON module name of its
+    ``policy.pth`` is SB3's, MaskablePPO, RecurrentPPO or PPO as the plain-JSON module name of its
     policy class says. Anything else, a corrupt or truncated zip included, is a ``ValueError``.
     """
     if path.suffix == ".pt":
@@ -316,13 +396,16 @@ def content_algo(path: Path) -> str:
             "(net.json, weights.pt)"
         )
     try:
-        policy = json.loads(data).get("policy_class", {})
+        attributes = json.loads(data)
+        policy = attributes.get("policy_class", {})
         module = policy.get("__module__") if isinstance(policy, dict) else None
     except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        module = None
+        attributes, module = {}, None
+    known = ", ".join(f"{algo} ({name})" for name, algo in SB3_POLICIES.items())
     if module not in SB3_POLICIES:
-        known = ", ".join(f"{algo} ({name})" for name, algo in SB3_POLICIES.items())
         raise ValueError(f"{path}: an SB3 save whose policy class comes from {module!r}, not one of {known}")
+    if SB3_POLICIES[module] == "ppo" and "clip_range" not in attributes:
+        raise ValueError(f"{path}: an SB3 actor-critic save without PPO's clip_range (A2C?), not one of {known}")
     return SB3_POLICIES[module]
 
 
@@ -342,5 +425,21 @@ def notify_pickles(path: Path) -> None:
     print(
         f"loading {path}: an SB3 checkpoint holds pickled Python objects, and loading it runs them "
         "(load only files you trust)",
+        file=sys.stderr,
+    )
+
+
+_INFERRED: set[Path] = set()
+
+
+def notify_inferred(path: Path, card: ModelCard) -> None:
+    """Say once per process, on stderr, which card ``path`` was given for want of its own, and how to keep it."""
+    resolved = path.resolve()
+    if resolved in _INFERRED:
+        return
+    _INFERRED.add(resolved)
+    print(
+        f"{path} has no model card; read from its spaces, it is {json.dumps(asdict(card))} "
+        f"(save that as {path.with_suffix('.json')} to keep or correct it)",
         file=sys.stderr,
     )

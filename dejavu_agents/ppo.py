@@ -8,10 +8,11 @@ player for envs, match runners and the tournament); behaviour cloning's DAgger r
 many lanes with one forward pass per step. So the games a clone is trained on are the games
 the trained player plays.
 
-Masked models (MaskablePPO) receive the legal-action mask. RecurrentPPO has no masking: it
-was trained with ``illegal_action="pass"``, and as a player an illegal choice falls back to
-the card's ``fallback_action`` (0, pass, always legal in Grab; elsewhere the first legal
-action); the fallbacks are counted in ``illegal_choices`` so evaluations can report them.
+Masked models (MaskablePPO) receive the legal-action mask. RecurrentPPO and SB3's own PPO have
+no masking (they read the mask as part of the observation only): as a player an illegal choice
+falls back to the card's ``fallback_action`` (0, pass, always legal in Grab; elsewhere the
+first legal action); the fallbacks are counted in ``illegal_choices`` so evaluations can
+report them.
 
 Checkpoints, model cards and where a checkpoint may be loaded from: :mod:`dejavu_agents.models`.
 torch and stable-baselines3 are imported only when a model is loaded (:func:`load_model`).
@@ -68,8 +69,9 @@ def load_model(card: ModelCard, path: Path, device: str = "cpu", quiet: bool = F
         if card.algo not in PICKLE_BEARING:
             raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.loaders")
         from sb3_contrib import MaskablePPO, RecurrentPPO
+        from stable_baselines3 import PPO
 
-        classes: dict[str, Any] = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO}
+        classes: dict[str, Any] = {"maskable_ppo": MaskablePPO, "recurrent_ppo": RecurrentPPO, "ppo": PPO}
         if not quiet:
             notify_pickles(path)
         custom = _policy_kwargs_for(card, path)
@@ -109,6 +111,7 @@ class PolicyLanes:
         self.card = card
         self.deterministic = deterministic
         self.recurrent = card.algo == "recurrent_ppo"
+        self.masked = card.algo == "maskable_ppo"
         self.fresh = np.ones(lanes, dtype=bool)
         self.stacks: list[ObservationStack] = []
         self.state: Any = None
@@ -141,10 +144,12 @@ class PolicyLanes:
             actions, self.state = self.model.predict(
                 model_input, state=self.state, episode_start=self.fresh.copy(), deterministic=self.deterministic
             )
-        else:
+        elif self.masked:
             actions, _ = self.model.predict(
                 model_input, action_masks=masks.astype(bool), deterministic=self.deterministic
             )
+        else:
+            actions, _ = self.model.predict(model_input, deterministic=self.deterministic)
         self.fresh[:] = False
         actions = np.asarray(actions, dtype=np.int64).reshape(self.lanes)
         self.decisions += self.lanes

@@ -13,8 +13,10 @@ everywhere:
 A checkpoint is code (an SB3 zip holds pickles): name only files you trust; naming one that
 holds pickles says so in one line on stderr. Its model card is checked against the game, and
 the file's content against the card, when the command line is read, before any game is
-played and without running any pickle. A :class:`PlayerSpec` is a small picklable value, so
-the tournament's worker processes build the same players from it.
+played and without running any pickle; an SB3 save without a card (a model the user trained
+and saved with SB3 alone) gets the one its spaces show (:func:`dejavu_agents.models.infer_card`).
+A :class:`PlayerSpec` is a small picklable value, so the tournament's worker processes build
+the same players from it.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ from dejavu_agents.cli import shielded
 from dejavu_agents.cloning import PretrainConfig, pretrain
 from dejavu_agents.games import GameAdapter, get_game
 from dejavu_agents.mixture import SELF, build_mixture
-from dejavu_agents.models import ALGORITHMS, ModelCard
+from dejavu_agents.models import ModelCard
 from dejavu_agents.ppo import PPOPlayer
 from dejavu_agents.progress import Progress
 from dejavu_agents.text import counted
@@ -96,7 +96,10 @@ class TrainConfig:
     def __post_init__(self) -> None:
         game = get_game(self.game)
         if self.algo not in SB3_ALGORITHMS:
-            raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
+            raise ValueError(
+                f"algo must be one of {', '.join(SB3_ALGORITHMS)} (or compact_ppo, the batched learner's), "
+                f"got {self.algo!r}"
+            )
         missing = [key for key in REQUIRED_ENV_KWARGS if key not in self.env_kwargs]
         if missing:
             raise ValueError(
