@@ -463,7 +463,8 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
                 model = build_model(config, vec_env)
                 model.set_logger(logger)
                 if config.pretrain is not None:
-                    warm_start(config, model, out, progress)
+                    with bar.doing("warm start: behaviour cloning"):  # its own bars stay off under this one
+                        warm_start(config, model, out, progress)
                     run_evaluation(model, 0)
             else:
                 model.set_env(vec_env)
