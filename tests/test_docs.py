@@ -118,7 +118,7 @@ def test_the_docs_describe_info_reason_as_the_int8_code_it_is() -> None:
     import gymnasium as gym
     import numpy as np
 
-    import dejavu_env  # noqa: F401  (registers the ids)
+    import dejavu_env
 
     _, info = gym.make("DejaVuGrid-v0").reset(seed=0)
     assert info["reason"].dtype == np.int8 and info["reason"] == dejavu_env.REASONS.index("")
