@@ -10,7 +10,8 @@ One bar at a time: a bar made while another is live (a warm start's cloning bars
 training run's) is disabled, and the live one says what runs (:meth:`Progress.doing`). Nested
 bars each redraw with carriage returns and cursor moves, which a log file (``train ... > log``)
 keeps as one garbled line per redraw. Lines for the log go through :meth:`Progress.write`
-(tqdm's), which prints them above the live bar instead of into it.
+(tqdm's), which prints them above the live bar instead of into it. A bar is live until it is
+closed, so close it on errors too (``with Progress(...) as bar:``, or ``finally``).
 """
 
 from __future__ import annotations

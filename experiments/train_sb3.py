@@ -486,7 +486,8 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
         raise TrainingInterrupted(
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None
-    bar.close()
+    finally:
+        bar.close()  # on any error too: a bar left open would keep the next run's bars off (Progress)
     print(
         f"trained {counted(model.num_timesteps, 'timestep')} in {time.perf_counter() - start:,.0f} s; best: {best_zip}"
     )
