@@ -1,14 +1,15 @@
 """Which extra each command needs, and the one line that names it when it is missing.
 
-The wheel is the library alone (``dejavu_env``); the workbench (``dejavu_agents/``, ``experiments/``)
-runs from a clone with the extras of ``pyproject.toml``. Started on an install without its
-extra, a command would die on a ``ModuleNotFoundError`` traceback deep in some import. So the
-two packages' ``__init__`` (which Python runs before the command's own module) call
-:func:`check_command_extras`: under ``python -m dejavu_agents...`` or ``python -m experiments...`` it
-checks that the command's extra is installed, and if not prints one line naming the extra and
-the command that installs it, and exits with status 2; it also makes a Ctrl-C during the
-command's imports one line. A plain ``import dejavu_agents`` is never
-stopped: the registry and the heuristic players need only the core install.
+The wheel installs the library (``dejavu_env``) and its players (``dejavu_agents``), whose
+commands need the extras of ``pyproject.toml``; the workbench (``experiments/``) runs from a
+clone with them. Started on an install without its extra, a command would die on a
+``ModuleNotFoundError`` traceback deep in some import. So the two packages' ``__init__``
+(which Python runs before the command's own module) call :func:`check_command_extras`: under
+``python -m dejavu_agents...`` or ``python -m experiments...`` it checks that the command's
+extra is installed, and if not prints one line naming the extra and the command that installs
+it, and exits with status 2; it also makes a Ctrl-C during the command's imports one line. A
+plain ``import dejavu_agents`` is never stopped: the registry and the heuristic players need
+only the core install.
 """
 
 from __future__ import annotations

@@ -5,13 +5,21 @@ loading models, envs being built); a bar that divides the time so far by the ite
 then shows hours for a run of a minute (2:47:06 for a 600-game tournament that took 70 s).
 :class:`Progress` measures its rate from the first finished item on, and shows no estimate
 until a second one arrives; the elapsed time it shows is still the whole run's.
+
+One bar at a time: a bar made while another is live (a warm start's cloning bars inside a
+training run's) is disabled, and the live one says what runs (:meth:`Progress.doing`). Nested
+bars each redraw with carriage returns and cursor moves, which a log file (``train ... > log``)
+keeps as one garbled line per redraw. Lines for the log go through :meth:`Progress.write`
+(tqdm's), which prints them above the live bar instead of into it. A bar is live until it is
+closed, so close it on errors too (``with Progress(...) as bar:``, or ``finally``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
+from weakref import WeakSet
 
 from tqdm import tqdm
 
@@ -23,10 +31,22 @@ class Progress(tqdm):
     warns in every notebook without it.
     """
 
+    _shown: ClassVar[WeakSet[Progress]] = WeakSet()
+    """The bars made enabled; tqdm's ``close`` sets ``disable``, so the live ones are those not disabled."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("smoothing", 0)
+        if Progress.live() is not None:
+            kwargs["disable"] = True
         self._first: tuple[float, float] | None = None
         super().__init__(*args, **kwargs)
+        if not self.disable:
+            Progress._shown.add(self)
+
+    @staticmethod
+    def live() -> Progress | None:
+        """The bar on screen now (enabled, not closed), if any."""
+        return next((bar for bar in Progress._shown if not bar.disable), None)
 
     def update(self, n: float | None = 1) -> bool | None:
         if self._first is None and n and not self.disable:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
 from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats
 from dejavu_agents.ppo import ModelCard
+from dejavu_agents.progress import Progress
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
 from experiments.evaluate import evaluate
 from experiments.interrupted import TrainingInterrupted
@@ -289,7 +291,9 @@ class Recorder:
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
         score = getattr(target, game.best_score)
         summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
-        print(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}", flush=True)
+        # Above the run's bar, not into its line (a print there leaves the bar's text before it in a log).
+        Progress.write(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}")
+        sys.stdout.flush()
         if score > self.best:
             self.best = score
             with shielded():  # a Ctrl-C now would leave a truncated zip: it waits until the save is done
@@ -306,8 +310,6 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     Ctrl-C raises :class:`experiments.interrupted.TrainingInterrupted` after saving ``out/last.zip``.
     """
     import torch
-
-    from dejavu_agents.progress import Progress
 
     torch.set_num_threads(1)
     torch.manual_seed(config.seed)

@@ -466,7 +466,8 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
                 model = build_model(config, vec_env)
                 model.set_logger(logger)
                 if config.pretrain is not None:
-                    warm_start(config, model, out, progress)
+                    with bar.doing("warm start: behaviour cloning"):  # its own bars stay off under this one
+                        warm_start(config, model, out, progress)
                     run_evaluation(model, 0)
             else:
                 model.set_env(vec_env)
@@ -488,7 +489,8 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
         raise TrainingInterrupted(
             0 if model is None else model.num_timesteps, last, best_zip if best_zip.exists() else None
         ) from None
-    bar.close()
+    finally:
+        bar.close()  # on any error too: a bar left open would keep the next run's bars off (Progress)
     print(
         f"trained {counted(model.num_timesteps, 'timestep')} in {time.perf_counter() - start:,.0f} s; best: {best_zip}"
     )

@@ -111,3 +111,18 @@ def test_the_api_reference_names_packages_that_exist() -> None:
     names = re.findall(r"^   (\w+)$", api, flags=re.MULTILINE)
     assert names == ["dejavu_env", "dejavu_agents"]
     assert all(importlib.util.find_spec(name) is not None for name in names)
+
+
+def test_the_docs_describe_info_reason_as_the_int8_code_it_is() -> None:
+    """``info["reason"]`` was once ``""`` until the end; one README bullet still said so after it became a code."""
+    import gymnasium as gym
+    import numpy as np
+
+    import dejavu_env
+
+    _, info = gym.make("DejaVuGrid-v0").reset(seed=0)
+    assert info["reason"].dtype == np.int8 and info["reason"] == dejavu_env.REASONS.index("")
+    as_text = re.compile(r"`reason`\)?\s*\(`\"\"`|info\[\"reason\"\]`?\s+is\s+`\"\"`")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    stale = [page.name for page in pages if as_text.search(page.read_text())]
+    assert not stale, f"these pages describe info['reason'] as a string: {stale}"

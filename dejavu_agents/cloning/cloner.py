@@ -178,36 +178,35 @@ class Cloner:
             optimizer, T_max=max(1, epochs * per_epoch), eta_min=config.lr / 20
         )
         history = []
-        bar = Progress(
+        with Progress(
             total=epochs * per_epoch, desc=f"clone ({phase})", unit="batch", disable=not progress, leave=False
-        )
-        for epoch in range(epochs):
-            policy.set_training_mode(True)
-            order = rng.permutation(n)
-            sums = np.zeros(6)
-            for b in range(per_epoch):
-                batch = self.batch(train_set, order[b * config.batch_episodes : (b + 1) * config.batch_episodes])
-                out = self.losses(batch)
-                loss = out.cross_entropy + config.value_coef * out.value + config.aux_coef * out.aux
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                schedule.step()
-                rows = int(batch.valid.sum())
-                sums += [out.cross_entropy.item() * rows, out.right, out.value.item() * rows, out.aux.item() * rows,
-                         out.right_grabs, out.grabs]  # fmt: skip
-                bar.update()
-                bar.set_postfix(loss=f"{out.cross_entropy.item():.3f}")
-            val_loss, val_accuracy = evaluate_clone(self.model, val_set, self.stack)
-            steps = train_set.steps
-            stats = EpochStats(
-                phase, epoch, n, float(sums[0] / steps), float(sums[1] / steps), float(sums[4] / max(sums[5], 1)),
-                float(sums[2] / steps), float(sums[3] / steps), val_loss, val_accuracy,
-                round(time.perf_counter() - start, 1),
-            )  # fmt: skip
-            log(stats)
-            history.append(stats)
-        bar.close()
+        ) as bar:  # closed on an error too: an open bar keeps later ones off
+            for epoch in range(epochs):
+                policy.set_training_mode(True)
+                order = rng.permutation(n)
+                sums = np.zeros(6)
+                for b in range(per_epoch):
+                    batch = self.batch(train_set, order[b * config.batch_episodes : (b + 1) * config.batch_episodes])
+                    out = self.losses(batch)
+                    loss = out.cross_entropy + config.value_coef * out.value + config.aux_coef * out.aux
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    schedule.step()
+                    rows = int(batch.valid.sum())
+                    sums += [out.cross_entropy.item() * rows, out.right, out.value.item() * rows, out.aux.item() * rows,
+                             out.right_grabs, out.grabs]  # fmt: skip
+                    bar.update()
+                    bar.set_postfix(loss=f"{out.cross_entropy.item():.3f}")
+                val_loss, val_accuracy = evaluate_clone(self.model, val_set, self.stack)
+                steps = train_set.steps
+                stats = EpochStats(
+                    phase, epoch, n, float(sums[0] / steps), float(sums[1] / steps), float(sums[4] / max(sums[5], 1)),
+                    float(sums[2] / steps), float(sums[3] / steps), val_loss, val_accuracy,
+                    round(time.perf_counter() - start, 1),
+                )  # fmt: skip
+                log(stats)
+                history.append(stats)
         policy.set_training_mode(False)
         return history
 

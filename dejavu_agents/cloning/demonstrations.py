@@ -121,7 +121,6 @@ def record(
     seeds = np.random.default_rng(seed).integers(0, 2**31, size=(episodes, 2)).tolist()
     finished: dict[int, tuple[np.ndarray, ...]] = {}
     playing: dict[int, int] = {}  # lane -> game index
-    bar = Progress(total=episodes, desc="record", unit="game", disable=not progress, leave=False)
 
     def begin(lane_index: int, game: int) -> None:
         lane = lanes[lane_index]
@@ -134,46 +133,47 @@ def record(
         if student is not None:
             student.start(lane_index)
 
-    next_game = 0
-    for lane_index in range(min(len(lanes), episodes)):
-        begin(lane_index, next_game)
-        next_game += 1
-    while playing:
-        active = sorted(playing)
-        for i in active:
-            lane = lanes[i]
-            mask = lane.info["action_mask"]
-            view = lane.view(lane.base.game_state)
-            lane.labels.append(ask_teacher(lane.teacher, view, mask))
-            lane.privileged.append(view["observation"][lane.view.privileged] / lane.view.privileged_high)
-            lane.seen.append(lane.observation["observation"])
-            lane.masks.append(mask)
-        if student is None:
-            actions = [lanes[i].labels[-1] for i in active]
-        else:
-            every = range(len(lanes))
-            actions_all = student.act(
-                [lanes[i].seen[-1] if i in playing else lanes[i].observation["observation"] for i in every],
-                np.asarray([lanes[i].masks[-1] if i in playing else lanes[i].info["action_mask"] for i in every]),
-            )
-            actions = [int(actions_all[i]) for i in active]
-        for i, action in zip(active, actions):
-            lane = lanes[i]
-            lane.observation, reward, terminated, truncated, lane.info = lane.env.step(action)
-            lane.rewards.append(float(reward))
-            if terminated or truncated:
-                finished[playing.pop(i)] = (
-                    _compact(lane.seen),
-                    np.asarray(lane.masks, dtype=np.int8),
-                    np.asarray(lane.labels, dtype=np.int64),
-                    np.asarray(lane.rewards, dtype=np.float32),
-                    np.asarray(lane.privileged, dtype=np.float32).reshape(len(lane.labels), -1),
+    # closed on an error too: an open bar keeps later ones off (dejavu_agents.progress)
+    with Progress(total=episodes, desc="record", unit="game", disable=not progress, leave=False) as bar:
+        next_game = 0
+        for lane_index in range(min(len(lanes), episodes)):
+            begin(lane_index, next_game)
+            next_game += 1
+        while playing:
+            active = sorted(playing)
+            for i in active:
+                lane = lanes[i]
+                mask = lane.info["action_mask"]
+                view = lane.view(lane.base.game_state)
+                lane.labels.append(ask_teacher(lane.teacher, view, mask))
+                lane.privileged.append(view["observation"][lane.view.privileged] / lane.view.privileged_high)
+                lane.seen.append(lane.observation["observation"])
+                lane.masks.append(mask)
+            if student is None:
+                actions = [lanes[i].labels[-1] for i in active]
+            else:
+                every = range(len(lanes))
+                actions_all = student.act(
+                    [lanes[i].seen[-1] if i in playing else lanes[i].observation["observation"] for i in every],
+                    np.asarray([lanes[i].masks[-1] if i in playing else lanes[i].info["action_mask"] for i in every]),
                 )
-                bar.update()
-                if next_game < episodes:
-                    begin(i, next_game)
-                    next_game += 1
-    bar.close()
+                actions = [int(actions_all[i]) for i in active]
+            for i, action in zip(active, actions):
+                lane = lanes[i]
+                lane.observation, reward, terminated, truncated, lane.info = lane.env.step(action)
+                lane.rewards.append(float(reward))
+                if terminated or truncated:
+                    finished[playing.pop(i)] = (
+                        _compact(lane.seen),
+                        np.asarray(lane.masks, dtype=np.int8),
+                        np.asarray(lane.labels, dtype=np.int64),
+                        np.asarray(lane.rewards, dtype=np.float32),
+                        np.asarray(lane.privileged, dtype=np.float32).reshape(len(lane.labels), -1),
+                    )
+                    bar.update()
+                    if next_game < episodes:
+                        begin(i, next_game)
+                        next_game += 1
     for lane in lanes:
         lane.env.close()
     games = [finished[g] for g in range(episodes)]

@@ -15,12 +15,13 @@ with a one-line :class:`ImportError` that says so.
 
 Kernels are compiled on first use and cached on disk (``cache=True``, in ``__pycache__`` beside
 the sources, or ``NUMBA_CACHE_DIR``): only the first process after an install or a change pays
-the compile time (10-20 s), and :func:`compile_notice` says so on stderr.
+the compile time (10-20 s), and :func:`compile_notice` says so on stderr, for each game's kernels.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,20 +59,37 @@ def inline_jit(function: F) -> F:
 
 _NOTICE_AFTER_S = 2.0
 """A warm-up that loads every kernel from the disk cache takes well under this; a compile takes 10-20 s."""
-_noticed = False
 
 
 @contextmanager
 def compile_notice(what: str) -> Iterator[None]:
-    """Time a vector env's warm-up (its kernels compiled, or loaded from numba's cache) and, the first
-    time in a process that it took long, say so on stderr in one line, with the time it took: a cold
-    cache compiles for 10-20 s, which would otherwise look like a hang."""
-    global _noticed
+    """Time a vector env's warm-up (its kernels compiled, or loaded from numba's cache) and, once it has run
+    for ``_NOTICE_AFTER_S`` (2 s), say on stderr that the ``what`` kernels are compiling, then how long it took:
+    a cold cache compiles for 10-20 s, which would otherwise look like a hang.
+
+    Each game's warm-up runs once per process (its own ``_warm`` flag), so each kernel set is said the first
+    time it compiles: a second game's batched env built in the same process is as slow as the first, and is
+    said as well. The first line comes from a timer thread while the compile runs (it printed 2.2 s into a
+    12 s cold compile of Grab's kernels), so a long wait is explained while it goes on, not only after.
+    """
+    said = threading.Event()
+
+    def say_compiling() -> None:
+        said.set()
+        print(f"dejavu_env: compiling the {what} kernels (10-20 s, once: numba caches them on disk)...",
+              file=sys.stderr, flush=True)
+
+    timer = threading.Timer(_NOTICE_AFTER_S, say_compiling)
+    timer.daemon = True
     start = time.perf_counter()
-    yield
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # the first line, if it is being printed, is out before the second
     took = time.perf_counter() - start
-    if took >= _NOTICE_AFTER_S and not _noticed:
-        _noticed = True
+    if said.is_set() or took >= _NOTICE_AFTER_S:
         print(
             f"dejavu_env: compiled the {what} kernels in {took:.1f} s (once: numba caches them on disk)",
             file=sys.stderr,

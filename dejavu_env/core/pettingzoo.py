@@ -9,13 +9,16 @@ PettingZoo's classic games. Why: TorchRL's ``PettingZooWrapper(env, use_mask=Tru
 0.14) takes the mask from the observation *or* the info, and fails on a reset that has both.
 ``mask_in_info=True`` puts the same mask in each agent's ``info`` too, where AgileRL reads it.
 
-Reset options follow PettingZoo's standard: its ``api_test`` resets with the probe
-``options={"options": 1}``, so an unknown key is ignored with a warning naming it, while a
-known key with a bad value is a ``ValueError`` that changes nothing.
+Reset options follow PettingZoo's standard, where ``options`` is a free dict an env reads what it
+knows from: its ``api_test`` resets with the probe ``options={"options": 1}``, so an unknown key is
+ignored quietly (a warning there was noise in every API test), a key that looks like a misspelt
+known one (``"dek"``) is a ``ValueError`` that names the known key, and a known key with a bad value
+is a ``ValueError``; either changes nothing.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -158,16 +161,19 @@ class MultiAgentFrontEnd:
         return seat
 
     def _known_options(self, seed: Any, options: Any) -> dict[str, Any]:
-        """Check ``seed`` and keep the options this env knows (unknown keys: a warning, ignored)."""
+        """Check ``seed`` and keep the options this env knows: other keys are ignored, as PettingZoo's API
+        expects, unless one looks like a misspelt known key (a silent typo would play the wrong game)."""
         check_seed(seed)
         if options is None:
             return {}
         if not isinstance(options, Mapping):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(self.reset_options), key=repr)
-        if unknown:
-            # Arguments, not an f-string: gymnasium's logger %-formats the message, and a key may hold a "%".
-            logger.warn("reset ignores unknown option(s) %s; known: %s", unknown, list(self.reset_options))
+        for key in options:
+            near = difflib.get_close_matches(key, self.reset_options, n=1, cutoff=0.75) if isinstance(key, str) else []
+            if near and key not in self.reset_options:
+                raise ValueError(
+                    f"unknown reset option {key!r:.60}: did you mean {near[0]!r}? known: {list(self.reset_options)}"
+                )
         return {key: value for key, value in options.items() if key in self.reset_options}
 
     def _reseed(self, seed: Any) -> np.random.Generator:

@@ -109,8 +109,9 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     races (``None`` keeps drawing from the current one); options ``"cards"`` (a custom deck:
     36 lists of object ids, each object on two cards) and ``"orders"`` (three permutations
     of the card indices, per round: the first three set aside, the rest flipped in order).
-    A bad value is a ``ValueError`` that changes nothing; unknown options are ignored with a
-    warning, as PettingZoo's ``parallel_api_test`` expects of its probe ``{"options": 1}``.
+    A bad value is a ``ValueError`` that changes nothing; other keys are ignored, as PettingZoo's
+    ``parallel_api_test`` expects of its probe ``{"options": 1}``, except a misspelt known key
+    (``"order"``): a ``ValueError`` naming it.
 
     Version history:
 

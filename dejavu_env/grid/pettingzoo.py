@@ -82,8 +82,8 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     ``reset(seed=None, options=None)``: ``seed`` reseeds the deal generator (``None`` keeps
     drawing from the current one); option ``"deck"`` fixes the deal (32 ``(a, b)`` pairs,
     slots 0..7 first, then the draw pile from the top; a bad deck is a ``ValueError`` and
-    changes nothing). Unknown options are ignored with a warning, as PettingZoo's
-    ``api_test`` expects of its probe ``{"options": 1}``.
+    changes nothing). Other keys are ignored, as PettingZoo's ``api_test`` expects of its
+    probe ``{"options": 1}``, except a misspelt ``"deck"`` (``"dek"``): a ``ValueError``.
 
     Version history:
 

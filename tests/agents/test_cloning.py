@@ -191,7 +191,9 @@ def test_dagger_rounds_add_games_played_by_the_student(tmp_path: Path) -> None:
     assert np.isfinite(history[-1].val_loss)
 
 
-def test_pretrain_section_is_validated_scaled_and_run_before_the_first_stage(tmp_path: Path) -> None:
+def test_pretrain_section_is_validated_scaled_and_run_before_the_first_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(ValueError, match="unknown pretrain keys"):
         PretrainConfig.from_dict({"teachr": "perfect"})
     with pytest.raises(ValueError, match=r"pretrain\.lr"):
@@ -201,7 +203,11 @@ def test_pretrain_section_is_validated_scaled_and_run_before_the_first_stage(tmp
     small = config.scaled(sum(stage.timesteps for stage in config.stages) // 200)
     assert small.pretrain is not None and small.pretrain.episodes == 3
     small = dataclasses.replace(small, eval_games=2)
-    train(small, tmp_path / "run", progress=False)
+    train(small, tmp_path / "run", progress=True)
+    bars = capsys.readouterr().err
+    # One bar in the log: the warm start's own bars (record, clone) stay off under the run's, which says it.
+    assert "train:" in bars and "warm start: behaviour cloning" in bars
+    assert "record:" not in bars and "clone (" not in bars, bars
     assert (tmp_path / "run" / "pretrain.csv").read_text().startswith("phase,epoch,games,loss")
     timesteps = [line.split(",")[0] for line in (tmp_path / "run" / "eval.csv").read_text().splitlines()[1:]]
     assert timesteps[0] == "0"

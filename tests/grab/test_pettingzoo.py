@@ -55,6 +55,7 @@ def pass_all(penv):
     return dict.fromkeys(penv.agents, 0)
 
 
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("n_players", [2, 6])
 def test_pettingzoo_parallel_api_test(mode, n_players):
@@ -62,9 +63,12 @@ def test_pettingzoo_parallel_api_test(mode, n_players):
         parallel_api_test(parallel_env(n_players=n_players, obs_mode=mode), num_cycles=1000)
 
 
-# api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games.
+# api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games;
+# any other warning (its reset probe options={"options": 1} once warned) fails the test (the mark nearest
+# the function is the broadest: pytest gives the farther ones precedence).
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("mode", MODES)
 def test_aec_conversion_passes_api_test(mode):
     api_test(env(n_players=3, obs_mode=mode), num_cycles=500)

@@ -26,9 +26,12 @@ def random_deck(seed):
     return [CARDS[c] for c in np.random.default_rng(seed).permutation(len(CARDS))]
 
 
-# api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games.
+# api_test's heuristics expect flat observations unless the env is one of PettingZoo's own classic games;
+# any other warning (its reset probe options={"options": 1} once warned) fails the test (the mark nearest
+# the function is the broadest: pytest gives the farther ones precedence).
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("mode", MODES)
 def test_pettingzoo_api_test(mode):
     for _ in range(3):  # api_test plays one game per reset: a few games cover more positions

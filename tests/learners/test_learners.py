@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 from pathlib import Path
 
 import gymnasium as gym
@@ -41,7 +43,11 @@ def _small(name: str, timesteps: int, n_envs: int) -> BatchedConfig:
 def test_each_config_trains_a_few_hundred_steps_with_its_league_and_writes_a_run(name: str, tmp_path: Path) -> None:
     config = _small(name, 512, 8)
     assert any(s.opponents.get("self", 0) > 0 for s in config.stages) and config.league.size > 0
-    best = train(config, tmp_path, progress=False)
+    log = io.StringIO()  # stdout and stderr in one file, as `python -m experiments.train ... > log 2>&1` writes
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        best = train(config, tmp_path, progress=True)
+    said = [line.split("\r")[-1] for line in log.getvalue().split("\n") if " steps, " in line]
+    assert said and all(line.startswith("[") for line in said), said  # above the bar, not after its text
     progress = (tmp_path / "progress.csv").read_text().splitlines()
     assert progress[0].startswith("timesteps,wall_s,") and len(progress) >= 3
     assert (tmp_path / "eval.csv").read_text().count("\n") >= 2

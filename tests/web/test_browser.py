@@ -1,4 +1,4 @@
-"""Whole games in a real browser: Playwright drives Debian's headless Chromium through the page.
+"""Whole games in a real browser: Playwright drives a headless Chromium through the page.
 
 The tests click only what a person can click (buttons by their ``data-action``), wait for the
 board's ``data-state`` with selectors (the page's Content-Security-Policy forbids evaluated
@@ -7,14 +7,15 @@ recorded replays to the final scores the page showed. The mid-game screenshots g
 folder in ``DEJAVU_WEB_SHOTS`` (the docs' are made with ``DEJAVU_WEB_SHOTS=docs/_static``),
 else to the test's temporary folder, with the final boards (always there).
 
-Skipped, with the reason, where Playwright or a Chromium is missing; CI installs both.
+The Chromium is ``DEJAVU_CHROMIUM``, else the system's, else Playwright's own download
+(:mod:`tests.web.chromium`). Skipped, with the reason, where Playwright or a Chromium is
+missing; CI installs both.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import threading
 import time
@@ -25,9 +26,6 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the test extra)")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    pytest.skip("no Chromium on PATH (apt-get install chromium); CI installs it", allow_module_level=True)
 
 import uvicorn  # noqa: E402
 
@@ -35,6 +33,7 @@ from dejavu_agents.web.app import create_app  # noqa: E402
 from dejavu_agents.web.records import read_records  # noqa: E402
 from dejavu_agents.web.replay import replay  # noqa: E402
 from dejavu_env.grab.cards import canonical_deck  # noqa: E402
+from tests.web.chromium import HOW, chromium_to_drive  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +62,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = chromium_to_drive(p.chromium.executable_path)
+        if chromium is None:
+            pytest.skip(HOW)
+        launched = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         yield launched
         launched.close()
 
