@@ -239,7 +239,7 @@ def test_grab_refuses_stale_and_gone_grabs(client: TestClient) -> None:
         held = re.findall(r"<tr><th>perfect</th><td>\d+</td><td>(.*?)</td>", html)
         if held and "tile" in held[0]:
             # An object the bot holds: every grab of it is refused by the engine.
-            gone_names = re.findall(r">([^<>]+)</span>", held[0])
+            gone_names = re.findall(r'aria-label="([^"]+)"', held[0])
             from dejavu_env.grab.cards import canonical_deck
 
             gone = 1 + canonical_deck().names.index(gone_names[0])

@@ -15,9 +15,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,12 +26,11 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     pytest.skip("no Chromium on PATH (apt-get install chromium); CI installs it", allow_module_level=True)
 
-import uvicorn  # noqa: E402
-
 from dejavu_agents.web.app import create_app  # noqa: E402
 from dejavu_agents.web.records import read_records  # noqa: E402
 from dejavu_agents.web.replay import replay  # noqa: E402
 from dejavu_env.grab.cards import canonical_deck  # noqa: E402
+from tests.web.live import live_server  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -43,21 +39,8 @@ pytestmark = pytest.mark.slow
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """A real uvicorn server on a free loopback port, with its log; stopped after the module."""
     log = tmp_path_factory.mktemp("web") / "games.jsonl"
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(log), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not running.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", log
-    running.should_exit = True
-    thread.join(10)
-    sock.close()
+    with live_server(create_app(log)) as base:
+        yield base, log
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +123,8 @@ def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object
             round_match = re.search(r"Round (\d) of 3", text)
             if round_match and int(round_match[1]) != current_round:
                 current_round, seen = int(round_match[1]), set()
-            card = page.locator("#board .card .tile").all_inner_texts()
+            tiles = page.locator("#board .card .tile")  # each object's picture, named by its title
+            card = [tiles.nth(i).get_attribute("title") for i in range(tiles.count())]
             again = [name for name in card if name in seen]
             seen.update(card)
             if again and state(page) == "playing":
