@@ -33,6 +33,8 @@ from dejavu_env.grab.cards import canonical_deck  # noqa: E402
 from tests.web.live import live_server  # noqa: E402
 
 pytestmark = pytest.mark.slow
+REACTION_MS = 120
+"""How long the scripted Grab player waits after seeing a card before it clicks: a quick person."""
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +132,8 @@ def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object
             if again and state(page) == "playing":
                 target = f'#board .middle button[data-action="{1 + names.index(again[0])}"]'
                 if page.locator(target).count():
-                    page.locator(target).click(timeout=250)
+                    page.wait_for_timeout(REACTION_MS)  # a person's time: a grab under 100 ms is refused
+                    page.locator(target).click(timeout=150)
             if current_round == 2 and not shot and page.locator("#board .scores .tile").count() >= 4:
                 page.screenshot(path=str(shots / "web-grab.png"))
                 shot = True
@@ -143,6 +146,7 @@ def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object
     points = [int(p) for p in re.findall(r"^(?:You|human-casual|perfect)\t(\d+)", text, re.M)]
     assert points == [int(s) for s in played.outcome.scores]
     assert any(t["tried"][0] for t in record.moves) and all(
-        m is None or 0 <= m <= record.flip_ms for t in record.moves for m in t["ms"][:1]
+        m is None or REACTION_MS <= m <= record.flip_ms for t in record.moves for m in t["ms"][:1]
     )
+    assert not [r for t in record.moves for r in t["refused"]]  # a person's pace is never refused
     page.close()
