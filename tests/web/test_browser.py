@@ -106,7 +106,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
 
 
 def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path, tmp_path: Path) -> None:
-    """A person with a perfect memory: grab whatever shows a second time this round, if it is still there."""
+    """A quick person with a perfect memory: grab whatever shows a second time this round, if it is still there."""
     base, log = server
     page = browser.new_page(viewport={"width": 900, "height": 760})
     page.goto(f"{base}/play?game=grab&opponents=human-casual,perfect&flip_ms=300&seed=5")
