@@ -84,10 +84,10 @@ def test_a_grab_sent_before_its_card_or_faster_than_a_person_is_refused_and_kept
             assert (refusal.action, refusal.reason) == (action, reason)
             assert refusal.ms == pytest.approx(1000 * received_s)  # timed from the whole request
             ticks.append(game.make_record().moves[0])
-        # The bound itself is a person's time: a grab at exactly MIN_REACTION_MS races.
+        # A person's time: a grab just over MIN_REACTION_MS races.
         game = await _open_tick(43, log)
         shown = game.flipped_at
-        ms = MIN_REACTION_MS / 1000
+        ms = (MIN_REACTION_MS + 1) / 1000
         answer = await game.move(_legal_grab(game), game.tick_index, Arrival(shown + 0.001, shown + ms))
         assert "ms" in answer and game.table.tick is not None and game.table.tick.refused == []
         game.stop()
@@ -133,7 +133,11 @@ def test_a_grab_whose_body_comes_after_the_flip_does_not_win(tmp_path: Path, mon
         move = f"/api/games/{game_id}/move"
         assert client.post(f"/api/games/{game_id}/begin", json={"record": True, "player_id": "cheat-1"}).is_success
         version, tick, answers = 0, 0, {"cheat": [], "honest": []}
-        while len(answers["cheat"]) < 8 or not answers["honest"]:
+
+        def early() -> list[dict]:  # the attacks answered "before its card" (others may come too late for their tick)
+            return [a for _, a in answers["cheat"] if "before its card" in a.get("error", "")]
+
+        while len(early()) < 5 or not any(status == 200 for status, _ in answers["honest"]):
             now = client.get(f"/api/games/{game_id}?after={version}").json()
             version, html = now["version"], now["board"]
             assert now["phase"] == "playing", "the game ended before the attempts were made"
@@ -155,6 +159,7 @@ def test_a_grab_whose_body_comes_after_the_flip_does_not_win(tmp_path: Path, mon
                 sock.sendall(json.dumps({"action": action, "step": step}).ljust(length).encode())
                 if target:
                     answers["cheat"].append(_answer(sock))
+                    assert answers["cheat"][-1][0] == 400, answers["cheat"]  # never a race, let alone a win
                 else:
                     sock.close()
             elif tick % 3 == 0 and objects(html, "middle"):  # an honest grab, as late as the attack's body
@@ -162,15 +167,12 @@ def test_a_grab_whose_body_comes_after_the_flip_does_not_win(tmp_path: Path, mon
                 grab = {"action": 1 + NAMES.index(objects(html, "middle")[0]), "step": tick}
                 answer = client.post(move, json=grab)
                 answers["honest"].append((answer.status_code, answer.json()))
-        while client.get(f"/api/games/{game_id}?after={version}").json()["phase"] == "playing":
-            version += 1
-    assert all(status == 400 for status, _ in answers["cheat"]), answers["cheat"]
-    early = [a for _, a in answers["cheat"] if "before its card" in a["error"]]
-    assert len(early) >= 4, answers["cheat"]  # the others came too late for their tick on a busy machine
-    assert any(status == 200 and " ms" in a["message"] for status, a in answers["honest"]), answers["honest"]
+        while (now := client.get(f"/api/games/{game_id}?after={version}").json())["phase"] == "playing":
+            version = now["version"]  # the game plays on to its end, and to the log
+    assert all(" ms" in a["message"] for status, a in answers["honest"] if status == 200), answers["honest"]
     (record,) = read_records(log)
     refused = [r for t in record.moves for r in t["refused"]]
-    assert len(refused) == len(early) and {r["reason"] for r in refused} == {BEFORE_CARD}
+    assert len(refused) == len(early()) and {r["reason"] for r in refused} == {BEFORE_CARD}
     assert all(r["ms"] >= 1000 * delay for r in refused)  # timed from the body, not from the headers
     for t in record.moves:
         assert t["ms"][0] is None or t["ms"][0] >= 1000 * delay  # no time a client made
