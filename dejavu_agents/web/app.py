@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dejavu_agents.web.games import GrabGame, GridGame, WebGame
+from dejavu_agents.web.games import Arrival, GrabGame, GridGame, WebGame
 from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
 from dejavu_agents.web.records import GameLog
 from dejavu_agents.web.sessions import Session, Sessions, new_game_id
@@ -237,17 +237,30 @@ async def game_page(server: Server, request: Request) -> Response:
         else '<form id="consent"><p>This server records nothing.</p>'
         '<button type="submit" data-record="no">Start</button></form>'
     )
-    link = f"/play?{escape(game.request.query())}"
+    link = f"/play?{escape(game.request.query(seed=False))}"
     body = (
         f'<div id="game" data-game="{game.id}" data-version="{game.version}">{ask}'
-        f'<p id="message" role="status"></p>{game.board}'
-        f'<p id="after" hidden><a href="/game/{game.id}/replay?step=0">Replay the game</a> · '
-        f'<a href="/api/games/{game.id}/record">its record</a> · <a href="{link}">play this deal again</a> · '
-        '<a href="/">start page</a></p>'
-        f'<p class="share">Link to this game: <a href="{link}">{link}</a></p></div>'
+        f'<p id="message" role="status"></p>{game.board}<div id="after">{_after(game)}</div>'
+        f'<p class="share">Link to a new game against the same opponents: <a href="{link}">{link}</a></p></div>'
         '<script src="/static/page.js"></script>'
     )
     return _page(f"Déjà Vu: {game.game}", body)
+
+
+def _after(game: WebGame) -> str:
+    """The finished game's links: its replay, its record, and its seed (the link to this deal).
+
+    Empty until the game is over: the seed gives the whole deal (Grid's faces and deck order,
+    every Grab card to come), so showing it during play would show every hidden card.
+    """
+    if not game.over:
+        return ""
+    link = f"/play?{escape(game.request.query())}"
+    return (
+        f'<p><a href="/game/{game.id}/replay?step=0">Replay the game</a> · '
+        f'<a href="/api/games/{game.id}/record">its record</a> · '
+        f'seed {game.request.seed}: <a href="{link}">play this deal again</a> · <a href="/">start page</a></p>'
+    )
 
 
 async def replay_page(server: Server, request: Request) -> Response:
@@ -270,7 +283,10 @@ async def replay_page(server: Server, request: Request) -> Response:
 
 # ---------------------------------------------------------------------- the API
 def _board(game: WebGame, **extra: Any) -> JSONResponse:
-    return JSONResponse({"ok": True, "version": game.version, "phase": game.phase, "board": game.board, **extra})
+    data = {"ok": True, "version": game.version, "phase": game.phase, "board": game.board, **extra}
+    if game.over:
+        data["after"] = _after(game)
+    return JSONResponse(data)
 
 
 async def poll(server: Server, request: Request) -> Response:
@@ -298,14 +314,17 @@ async def begin(server: Server, request: Request) -> Response:
 
 
 async def move(server: Server, request: Request) -> Response:
-    received = asyncio.get_running_loop().time()
+    # A grab is timed from the whole request, and refused if its headers came before its card:
+    # timing from the headers let a client send them early and the body as the card flips.
+    began = asyncio.get_running_loop().time()
     game = _game(server, request)
     data = await _json_body(request)
+    arrival = Arrival(began, asyncio.get_running_loop().time())
     unknown = sorted(set(data) - {"action", "step"})
     if unknown:
         raise Refused(400, f"unknown field {unknown[0][:20]!r}: a move is {{action, step}}, nothing else is read")
     try:
-        message = await game.move(data.get("action"), data.get("step"), received)
+        message = await game.move(data.get("action"), data.get("step"), arrival)
     except ValueError as err:
         return JSONResponse(
             {"ok": False, "error": str(err), "version": game.version, "phase": game.phase, "board": game.board}, 400

@@ -8,8 +8,11 @@ either way.
 
 Grab's clock (:meth:`GrabGame.run`, one asyncio task per game): flip; ask the bots; open
 the tick; each bot's grab lands at its drawn reaction time (or at the tick's end, if slower);
-a person's grab is timed on arrival; after ``flip_ms`` the tick is settled and the next
-card flips. A round's end pauses the clock so the person can read the result.
+a person's grab is timed from the flip to the moment the server holds the whole request
+(:class:`Arrival`), and refused if its request began before the flip (a client could send
+the headers early and the body the instant the card shows) or if it is too fast for a person
+(:data:`~dejavu_agents.web.grab_table.MIN_REACTION_MS`); after ``flip_ms`` the tick is
+settled and the next card flips. A round's end pauses the clock so the person can read the result.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import asyncio
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dejavu_agents.web.grab_table import BotGrab, GrabTable
@@ -41,6 +45,15 @@ NEWS_LINES = 10
 ABANDON_S = 90.0
 """A grab game whose page has not asked for news this long is stopped (and not recorded)."""
 ROUND_PAUSE_MS = 2500
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """When a move's request reached the server, on the event loop's clock (seconds): ``began``
+    once its headers were in, ``received`` once its whole body was read."""
+
+    began: float
+    received: float
 
 
 class WebGame(ABC):
@@ -129,7 +142,7 @@ class WebGame(ABC):
     async def start(self) -> None: ...
 
     @abstractmethod
-    async def move(self, action: object, step: object, received: float) -> str:
+    async def move(self, action: object, step: object, arrival: Arrival) -> str:
         """Play the person's move (``ValueError``, nothing changed, when it is refused); a message for the page."""
 
     @abstractmethod
@@ -182,7 +195,7 @@ class GridGame(WebGame):
             who = "You" if move.seat == self.table.person_seat else self.names[move.seat]
             self.say(f"{who}: {action_name(move.action)}")
 
-    async def move(self, action: object, step: object, received: float) -> str:
+    async def move(self, action: object, step: object, arrival: Arrival) -> str:
         async with self.lock:
             if self.phase == "consent":
                 raise ValueError("answer the recording question first")
@@ -251,7 +264,8 @@ class GrabGame(WebGame):
         self.flip_ms = request.flip_ms
         self.tick_open = False
         self.tick_index = 0
-        self._t0 = 0.0
+        self.flipped_at = 0.0
+        """When the current card was shown (the event loop's clock): a grab is timed from it."""
         self.landed: list[BotGrab] = []
         self.mine = 0
         self.task: asyncio.Task[None] | None = None
@@ -288,16 +302,16 @@ class GrabGame(WebGame):
                 self.publish()
                 return
             grabs = await asyncio.to_thread(table.begin_tick, self.elapsed_ms())
-            self._t0 = loop.time()
+            self.flipped_at = loop.time()
             self.landed, self.mine = [], 0
             self.tick_open = True
             self.publish()
             window = self.flip_ms / 1000
             for grab in grabs:
-                await asyncio.sleep(max(0.0, self._t0 + min(grab.ms / 1000, window) - loop.time()))
+                await asyncio.sleep(max(0.0, self.flipped_at + min(grab.ms / 1000, window) - loop.time()))
                 self.landed.append(grab)
                 self.publish()
-            await asyncio.sleep(max(0.0, self._t0 + window - loop.time()))
+            await asyncio.sleep(max(0.0, self.flipped_at + window - loop.time()))
             self.tick_open = False
             rounds = len(table.state.round_points)
             before = list(table.state.in_round)
@@ -329,7 +343,10 @@ class GrabGame(WebGame):
                 self.say(f"{names[seat]} {'are' if seat == 0 else 'is'} out of this round: the new card shows "
                          "an object already held")  # fmt: skip
 
-    async def move(self, action: object, step: object, received: float) -> str:
+    async def move(self, action: object, step: object, arrival: Arrival) -> str:
+        """A grab on tick ``step``, timed from its flip to ``arrival.received``; refused (and kept in
+        the tick, see :class:`~dejavu_agents.web.grab_table.GrabRefused`) when ``arrival.began``
+        is before the flip: the request was on its way before the card it names was shown."""
         if self.phase == "consent":
             raise ValueError("answer the recording question first")
         if self.phase != "playing":
@@ -337,10 +354,10 @@ class GrabGame(WebGame):
         if not self.tick_open:
             raise ValueError("too late: that card's tick has ended")
         _check_step(step, self.tick_index)
-        ms = 1000 * (received - self._t0)
+        ms = 1000 * (arrival.received - self.flipped_at)  # >= 0: the checked step was shown then
         if ms > self.flip_ms:
             raise ValueError("too late: that card's tick has ended")
-        message = self.table.grab(0, action, max(ms, 0.0))
+        message = self.table.grab(0, action, ms, shown=arrival.began >= self.flipped_at)
         assert self.table.tick is not None
         tried = self.table.tick.tried[0]
         if tried and self.table.winner(tried) == 0:

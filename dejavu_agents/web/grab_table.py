@@ -7,8 +7,13 @@ reaction wins the object, the others get nothing this tick) with the times it ha
 
 - a bot's reaction time is drawn from the engine's own lognormal, ``exp(log_mean + sigma * z)``
   with the state's ``log_means`` and ``sigma`` (the distribution the engine races with);
-- a person's is the time from the tick's start to the server's receipt of the grab, given
-  by the caller (:class:`dejavu_agents.web.games.GrabGame` reads the clock).
+- a person's is the time from the tick's start to the server's receipt of the whole grab,
+  given by the caller (:class:`dejavu_agents.web.games.GrabGame` reads the clock).
+
+A person's grab that cannot be a person's reaction to the card is refused and kept apart
+(:class:`Refusal`, the record's ``refused``): one sent before its card was shown (the
+caller says so), or timed under :data:`MIN_REACTION_MS`. It takes the seat's one grab of
+the tick, so a refused client cannot try again a little later, and it never races.
 
 The engine then gets only the winners' grabs (every other seat passes), checked by its own
 :func:`~dejavu_env.grab.rules.check_actions`, so it never races and the recorded actions
@@ -40,6 +45,18 @@ from dejavu_env.grab.rules import (
 )
 from dejavu_env.grab.seats import Seats
 
+MIN_REACTION_MS = 100.0
+"""The fastest grab a person's reaction can make, in ms from the card's flip: a faster one is refused.
+
+Why 100 ms: simple visual reaction times of people start near 150 ms, and a choice (which of the
+objects on the card, was it seen before) takes longer; a grab under 100 ms was sent before its
+card was seen, by a script or by a guess, so it measures nothing a human player model could fit.
+"""
+BEFORE_CARD = "before-card"
+"""A refusal's reason: the grab's request began before its card was shown."""
+TOO_FAST = "too-fast"
+"""A refusal's reason: the grab came under :data:`MIN_REACTION_MS` after its card was shown."""
+
 
 @dataclass(frozen=True)
 class BotGrab:
@@ -50,15 +67,33 @@ class BotGrab:
     ms: float
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A person's grab refused as no reaction to its card: ``seat`` reached for ``action`` ``ms``
+    after the flip, refused for ``reason`` (:data:`BEFORE_CARD` or :data:`TOO_FAST`)."""
+
+    seat: int
+    action: int
+    ms: float
+    reason: str
+
+
+class GrabRefused(ValueError):
+    """A grab refused by :meth:`GrabTable.grab` as no person's reaction; unlike other refusals,
+    the tick keeps it (:attr:`Tick.refused`), and the seat's grab for the tick is spent."""
+
+
 @dataclass
 class Tick:
     """What one tick recorded: per seat the grab ``tried`` (0 = pass), its reaction ``ms``
-    (``None`` for a pass) and the ``actions`` the engine got (the race winners' grabs)."""
+    (``None`` for a pass) and the ``actions`` the engine got (the race winners' grabs);
+    ``refused`` the people's grabs refused as no reaction to the card (never raced)."""
 
     t_ms: int
     tried: list[int]
     ms: list[float | None]
     actions: list[int] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
 
 
 class GrabTable:
@@ -111,9 +146,13 @@ class GrabTable:
             self.tick.ms[grab.seat] = grab.ms
         return sorted(grabs, key=lambda g: g.ms)
 
-    def grab(self, seat: int, action: object, ms: float) -> str:
-        """A person's grab, ``ms`` after the tick began: ``ValueError`` (nothing changes) when the
-        engine refuses it or the seat already chose this tick; else the race's news for the person."""
+    def grab(self, seat: int, action: object, ms: float, *, shown: bool = True) -> str:
+        """A person's grab, ``ms`` after the tick began; ``shown``: its request began after the card was.
+
+        ``ValueError`` (nothing changes) when the engine refuses it or the seat already chose this
+        tick; :class:`GrabRefused` (the tick keeps the :class:`Refusal`) when it was sent before its
+        card was shown or is faster than :data:`MIN_REACTION_MS`; else the race's news for the person.
+        """
         tick = self.tick
         if tick is None:
             raise ValueError("no card is showing yet; wait for the next flip")
@@ -122,8 +161,12 @@ class GrabTable:
         action = check_action(self.state, seat, action, "you")
         if action == PASS:
             return "you pass"
-        if tick.tried[seat]:
+        if tick.tried[seat] or any(r.seat == seat for r in tick.refused):
             raise ValueError("you already reached for an object this tick (one grab per tick)")
+        if not shown or ms < MIN_REACTION_MS:
+            tick.refused.append(Refusal(seat, action, float(ms), TOO_FAST if shown else BEFORE_CARD))
+            why = f"{ms:.0f} ms is faster than a person reacts (at least {MIN_REACTION_MS:.0f} ms)"
+            raise GrabRefused(f"refused: {why if shown else 'that grab was sent before its card was shown'}")
         tick.tried[seat] = action
         tick.ms[seat] = float(ms)
         winner = self.winner(action)

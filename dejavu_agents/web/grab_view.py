@@ -4,7 +4,8 @@ The observation (:mod:`dejavu_env.grab.observation`) gives the card on top, the 
 who holds what, who is out, the points, the round and the cards left. The news are public
 events the table announces as they happen (a bot's grab the moment it lands, a round's
 result and its aside cards once the round is over), never a card still face down. Each
-object in the middle is a ``<button data-action="1 + k">``; ``data-action="0"`` passes.
+object in the middle is a ``<button data-action="1 + k">``; ``data-action="0"`` passes. Each
+object is drawn as its picture (:mod:`dejavu_agents.web.pictures`), named by its ``aria-label``.
 """
 
 from __future__ import annotations
@@ -14,21 +15,18 @@ from html import escape
 
 import numpy as np
 
+from dejavu_agents.web.pictures import picture
 from dejavu_env.core.game import Outcome
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, GrabDeck
 
 View = dict[str, np.ndarray]
 
 
-def _colours(deck: GrabDeck, k: int) -> str:
-    """The object's own colour, with ink that reads on it."""
-    r, g, b = deck.colors[k]
-    ink = "#111" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#fff"
-    return f"background:rgb({r},{g},{b});color:{ink}"
-
-
 def _tile(deck: GrabDeck, k: int, extra: str = "") -> str:
-    return f'<span class="tile{extra}" style="{_colours(deck, k)}">{escape(deck.names[k])}</span>'
+    """An object that is no move now: its picture on a tile (``small`` in the holdings, ``taken`` this tick)."""
+    drawn = picture(deck.names[k], deck.colors[k], size="1.7em" if "small" in extra else "2.6em")
+    note = ", taken" if "taken" in extra else ""
+    return f'<span class="tile{extra}" title="{escape(deck.names[k])}{note}">{drawn}</span>'
 
 
 def grab_html(
@@ -47,8 +45,8 @@ def grab_html(
         if k in taken:
             buttons.append(_tile(deck, k, " taken"))
         elif mask is not None and mask[1 + k]:
-            style, name = _colours(deck, k), escape(deck.names[k])
-            buttons.append(f'<button class="tile" data-action="{1 + k}" style="{style}">{name}</button>')
+            drawn, name = picture(deck.names[k], deck.colors[k]), escape(deck.names[k])
+            buttons.append(f'<button class="tile" data-action="{1 + k}" title="grab the {name}">{drawn}</button>')
         else:
             buttons.append(_tile(deck, k))
     pass_button = '<button class="move" data-action="0">Pass</button>' if mask is not None and mask[0] else ""

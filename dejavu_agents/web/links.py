@@ -36,11 +36,13 @@ class GameRequest:
     seat: int = 0
     flip_ms: int = DEFAULT_FLIP_MS
 
-    def query(self) -> str:
-        """The link's query string, to share the same game again."""
+    def query(self, seed: bool = True) -> str:
+        """The link's query string: the same game again, or (``seed=False``) the same opponents and
+        settings with a fresh deal, the one link that may be shown while the game is played."""
+        deal = f"&seed={self.seed}" if seed else ""
         if self.game == "grid":
-            return f"game=grid&opponent={self.opponents[0]}&seat={self.seat}&seed={self.seed}"
-        return f"game=grab&opponents={','.join(self.opponents)}&flip_ms={self.flip_ms}&seed={self.seed}"
+            return f"game=grid&opponent={self.opponents[0]}&seat={self.seat}{deal}"
+        return f"game=grab&opponents={','.join(self.opponents)}&flip_ms={self.flip_ms}{deal}"
 
 
 def _integer(params: Mapping[str, str], key: str, low: int, high: int, default: int) -> int:

@@ -8,10 +8,11 @@ went through the same recorder, loader and replay as a person's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
-from dejavu_agents.web.grab_table import GrabTable
+from dejavu_agents.web.grab_table import GrabTable, Tick
 from dejavu_agents.web.grid_table import GridTable
 from dejavu_agents.web.records import ENV_IDS, PERSON, GameRecord
 from dejavu_env.grab.rules import outcome as grab_outcome
@@ -35,6 +36,11 @@ def record_grid(table: GridTable, *, player_id: str, names: Sequence[str], seed:
     )  # fmt: skip
 
 
+def _tick_json(tick: Tick) -> dict[str, Any]:
+    refused = [asdict(r) for r in tick.refused]
+    return {"t_ms": tick.t_ms, "tried": tick.tried, "ms": tick.ms, "actions": tick.actions, "refused": refused}
+
+
 def record_grab(
     table: GrabTable, *, player_id: str, seat: int, names: Sequence[str], seed: int, started: str, flip_ms: int
 ) -> GameRecord:
@@ -44,7 +50,7 @@ def record_grab(
         env_id=ENV_IDS["grab"], player_id=player_id, seat=seat,
         players=[PERSON if p is None else names[s] for s, p in enumerate(table.players)], seed=seed,
         deal={"orders": [list(order) for order in table.orders]},
-        moves=[{"t_ms": t.t_ms, "tried": t.tried, "ms": t.ms, "actions": t.actions} for t in table.ticks],
+        moves=[_tick_json(t) for t in table.ticks],
         outcome={"scores": list(result.scores), "winners": list(result.winners), "reason": result.reason},
         started=started, finished=now_iso(), reaction_times=list(table.reaction_times), flip_ms=flip_ms,
     )  # fmt: skip

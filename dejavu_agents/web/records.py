@@ -1,11 +1,11 @@
 """Recorded games: the log's schema, one JSON object per finished game, appended whole.
 
-Schema ``dejavu-web-game/1`` (one line of a JSONL file per game):
+Schema ``dejavu-web-game/2`` (one line of a JSONL file per game):
 
 ==================  ==============================================================================
 key                 value
 ==================  ==============================================================================
-``schema``          ``"dejavu-web-game/1"``; a reader refuses other versions
+``schema``          ``"dejavu-web-game/2"`` (``/1`` is read too, see below); a reader refuses others
 ``env_id``          ``"DejaVuGrid-v0"`` or ``"DejaVuGrab-v0"``: the rules the game was played by
 ``player_id``       the anonymous id the person chose (letters, digits, ``-`` and ``_``)
 ``seat``            the person's seat
@@ -17,16 +17,23 @@ key                 value
                     the default the engine is told, never used: races are settled by measured times)
 ``flip_ms``         Grab: milliseconds between two flips (the person's pick)
 ``moves``           Grid: ``{"seat", "action", "t_ms"}`` per move, in order; Grab: one entry per
-                    tick, ``{"t_ms", "tried", "ms", "actions"}``: per seat the grab it reached for (0
-                    = pass), its reaction in milliseconds (``null`` for a pass; the person's measured
-                    on receipt, a bot's drawn from the engine's lognormal) and the action the engine
-                    got (the race winner's grab, a pass for the others)
+                    tick, ``{"t_ms", "tried", "ms", "actions", "refused"}``: per seat the grab it
+                    reached for (0 = pass), its reaction in milliseconds (``null`` for a pass; the
+                    person's measured from the flip to the server's receipt of the whole request, a
+                    bot's drawn from the engine's lognormal) and the action the engine got (the race
+                    winner's grab, a pass for the others); ``refused``: the person's grabs refused as
+                    no reaction to the card, ``{"seat", "action", "ms", "reason"}``, ``reason``
+                    ``"before-card"`` (the request began before the card was shown) or
+                    ``"too-fast"`` (under 100 ms); they never raced and are not in ``tried``
 ``outcome``         ``{"scores", "winners", "reason"}`` as the rules report them
 ``started``         ISO 8601 UTC times of the game's start and end
 ``finished``
 ==================  ==============================================================================
 
-``t_ms`` counts milliseconds since the game started. Why whole games: a game is written
+``t_ms`` counts milliseconds since the game started. Version ``/1`` (before the refusals) had
+no ``refused`` and timed a person's grab from its request's headers, so a client could back-date
+it (send the headers early, the body as the card flips): its grabs under 100 ms are not read as
+reaction times (:func:`dejavu_agents.web.replay.seat_ticks`). Why whole games: a game is written
 once it has ended, in one ``write`` of one line, flushed and synced to disk, so a dropped
 connection or a server restart loses no finished game and never leaves half of one.
 """
@@ -42,7 +49,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA = "dejavu-web-game/1"
+SCHEMA = "dejavu-web-game/2"
+OLD_SCHEMAS = ("dejavu-web-game/1",)
+"""Versions still read: ``/1`` differs only in Grab's ticks (no ``refused``, headers-timed grabs)."""
 ENV_IDS = {"grid": "DejaVuGrid-v0", "grab": "DejaVuGrab-v0"}
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 PERSON = "person"
@@ -91,8 +100,8 @@ class GameRecord:
             raise ValueError(f"not JSON: {err}") from None
         if not isinstance(data, dict):
             raise ValueError("a record must be a JSON object")
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"schema {data.get('schema')!r} is not {SCHEMA!r}")
+        if data.get("schema") != SCHEMA and data.get("schema") not in OLD_SCHEMAS:
+            raise ValueError(f"schema {data.get('schema')!r} is not {SCHEMA!r} (nor one of {OLD_SCHEMAS})")
         if data.get("env_id") not in ENV_IDS.values():
             raise ValueError(f"unknown env_id {data.get('env_id')!r}; known: {sorted(ENV_IDS.values())}")
         fields = set(cls.__dataclass_fields__)

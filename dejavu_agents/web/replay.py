@@ -15,7 +15,8 @@ from typing import Any, cast
 import numpy as np
 
 from dejavu_agents.grab.human import SeatTick
-from dejavu_agents.web.records import GameRecord
+from dejavu_agents.web.grab_table import MIN_REACTION_MS
+from dejavu_agents.web.records import OLD_SCHEMAS, GameRecord
 from dejavu_env.core.game import Outcome
 from dejavu_env.grab import rules as grab_rules
 from dejavu_env.grab.observation import Observer
@@ -84,16 +85,30 @@ def _replay_grab(record: GameRecord) -> list[grab_rules.GrabState]:
 
 def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
     """What ``seat`` (the record's person by default) saw and did at each tick it was asked to act:
-    the input of :func:`dejavu_agents.grab.human.fit_human_params`."""
+    the input of :func:`dejavu_agents.grab.human.fit_human_params`.
+
+    A grab refused as no reaction to its card (the tick's ``refused``) is a grab the seat reached
+    for, with no time (``ms`` ``None``): what it tells of memory stands, its time is not a
+    person's reaction. Why ``/1`` records lose their person's times under
+    :data:`~dejavu_agents.web.grab_table.MIN_REACTION_MS`: that version could not refuse a
+    back-dated grab, so such a time may be the client's, not the person's.
+    """
     record = played.record
     if record.game != "grab":
         raise ValueError(f"only grab games are fitted, this record is {record.env_id}")
     seat = record.seat if seat is None else seat
     observer = Observer(seat, "observation")
+    untrusted = record.schema in OLD_SCHEMAS and seat == record.seat
     ticks = []
     for state, tick in zip(played.states, record.moves):
         if state.game_over or not state.in_round[seat]:
             continue
         vector = observer.observe(state).copy()
-        ticks.append(SeatTick(vector, grab_rules.legal_mask(state, seat), tick["tried"][seat], tick["ms"][seat]))
+        tried, ms = tick["tried"][seat], tick["ms"][seat]
+        refused = [r for r in tick.get("refused", []) if r["seat"] == seat]
+        if refused:
+            tried, ms = refused[0]["action"], None
+        elif untrusted and ms is not None and ms < MIN_REACTION_MS:
+            ms = None
+        ticks.append(SeatTick(vector, grab_rules.legal_mask(state, seat), tried, ms))
     return ticks

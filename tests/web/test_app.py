@@ -239,7 +239,7 @@ def test_grab_refuses_stale_and_gone_grabs(client: TestClient) -> None:
         held = re.findall(r"<tr><th>perfect</th><td>\d+</td><td>(.*?)</td>", html)
         if held and "tile" in held[0]:
             # An object the bot holds: every grab of it is refused by the engine.
-            gone_names = re.findall(r">([^<>]+)</span>", held[0])
+            gone_names = re.findall(r'aria-label="([^"]+)"', held[0])
             from dejavu_env.grab.cards import canonical_deck
 
             gone = 1 + canonical_deck().names.index(gone_names[0])
@@ -304,3 +304,53 @@ def test_the_start_page_and_the_rules_are_served(client: TestClient) -> None:
     rules = client.get("/rules")
     assert rules.status_code == 200 and "Grid game" in rules.text and "<pre" in rules.text
     assert client.get("/static/page.js").status_code == 200
+
+
+def _curl_recipe() -> str:
+    """The curl block of docs/web.md's "Without a browser" section."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text(encoding="utf-8")
+    section = text[text.index("## Without a browser: curl") :]
+    return section[section.index("```bash\n") + 8 : section.index("\n```", section.index("```bash"))]
+
+
+def test_the_curl_recipe_is_a_cookie_round_trip(client: TestClient) -> None:
+    """What a plain curl does (no cookies kept) ends at "no session"; the recipe's requests, with the jar, play."""
+    link = "/play?game=grid&opponent=counting&seat=0"
+    answer = client.get(link, follow_redirects=False)
+    assert answer.status_code == 303
+    client.cookies.clear()  # plain curl: the cookie of the redirect is not sent back
+    refused = client.get(answer.headers["location"])
+    assert refused.status_code == 403 and "no session" in refused.text
+    recipe = _curl_recipe()
+    assert re.search(r"curl -\w*L\w* -c jar.txt -b jar.txt", recipe) and f'"$S{link}"' in recipe  # -L: follow
+    page = client.get(link)  # -L with the jar: the redirect is followed with the cookie
+    game = str(page.url).rsplit("/game/", 1)[1]
+    assert page.status_code == 200 and f'data-game="{game}"' in page.text
+    assert client.post(f"/api/games/{game}/begin", json={"record": False}).json()["ok"]
+    assert board(client, game)["phase"] == "playing"
+    move = client.post(f"/api/games/{game}/move", json={"action": 0, "step": 0}).json()
+    assert move["ok"] and "Look" in move["message"]
+
+
+def test_the_curl_recipe_runs_as_written(tmp_path: Path) -> None:
+    """docs/web.md's curl block, run by bash and curl against a real server (the docs cannot drift)."""
+    import shutil
+    import subprocess
+
+    pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
+    if shutil.which("curl") is None:
+        pytest.skip("no curl on PATH")
+    from tests.web.live import live_server
+
+    recipe = _curl_recipe()
+    with live_server(create_app(None)) as base:
+        script = recipe.replace("S=http://127.0.0.1:8000", f"S={base}", 1)
+        assert script != recipe
+        run = subprocess.run(["bash", "-euc", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    answers, at, decoder = [], 0, json.JSONDecoder()
+    while at < len(run.stdout):  # curl prints each JSON answer with no newline after it
+        answer, at = decoder.raw_decode(run.stdout, at)
+        answers.append(answer)
+    begin, poll, move = answers
+    assert begin["ok"] and poll["phase"] == "playing" and move["ok"] and "Look" in move["message"], run.stdout

@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,36 +24,24 @@ import pytest
 pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the test extra)")
 
-import uvicorn  # noqa: E402
-
 from dejavu_agents.web.app import create_app  # noqa: E402
 from dejavu_agents.web.records import read_records  # noqa: E402
 from dejavu_agents.web.replay import replay  # noqa: E402
 from dejavu_env.grab.cards import canonical_deck  # noqa: E402
 from tests.web.chromium import HOW, chromium_to_drive  # noqa: E402
+from tests.web.live import live_server  # noqa: E402
 
 pytestmark = pytest.mark.slow
+REACTION_MS = 120
+"""How long the scripted Grab player waits after seeing a card before it clicks: a quick person."""
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """A real uvicorn server on a free loopback port, with its log; stopped after the module."""
     log = tmp_path_factory.mktemp("web") / "games.jsonl"
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(log), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not running.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", log
-    running.should_exit = True
-    thread.join(10)
-    sock.close()
+    with live_server(create_app(log)) as base:
+        yield base, log
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +108,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
 
 
 def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path, tmp_path: Path) -> None:
-    """A person with a perfect memory: grab whatever shows a second time this round, if it is still there."""
+    """A quick person with a perfect memory: grab whatever shows a second time this round, if it is still there."""
     base, log = server
     page = browser.new_page(viewport={"width": 900, "height": 760})
     page.goto(f"{base}/play?game=grab&opponents=human-casual,perfect&flip_ms=300&seed=5")
@@ -142,13 +127,15 @@ def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object
             round_match = re.search(r"Round (\d) of 3", text)
             if round_match and int(round_match[1]) != current_round:
                 current_round, seen = int(round_match[1]), set()
-            card = page.locator("#board .card .tile").all_inner_texts()
+            tiles = page.locator("#board .card .tile")  # each object's picture, named by its title
+            card = [tiles.nth(i).get_attribute("title") for i in range(tiles.count())]
             again = [name for name in card if name in seen]
             seen.update(card)
             if again and state(page) == "playing":
                 target = f'#board .middle button[data-action="{1 + names.index(again[0])}"]'
                 if page.locator(target).count():
-                    page.locator(target).click(timeout=250)
+                    page.wait_for_timeout(REACTION_MS)  # a person's time: a grab under 100 ms is refused
+                    page.locator(target).click(timeout=150)
             if current_round == 2 and not shot and page.locator("#board .scores .tile").count() >= 4:
                 page.screenshot(path=str(shots / "web-grab.png"))
                 shot = True
@@ -161,6 +148,7 @@ def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object
     points = [int(p) for p in re.findall(r"^(?:You|human-casual|perfect)\t(\d+)", text, re.M)]
     assert points == [int(s) for s in played.outcome.scores]
     assert any(t["tried"][0] for t in record.moves) and all(
-        m is None or 0 <= m <= record.flip_ms for t in record.moves for m in t["ms"][:1]
+        m is None or REACTION_MS <= m <= record.flip_ms for t in record.moves for m in t["ms"][:1]
     )
+    assert not [r for t in record.moves for r in t["refused"]]  # a person's pace is never refused
     page.close()

@@ -119,3 +119,30 @@ def test_seat_ticks_are_what_the_person_saw_each_time_it_was_asked() -> None:
     assert all(t.action_mask[0] == 1 and (t.tried == 0 or t.action_mask[t.tried]) for t in ticks)
     with pytest.raises(ValueError, match="only grab games"):
         seat_ticks(replay(grid_record(8)))
+
+
+def test_refused_grabs_are_no_reaction_times_and_old_records_lose_their_impossible_ones() -> None:
+    """A refused grab (schema /2's ``refused``) is a grab without a time; a /1 record's person's time under
+    MIN_REACTION_MS (which /1 could not refuse: it may be back-dated) is no time either."""
+    record = grab_record(9)
+    played = replay(record)
+    grabs = [i for i, t in enumerate(record.moves) if t["tried"][0] and t["ms"][0] is not None]
+    passes = [i for i, t in enumerate(record.moves) if not t["tried"][0] and t["ms"][0] is None][:1]
+    assert grabs and passes
+    moves = [dict(t) for t in record.moves]
+    grab, skipped = grabs[0], passes[0]
+    moves[grab] = {**moves[grab], "ms": [40.0, *moves[grab]["ms"][1:]]}  # a time no person makes
+    before = seat_ticks(replay(replace(record, moves=moves)))
+    assert 40.0 in [t.ms for t in before]  # /2 records are taken as they are (the server refused such grabs)
+    old = seat_ticks(replay(replace(record, moves=moves, schema="dejavu-web-game/1")))
+    assert 40.0 not in [t.ms for t in old] and len(old) == len(before)
+    assert GameRecord.from_json(replace(record, schema="dejavu-web-game/1").to_json()).schema.endswith("/1")
+    # A refused grab: reached for (its memory counts), never timed.
+    legal = [a for a in range(1, 37) if replay(record).states[skipped].middle >> (a - 1) & 1]
+    refusal = {"seat": 0, "action": legal[0], "ms": 130.0, "reason": "before-card"}
+    moves = [dict(t) for t in record.moves]
+    moves[skipped] = {**moves[skipped], "refused": [refusal]}
+    ticks = seat_ticks(replay(replace(record, moves=moves)))
+    plain = seat_ticks(played)
+    changed = [(a, b) for a, b in zip(plain, ticks) if (a.tried, a.ms) != (b.tried, b.ms)]
+    assert [(b.tried, b.ms) for _, b in changed] == [(legal[0], None)]

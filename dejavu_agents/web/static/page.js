@@ -14,9 +14,9 @@
       version = data.version;
       board().outerHTML = data.board;
     }
-    const state = board().dataset.state;
-    document.getElementById("consent").hidden = state !== "consent";
-    document.getElementById("after").hidden = state !== "over";
+    // The finished game's links (with its seed) come only once it is over: the seed gives the deal.
+    if (data.after) document.getElementById("after").innerHTML = data.after;
+    document.getElementById("consent").hidden = board().dataset.state !== "consent";
   }
 
   async function post(path, body) {
