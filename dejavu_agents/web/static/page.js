@@ -17,6 +17,7 @@
     const state = board().dataset.state;
     document.getElementById("consent").hidden = state !== "consent";
     document.getElementById("after").hidden = state !== "over";
+    document.getElementById("playing").hidden = !["consent", "playing", "waiting"].includes(state);
   }
 
   async function post(path, body) {
@@ -53,6 +54,9 @@
     const button = event.target.closest("#board [data-action]");
     if (!button) return;
     post("move", { action: Number(button.dataset.action), step: Number(board().dataset.step) });
+  });
+  document.getElementById("resign").addEventListener("click", () => {
+    if (window.confirm("Resign this game? It ends now and is not recorded.")) post("resign", {});
   });
   show({});
   poll();
