@@ -148,4 +148,4 @@ def test_a_client_leaving_mid_body_leaves_no_traceback(caplog: pytest.LogCapture
 def test_limits_are_checked() -> None:
     for bad in ({"max_connections": 0}, {"header_s": 0}, {"body_s": -1.0}, {"keep_alive_s": 0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            Limits(**bad)  # type: ignore[arg-type]
+            Limits(**bad)
