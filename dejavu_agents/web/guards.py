@@ -27,7 +27,7 @@ class Limits:
     is waiting the new one is answered ``503``. A request's headers must arrive within
     ``header_s`` of its first byte (or of the connection), its body within ``body_s`` of the
     headers, else ``408``; an idle kept-alive connection is closed after ``keep_alive_s``;
-    the headers may hold ``max_header_bytes`` (else ``400``).
+    a request's head still arriving may hold ``max_header_bytes`` (h11's buffer bound; else ``400``).
     """
 
     max_connections: int = 200

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -29,11 +28,11 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     pytest.skip("no Chromium on PATH (apt-get install chromium); CI installs it", allow_module_level=True)
 
-import uvicorn  # noqa: E402
-
 from dejavu_agents.web.app import create_app  # noqa: E402
+from dejavu_agents.web.guards import Limits  # noqa: E402
 from dejavu_agents.web.records import read_records  # noqa: E402
 from dejavu_agents.web.replay import replay  # noqa: E402
+from dejavu_agents.web.serve import listen, make_server  # noqa: E402
 from dejavu_env.grab.cards import canonical_deck  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -41,13 +40,12 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A real uvicorn server on a free loopback port, with its log; stopped after the module."""
+    """The server as ``python -m dejavu_agents.web`` runs it (uvicorn with the limits), on a free loopback
+    port, with its log; stopped after the module."""
     log = tmp_path_factory.mktemp("web") / "games.jsonl"
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(log), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
+    running = make_server(create_app(log, limits=Limits()), Limits())
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -100,6 +98,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
         page.wait_for_selector("#board[data-state=playing], #board[data-state=over]")
         if state(page) == "over":
             break
+        assert page.is_visible("#resign")
         step = page.get_attribute("#board", "data-step")
         # The last button: End turn when legal, else Take the End card, else Stop, else the last Reveal.
         page.locator("#board [data-action]").last.click()
@@ -108,6 +107,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
             page.screenshot(path=str(shots / "web-grid.png"))  # mid-reveal: faces up, Reveal and Stop
             shot = True
     text = page.inner_text("#board")
+    assert not page.is_visible("#resign")
     page.screenshot(path=str(tmp_path / "web-grid-over.png"))
     record = recorded(log, "browser-grid")
     scores = replay(record).outcome.scores
@@ -117,6 +117,21 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
     assert state(page) == "replay"
     page.click("a[rel=next]")
     assert "step 1 of" in page.inner_text("main")
+    page.close()
+
+
+def test_a_game_is_resigned_by_its_button_and_listed(server: tuple[str, Path], browser: object) -> None:
+    base, _ = server
+    page = browser.new_page()
+    page.goto(f"{base}/play?game=grid&opponent=greedy&seed=22")
+    agree(page, "browser-resign")
+    page.wait_for_selector("#board[data-state=playing]")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game? ..."
+    page.click("#resign")
+    page.wait_for_selector("#board[data-state=stopped]")
+    assert not page.is_visible("#resign") and "You resigned" in page.inner_text("#board")
+    page.click("text=your games")
+    assert "resigned" in page.inner_text("#games")
     page.close()
 
 

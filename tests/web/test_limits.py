@@ -104,7 +104,7 @@ def test_slow_headers_are_cut_off_and_an_honest_client_is_served() -> None:
         assert get(port, "/")[0] == 200
 
 
-def test_slow_bodies_get_408_and_a_full_server_503() -> None:
+def test_slow_bodies_get_408_a_full_server_503_and_huge_headers_400() -> None:
     limits = Limits(max_connections=4, body_s=1.5)
     with serving(limits) as port, ExitStack() as stack:
         game_id, cookie = game_and_cookie(port)
@@ -123,6 +123,10 @@ def test_slow_bodies_get_408_and_a_full_server_503() -> None:
             assert "did not arrive within 1.5 seconds" in json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
         assert get(port, "/")[0] == 200
         assert get(port, f"/game/{game_id}", cookie)[0] == 200  # the session and its game live on
+        oversized = slow_client(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"x" * 9000, 6)
+        with oversized:
+            answer = answer_of(oversized)
+        assert answer.startswith(b"HTTP/1.1 400 ") and has_security_headers(answer)
 
 
 def test_a_client_leaving_mid_body_leaves_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
