@@ -293,11 +293,11 @@ def _listed(game: WebGame) -> dict[str, Any]:
 
 
 async def games_page(server: Server, request: Request) -> Response:
-    session = _session(server, request)
+    session = server.sessions.get(request.cookies.get(COOKIE))  # none yet: an empty list, not an error
     items = "".join(
         f'<li><a href="/game/{game.id}">{game.game} against {escape(", ".join(game.request.opponents))}</a>: '
         f'<span class="phase">{game.phase}</span></li>'
-        for game in session.games.values()
+        for game in (session.games.values() if session else [])
     )
     return _page("Déjà Vu: your games", f'<h1>Your games</h1><ul id="games">{items}</ul>' if items else
                  "<h1>Your games</h1><p>None yet: start one from the start page.</p>")  # fmt: skip

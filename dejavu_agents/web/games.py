@@ -151,6 +151,7 @@ class WebGame(ABC):
                                "(and not recorded).")  # fmt: skip
 
     def end_early(self, phase: str, line: str) -> None:
+        """End the game now in ``phase`` (``resigned``, ``expired``), unrecorded, and tell the page why."""
         self.stop()
         self.phase = phase
         self.say(line)

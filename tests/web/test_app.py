@@ -440,6 +440,7 @@ def test_grid_games_are_listed_resigned_and_expire(
 ) -> None:
     from dejavu_agents.web import games
 
+    assert "None yet" in client.get("/games").text  # no session yet
     first = start(client, "/play?game=grid&opponent=greedy&seed=22")
     second = start(client, "/play?game=grid&opponent=counting&seed=23")
     listed = client.get("/api/games").json()["games"]
