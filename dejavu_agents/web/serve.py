@@ -57,7 +57,8 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._waiting_since = self.loop.time()
-        if len(self.connections) > self.limits.max_connections and not self._make_room():
+        still_open = sum(not c.transport.is_closing() for c in self.connections)  # not those already let go
+        if still_open > self.limits.max_connections and not self._make_room():
             self._refuse(503, "the server is busy; try again in a moment")
             return
         self._arm()
@@ -146,6 +147,7 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        sock.listen(2048)  # from here on a browser's connection waits in the queue until uvicorn takes it
     except OSError as err:
         sock.close()
         if err.errno == errno.EADDRINUSE:

@@ -122,17 +122,17 @@ def test_an_ipv6_host_prints_a_url_that_works() -> None:
     assert process.stderr is not None and process.stderr.read() == ""  # loopback: no warning
 
 
-def test_an_exposed_host_warns_and_keeps_a_host_allow_list() -> None:
-    port = free_port("127.0.0.2")
-    argv = ["--host", "127.0.0.2", "--port", str(port), "--allow-host", "games.lab.example"]
+def test_every_interface_warns_and_keeps_a_host_allow_list() -> None:
+    port = free_port("0.0.0.0")
+    argv = ["--host", "0.0.0.0", "--port", str(port), "--allow-host", "games.lab.example"]
     with server(argv) as (line, process):
-        assert line.strip().endswith(f"serving http://127.0.0.2:{port}/ (exposed)")
-        assert status_of("127.0.0.2", port, "games.lab.example") == 200
-        assert status_of("127.0.0.2", port, f"127.0.0.2:{port}") == 200
-        assert status_of("127.0.0.2", port, "rebound.attacker.example") == 400
+        assert line.strip().endswith(f"serving http://127.0.0.1:{port}/ (exposed)")
+        assert status_of("127.0.0.1", port, "games.lab.example") == 200
+        assert status_of("127.0.0.1", port, f"localhost:{port}") == 200
+        assert status_of("127.0.0.1", port, "rebound.attacker.example") == 400
     assert process.stderr is not None
     warning = process.stderr.read()
-    assert "warning: --host 127.0.0.2 serves plain HTTP beyond this machine" in warning
+    assert "warning: --host 0.0.0.0 serves plain HTTP beyond this machine" in warning
     assert "games.lab.example" in warning and "Traceback" not in warning
 
 

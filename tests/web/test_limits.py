@@ -100,7 +100,7 @@ def test_slow_headers_are_cut_off_and_an_honest_client_is_served() -> None:
         answers = [answer_of(client) for client in slow]
         # Each slow client is answered 408 and closed: given way to a newer connection, or past its deadline.
         assert all(a.startswith(b"HTTP/1.1 408 ") and has_security_headers(a) for a in answers)
-        assert sum(b"did not arrive within 3 seconds" in a for a in answers) >= 7
+        assert sum(b"did not arrive within 3 seconds" in a for a in answers) >= 5
         assert get(port, "/")[0] == 200
 
 
