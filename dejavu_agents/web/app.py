@@ -7,7 +7,9 @@ Routes (every game route answers only the session that owns the game, else 404):
   the visitor's session and redirects to ``GET /game/<id>``, its page. A visitor without a
   session cookie is first given one and sent back to the link (``&cookie=1``): only a
   request that returns with the cookie makes a session, so requests that keep no cookies
-  (another web site's, a script's) cannot fill the server's table of sessions;
+  (another web site's, a script's) cannot fill the server's table of sessions. A link
+  clicked on another site is first re-opened from this one (``&here=1``), so that the
+  browser sends its ``SameSite=Strict`` session cookie;
 - ``GET /games``: the visitor's games, each with its state; ``GET /api/games``: the same as JSON;
 - ``GET /api/games/<id>?after=<version>``: the board, once its version is past ``after``
   (a long poll, at most :data:`POLL_S` seconds);
@@ -48,8 +50,12 @@ from dejavu_agents.web.records import GameLog
 from dejavu_agents.web.sessions import Session, Sessions, new_game_id
 
 COOKIE = "dejavu_session"
+CHECK_COOKIE = "dejavu_check"
+"""The cookie a link's first visit sets and its second must bring back."""
 COOKIE_CHECK = "cookie"
 """The query parameter marking a link's second visit, the one that must bring the cookie back."""
+REOPENED = "here"
+"""The query parameter marking a link opened from another site and re-opened from this one."""
 MAX_BODY = 2048
 """The largest request body accepted, in bytes (a move is about 30)."""
 POLL_S = 20.0
@@ -200,18 +206,21 @@ async def rules(server: Server, request: Request) -> Response:
 async def play(server: Server, request: Request) -> Response:
     params = dict(request.query_params)
     returned = params.pop(COOKIE_CHECK, None) == "1"
+    reopened = params.pop(REOPENED, None) == "1"
     try:
         wanted = parse_request(params, server.checkpoints)
     except ValueError as err:
         raise Refused(400, str(err)) from None
+    if request.headers.get("sec-fetch-site") == "cross-site" and not reopened:
+        return _reopen(f"/play?{request.url.query}&{REOPENED}=1")
     session = server.sessions.get(request.cookies.get(COOKIE))
     fresh = session is None
     if session is None:
-        if COOKIE not in request.cookies:  # the first visit: a cookie to bring back, nothing kept here
+        if CHECK_COOKIE not in request.cookies:  # the first visit: a cookie to bring back, nothing kept here
             if returned:
                 raise Refused(403, "this browser did not keep the session cookie: allow cookies for this site to play")
             response = RedirectResponse(f"/play?{request.url.query}&{COOKIE_CHECK}=1", 303)
-            response.set_cookie(COOKIE, "new", httponly=True, samesite="strict", path="/")
+            response.set_cookie(CHECK_COOKIE, "1", max_age=600, httponly=True, samesite="strict", path="/play")
             return response
         try:
             session = server.sessions.new()
@@ -227,6 +236,15 @@ async def play(server: Server, request: Request) -> Response:
     response = RedirectResponse(f"/game/{game.id}", 303)
     if fresh:
         response.set_cookie(COOKIE, session.token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+def _reopen(url: str) -> Response:
+    """Open ``url`` again from this site (a ``Refresh``, and a link): a link clicked on another site
+    arrives without the ``SameSite=Strict`` cookies, and so do the redirects after it; the
+    re-opened request brings them, so the visitor keeps the session it has."""
+    response = _page("Déjà Vu: starting", f'<p><a href="{escape(url)}">Start the game</a></p>')
+    response.headers["Refresh"] = f"0; url={url}"
     return response
 
 

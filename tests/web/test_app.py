@@ -13,6 +13,7 @@ import time
 import types
 import warnings
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -329,6 +330,19 @@ def test_links_without_the_cookie_round_trip_make_no_session(client: TestClient)
     assert refused.status_code == 403 and "allow cookies" in refused.text and len(server.sessions) == 0
     assert open_link(client, link).headers["location"].startswith("/game/")  # a browser still plays
     assert len(server.sessions) == 1
+
+
+def test_a_link_opened_from_another_site_is_reopened_from_this_one(client: TestClient) -> None:
+    """A browser sends no SameSite=Strict cookie with a navigation another site began: the link is re-opened."""
+    link = "/play?game=grid&opponent=greedy"
+    game_id = start(client, link)
+    across = client.get(link, headers={"sec-fetch-site": "cross-site"}, follow_redirects=False)
+    again = f"{link}&here=1"
+    assert across.status_code == 200 and across.headers["refresh"] == f"0; url={again}"
+    assert f'href="{escape(again)}"' in across.text and "set-cookie" not in across.headers
+    here = client.get(again, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False)
+    assert here.status_code == 303 and here.headers["location"].startswith("/game/")
+    assert len(client.get("/api/games").json()["games"]) == 2 and game_id in client.get("/games").text
 
 
 def test_sessions_whose_games_never_started_expire_within_minutes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -135,6 +135,22 @@ def test_a_game_is_resigned_by_its_button_and_listed(server: tuple[str, Path], b
     page.close()
 
 
+def test_a_link_clicked_on_another_site_keeps_the_session(server: tuple[str, Path], browser: object) -> None:
+    """The session cookie is SameSite=Strict, which a navigation begun on another site does not carry."""
+    base, _ = server
+    page = browser.new_page()
+    link = f"{base}/play?game=grid&opponent=greedy"
+    page.route("http://elsewhere.example/", lambda route: route.fulfill(
+        body=f'<a id="go" href="{link}">a shared game</a>', content_type="text/html"))  # fmt: skip
+    for _ in range(2):
+        page.goto("http://elsewhere.example/")
+        page.click("#go")
+        page.wait_for_selector("#board[data-state=consent]")
+    page.goto(f"{base}/games")
+    assert page.locator("#games li").count() == 2  # both games in one session
+    page.close()
+
+
 def test_a_whole_grab_game_by_clicking(server: tuple[str, Path], browser: object, shots: Path, tmp_path: Path) -> None:
     """A person with a perfect memory: grab whatever shows a second time this round, if it is still there."""
     base, log = server
