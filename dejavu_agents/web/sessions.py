@@ -23,7 +23,7 @@ MAX_GAMES_PER_SESSION = 20
 MAX_LIVE_GAMES_PER_SESSION = 2
 """Games of one session that may be running (started and not over) at once."""
 IDLE_S = 3600.0
-"""A session unused this long is dropped."""
+"""A session unused this long may be dropped to make room for a new one."""
 UNUSED_S = 300.0
 """A session none of whose games was started, unused this long, is dropped."""
 
@@ -60,10 +60,12 @@ class Session:
         for game in self.games.values():
             game.expire_if_idle()
 
-    def expired(self, now: float) -> bool:
-        """Unused for :data:`IDLE_S`, or for :data:`UNUSED_S` if none of its games was ever started."""
+    def droppable(self, now: float, full: bool) -> bool:
+        """None of its games was ever started and it is unused for :data:`UNUSED_S`, or the server is
+        ``full`` and it is unused for :data:`IDLE_S` (a person may come back to replay a game)."""
+        idle = now - self.last_used
         played = any(game.phase != "consent" for game in self.games.values())
-        return now - self.last_used > (IDLE_S if played else UNUSED_S)
+        return (idle > UNUSED_S and not played) or (full and idle > IDLE_S)
 
 
 class Sessions:
@@ -86,10 +88,10 @@ class Sessions:
         return session
 
     def new(self) -> Session:
-        """A fresh session, once expired ones are dropped; ``ValueError`` when the server is full."""
-        now = time.monotonic()
+        """A fresh session, once droppable ones are dropped; ``ValueError`` when the server is still full."""
+        now, full = time.monotonic(), len(self._by_token) >= self.limit
         for token, session in list(self._by_token.items()):
-            if session.expired(now):
+            if session.droppable(now, full):
                 self.drop(token)
         if len(self._by_token) >= self.limit:
             raise ValueError("the server has as many visitors as it can hold; try again later")

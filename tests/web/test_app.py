@@ -353,8 +353,11 @@ def test_sessions_whose_games_never_started_expire_within_minutes(monkeypatch: p
         table.new()
     for session in (unused, played):
         session.last_used -= sessions.UNUSED_S + 1
-    table.new()  # the unused session made room; the one with a started game is kept for IDLE_S
+    newer = table.new()  # the unused session made room; the one with a started game is kept
     assert table.get(unused.token) is None and table.get(played.token) is played
+    played.last_used -= sessions.IDLE_S + 1
+    table.new()  # a full table drops a session unused for IDLE_S, started games or not
+    assert table.get(played.token) is None and table.get(newer.token) is newer
 
 
 def test_deeply_nested_json_is_a_400(client: TestClient) -> None:
