@@ -6,12 +6,15 @@ Examples::
     python -m dejavu_agents.web --log games.jsonl    # ask each player, record those who agree
     python -m dejavu_agents.web --checkpoint grid:mine=runs/grid/best.zip
 
+    python -m dejavu_agents.web --host 0.0.0.0 --allow-host games.lab.example   # reached by that name
+
 Then share a link such as ``/play?game=grid&opponent=counting`` or
 ``/play?game=grab&opponents=human-casual,perfect&flip_ms=800``.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Sequence
@@ -23,6 +26,16 @@ from dejavu_env.core.providers import provided_names
 
 PROG = "python -m dejavu_agents.web"
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+HOST_NAME = re.compile(r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\]")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+EVERY_INTERFACE = ("0.0.0.0", "::")
+
+
+def host_name(text: str) -> str:
+    """A name the server may be reached by (``games.lab.example``, ``*.lab.example``, ``10.0.0.5``, ``[fe80::1]``)."""
+    if not HOST_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"must be a host name or address such as games.lab.example, got {text!r:.80}")
+    return text.lower()
 
 
 def build_parser() -> Parser:
@@ -30,6 +43,11 @@ def build_parser() -> Parser:
         prog=PROG, description="Serve the browser game (Starlette on uvicorn).", example=f"{PROG} --log games.jsonl"
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (another one exposes the server)")
+    parser.add_argument(
+        "--allow-host", action="append", default=[], type=host_name, metavar="NAME",
+        help="a name in the Host header that is answered, beside the loopback names and --host (repeatable; "
+        "*.example.org for its subdomains)",
+    )  # fmt: skip
     parser.add_argument("--port", type=positive_int, default=8000, help="TCP port")
     parser.add_argument("--log", type=Path, help="JSONL file the agreed games are appended to (default: none)")
     parser.add_argument(
@@ -49,7 +67,7 @@ def parse_checkpoints(items: Sequence[str]) -> dict[str, dict[str, Path]]:
         name, equals, path = rest.partition("=")
         if not colon or not equals or game not in GAMES or not name or not path:
             raise ValueError(f"write a checkpoint as GAME:NAME=PATH with GAME one of {', '.join(GAMES)}, got {item!r}")
-        if not NAME.match(name):
+        if not NAME.fullmatch(name):
             raise ValueError(f"a checkpoint's name goes into links: letters, digits, '.', '-' or '_', got {name!r}")
         if name in provided_names(game) or name in found.get(game, {}):
             raise ValueError(f"{name!r} already names a {game} player; give the checkpoint another name")
@@ -73,16 +91,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         checkpoints = parse_checkpoints(args.checkpoint)
     except (ValueError, OSError) as err:
         return fail(PROG, str(err))
-    import uvicorn
-
     from dejavu_agents.web.app import create_app
+    from dejavu_agents.web.guards import Limits
+    from dejavu_agents.web.serve import listen, make_server, url
 
-    local = args.host in ("127.0.0.1", "localhost", "::1")
-    hosts = None if local else ["*"] if args.host in ("0.0.0.0", "::") else [args.host, "127.0.0.1", "localhost"]
-    app = create_app(args.log, checkpoints, hosts)
-    print(f"{PROG}: serving http://{args.host}:{args.port}/" + ("" if local else " (exposed beyond this machine)"))
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", limit_concurrency=200)
+    hosts = allowed_hosts(args.host, args.allow_host)
+    try:
+        sock = listen(args.host, args.port)
+    except ValueError as err:
+        return fail(PROG, str(err))
+    limits = Limits()
+    server = make_server(create_app(args.log, checkpoints, hosts, limits), limits)
+    if args.host not in LOOPBACK:
+        print(f"{PROG}: warning: --host {args.host} serves plain HTTP beyond this machine; only requests for "
+              f"{', '.join(hosts)} are answered (--allow-host NAME adds a name)", file=sys.stderr)  # fmt: skip
+    print(f"{PROG}: serving {url(args.host, args.port)}" + ("" if args.host in LOOPBACK else " (exposed)"), flush=True)
+    with sock:
+        server.run(sockets=[sock])
     return 0
+
+
+def allowed_hosts(host: str, extra: Sequence[str]) -> list[str]:
+    """The ``Host`` names answered: the loopback names, ``host`` itself (unless it means every
+    interface, which no browser asks for by name) and the operator's ``--allow-host`` names.
+
+    Why a list even for ``--host 0.0.0.0``: without one, any web site could reach the server
+    through DNS rebinding (a name of its own that resolves to this machine).
+    """
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    if host not in LOOPBACK + EVERY_INTERFACE:
+        names.append(f"[{host.lower()}]" if ":" in host else host.lower())
+    return list(dict.fromkeys([*names, *extra]))
 
 
 if __name__ == "__main__":

@@ -4,13 +4,20 @@ Routes (every game route answers only the session that owns the game, else 404):
 
 - ``GET /``: the start page; ``GET /rules``: the rules (``docs/rules.md``);
 - ``GET /play?game=...``: a shareable link (:mod:`dejavu_agents.web.links`); starts a game in
-  the visitor's session and redirects to ``GET /game/<id>``, its page;
+  the visitor's session and redirects to ``GET /game/<id>``, its page. A visitor without a
+  session cookie is first given one and sent back to the link (``&cookie=1``): only a
+  request that returns with the cookie makes a session, so requests that keep no cookies
+  (another web site's, a script's) cannot fill the server's table of sessions. A link
+  clicked on another site is first re-opened from this one (``&here=1``), so that the
+  browser sends its ``SameSite=Strict`` session cookie;
+- ``GET /games``: the visitor's games, each with its state; ``GET /api/games``: the same as JSON;
 - ``GET /api/games/<id>?after=<version>``: the board, once its version is past ``after``
   (a long poll, at most :data:`POLL_S` seconds);
 - ``POST /api/games/<id>/begin`` ``{"record": bool, "player_id": str}``: the consent answer;
 - ``POST /api/games/<id>/move`` ``{"action": int, "step": int}``: a move on board ``step``;
 - ``GET /game/<id>/replay?step=<n>``: the finished game, step by step, from the person's view;
-- ``GET /api/games/<id>/record``: the finished game's record (the log line).
+- ``GET /api/games/<id>/record``: the finished game's record (the log line);
+- ``POST /api/games/<id>/resign`` ``{}``: end the game now (it is not recorded).
 
 Nothing the page sends is trusted: the action is checked by the engine, the step against
 the server's own count, and the body must be a small JSON object.
@@ -37,11 +44,18 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dejavu_agents.web.games import Arrival, GrabGame, GridGame, WebGame
+from dejavu_agents.web.guards import BodyDeadline, Limits
 from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
 from dejavu_agents.web.records import GameLog
 from dejavu_agents.web.sessions import Session, Sessions, new_game_id
 
 COOKIE = "dejavu_session"
+CHECK_COOKIE = "dejavu_check"
+"""The cookie a link's first visit sets and its second must bring back."""
+COOKIE_CHECK = "cookie"
+"""The query parameter marking a link's second visit, the one that must bring the cookie back."""
+REOPENED = "here"
+"""The query parameter marking a link opened from another site and re-opened from this one."""
 MAX_BODY = 2048
 """The largest request body accepted, in bytes (a move is about 30)."""
 POLL_S = 20.0
@@ -102,7 +116,8 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="stylesheet" href="/static/page.css"></head>'
-        f'<body><header><a href="/">Déjà Vu</a> · <a href="/rules">rules</a></header><main>{body}</main></body></html>'
+        '<body><header><a href="/">Déjà Vu</a> · <a href="/rules">rules</a> · <a href="/games">your games</a></header>'
+        f"<main>{body}</main></body></html>"
     )
     return HTMLResponse(html, status)
 
@@ -141,6 +156,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise Refused(400, "the request is not valid JSON") from None
+    except RecursionError:  # nested past the parser's depth: no move looks like that
+        raise Refused(400, "the request's JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise Refused(400, "the request must be a JSON object")
     return data
@@ -187,13 +204,24 @@ async def rules(server: Server, request: Request) -> Response:
 
 
 async def play(server: Server, request: Request) -> Response:
+    params = dict(request.query_params)
+    returned = params.pop(COOKIE_CHECK, None) == "1"
+    reopened = params.pop(REOPENED, None) == "1"
     try:
-        wanted = parse_request(dict(request.query_params), server.checkpoints)
+        wanted = parse_request(params, server.checkpoints)
     except ValueError as err:
         raise Refused(400, str(err)) from None
+    if request.headers.get("sec-fetch-site") == "cross-site" and not reopened:
+        return _reopen(f"/play?{request.url.query}&{REOPENED}=1")
     session = server.sessions.get(request.cookies.get(COOKIE))
     fresh = session is None
     if session is None:
+        if CHECK_COOKIE not in request.cookies:  # the first visit: a cookie to bring back, nothing kept here
+            if returned:
+                raise Refused(403, "this browser did not keep the session cookie: allow cookies for this site to play")
+            response = RedirectResponse(f"/play?{request.url.query}&{COOKIE_CHECK}=1", 303)
+            response.set_cookie(CHECK_COOKIE, "1", max_age=600, httponly=True, samesite="strict", path="/play")
+            return response
         try:
             session = server.sessions.new()
         except ValueError as err:
@@ -208,6 +236,15 @@ async def play(server: Server, request: Request) -> Response:
     response = RedirectResponse(f"/game/{game.id}", 303)
     if fresh:
         response.set_cookie(COOKIE, session.token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+def _reopen(url: str) -> Response:
+    """Open ``url`` again from this site (a ``Refresh``, and a link): a link clicked on another site
+    arrives without the ``SameSite=Strict`` cookies, and so do the redirects after it; the
+    re-opened request brings them, so the visitor keeps the session it has."""
+    response = _page("Déjà Vu: starting", f'<p><a href="{escape(url)}">Start the game</a></p>')
+    response.headers["Refresh"] = f"0; url={url}"
     return response
 
 
@@ -240,7 +277,9 @@ async def game_page(server: Server, request: Request) -> Response:
     link = f"/play?{escape(game.request.query(seed=False))}"
     body = (
         f'<div id="game" data-game="{game.id}" data-version="{game.version}">{ask}'
-        f'<p id="message" role="status"></p>{game.board}<div id="after">{_after(game)}</div>'
+        f'<p id="message" role="status"></p>{game.board}'
+        '<p id="playing" hidden><button id="resign" type="button">Resign</button></p>'
+        f'<div id="after">{_after(game)}</div>'
         f'<p class="share">Link to a new game against the same opponents: <a href="{link}">{link}</a></p></div>'
         '<script src="/static/page.js"></script>'
     )
@@ -281,6 +320,21 @@ async def replay_page(server: Server, request: Request) -> Response:
     return _page("Déjà Vu: replay", f"<p>Replay, step {step} of {steps}: {nav}</p>{board}")
 
 
+def _listed(game: WebGame) -> dict[str, Any]:
+    return {"id": game.id, "game": game.game, "opponents": list(game.request.opponents), "phase": game.phase}
+
+
+async def games_page(server: Server, request: Request) -> Response:
+    session = server.sessions.get(request.cookies.get(COOKIE))  # none yet: an empty list, not an error
+    items = "".join(
+        f'<li><a href="/game/{game.id}">{game.game} against {escape(", ".join(game.request.opponents))}</a>: '
+        f'<span class="phase">{game.phase}</span></li>'
+        for game in (session.games.values() if session else [])
+    )
+    return _page("Déjà Vu: your games", f'<h1>Your games</h1><ul id="games">{items}</ul>' if items else
+                 "<h1>Your games</h1><p>None yet: start one from the start page.</p>")  # fmt: skip
+
+
 # ---------------------------------------------------------------------- the API
 def _board(game: WebGame, **extra: Any) -> JSONResponse:
     data = {"ok": True, "version": game.version, "phase": game.phase, "board": game.board, **extra}
@@ -298,6 +352,10 @@ async def poll(server: Server, request: Request) -> Response:
     return _board(game)
 
 
+async def listing(server: Server, request: Request) -> Response:
+    return JSONResponse({"ok": True, "games": [_listed(g) for g in _session(server, request).games.values()]})
+
+
 async def begin(server: Server, request: Request) -> Response:
     session = _session(server, request)
     game = _game(server, request)
@@ -305,12 +363,27 @@ async def begin(server: Server, request: Request) -> Response:
     record = data.get("record")
     if type(record) is not bool:
         raise Refused(400, "say whether to record the game: record must be true or false")
+    kept = record and server.log is not None
     try:
         session.check_live()
-        await game.begin(record, data.get("player_id"))
+        await game.begin(kept, data.get("player_id"))
     except ValueError as err:
         raise Refused(400, str(err)) from None
-    return _board(game, message="recording under " + game.player_id if record else "not recorded")
+    if kept:
+        message = "recording under " + game.player_id
+    else:
+        message = "nothing is recorded: this server keeps no log" if record else "not recorded"
+    return _board(game, message=message)
+
+
+async def resign(server: Server, request: Request) -> Response:
+    game = _game(server, request)
+    await _json_body(request)  # JSON only: a cross-site form cannot resign a person's game
+    try:
+        await game.resign()
+    except ValueError as err:
+        raise Refused(409, str(err)) from None
+    return _board(game, message="you resigned")
 
 
 async def move(server: Server, request: Request) -> Response:
@@ -339,15 +412,24 @@ async def record(server: Server, request: Request) -> Response:
     return Response(game.record.to_json(), media_type="application/json")
 
 
+async def _crashed(request: Request, exc: Exception) -> Response:
+    """The ``500`` page: Starlette sends it from outside every middleware, so it brings its own security headers."""
+    response = _error_page(500, "the server failed on this request; the game's state is unchanged")
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
 def create_app(
     log_path: Path | None = None,
     checkpoints: Mapping[str, Mapping[str, Path]] | None = None,
     allowed_hosts: list[str] | None = None,
+    limits: Limits | None = None,
 ) -> Starlette:
     """The app: ``log_path`` is the JSONL log (``None`` records nothing); ``checkpoints`` maps
     game -> name -> checkpoint file, the only checkpoints a link may name; requests whose
     ``Host`` is not in ``allowed_hosts`` (default: the loopback names) are refused, which keeps
-    other web sites from reaching the server through DNS rebinding."""
+    other web sites from reaching the server through DNS rebinding; a request's body must
+    arrive within ``limits.body_s`` seconds."""
     server = Server(GameLog(log_path) if log_path is not None else None, checkpoints or {})
 
     def page(view: Callable[[Server, Request], Awaitable[Response]]) -> Callable:
@@ -362,16 +444,24 @@ def create_app(
         Route("/play", page(play)),
         Route("/game/{game_id}", page(game_page)),
         Route("/game/{game_id}/replay", page(replay_page)),
+        Route("/games", page(games_page)),
+        Route("/api/games", api(listing)),
         Route("/api/games/{game_id}", api(poll)),
         Route("/api/games/{game_id}/begin", api(begin), methods=["POST"]),
         Route("/api/games/{game_id}/move", api(move), methods=["POST"]),
         Route("/api/games/{game_id}/record", api(record)),
+        Route("/api/games/{game_id}/resign", api(resign), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     hosts = allowed_hosts or ["127.0.0.1", "localhost", "[::1]"]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts), Middleware(SecurityHeaders)],
+        middleware=[  # outermost first: every answer, the host check's and the deadline's too, gets the headers
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+            Middleware(BodyDeadline, seconds=(limits or Limits()).body_s),
+        ],
+        exception_handlers={500: _crashed},
     )
     app.state.server = server
     return app

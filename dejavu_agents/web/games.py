@@ -6,6 +6,10 @@ for the next version. A finished game becomes a :class:`~dejavu_agents.web.recor
 appended to the log when the person agreed, kept in memory for the person's own replay
 either way.
 
+A game ends by its rules, or early: resigned by its person (:meth:`WebGame.resign`), or, for
+Grid, expired after :data:`GRID_IDLE_S` seconds without a move (:meth:`WebGame.expire_if_idle`);
+a game that ends early is not recorded.
+
 Grab's clock (:meth:`GrabGame.run`, one asyncio task per game): flip; ask the bots; open
 the tick; each bot's grab lands at its drawn reaction time (or at the tick's end, if slower);
 a person's grab is timed from the flip to the moment the server holds the whole request
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +50,8 @@ NEWS_LINES = 10
 ABANDON_S = 90.0
 """A grab game whose page has not asked for news this long is stopped (and not recorded)."""
 ROUND_PAUSE_MS = 2500
+GRID_IDLE_S = 900.0
+"""A grid game without a move (or the consent answer) this long is ended (and not recorded)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,8 @@ class WebGame(ABC):
     """What both games share on the server: consent, versions, news, the record."""
 
     game: str
+    idle_s: float | None = None
+    """A game waiting this long for its person ends (``None``: never; Grab's clock has its own rule)."""
 
     def __init__(self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None) -> None:
         self.id = game_id
@@ -71,6 +80,8 @@ class WebGame(ABC):
         self.recording = False
         self.player_id = ""
         self.news: list[str] = []
+        self._turn_lines: int | None = None
+        self.last_active = time.monotonic()
         self.record: GameRecord | None = None
         self.lock = asyncio.Lock()
         self._changed = asyncio.Event()
@@ -99,7 +110,14 @@ class WebGame(ABC):
             pass
 
     def say(self, line: str) -> None:
-        self.news = [*self.news, line][-NEWS_LINES:]
+        """Add a line of news; the page shows the last :data:`NEWS_LINES`, or all since :meth:`new_turn` if more."""
+        if self._turn_lines is not None:
+            self._turn_lines += 1
+        self.news = [*self.news, line][-max(NEWS_LINES, self._turn_lines or 0) :]
+
+    def new_turn(self) -> None:
+        """The person moves: keep every line from here on shown, so a long bot turn is never cut short."""
+        self._turn_lines = 0
 
     def elapsed_ms(self) -> int:
         return int(1000 * (asyncio.get_running_loop().time() - self._started))
@@ -116,6 +134,7 @@ class WebGame(ABC):
         if record:
             self.player_id = check_player_id(player_id)
         self.recording = bool(record)
+        self.last_active = time.monotonic()
         self._started = asyncio.get_running_loop().time()
         self.started_iso = now_iso()
         self.phase = "playing"
@@ -128,6 +147,28 @@ class WebGame(ABC):
             await asyncio.to_thread(self.log.append, self.record)
         self.phase = "over"
         self.say("Game over. The replay and your record are linked below." if self.recording else "Game over.")
+        self.publish()
+
+    async def resign(self) -> None:
+        """The person gives up: the game ends now, unrecorded; ``ValueError`` if it has already ended."""
+        async with self.lock:  # not half-way through a grid bot's turn
+            if self.phase not in ("consent", "playing"):
+                raise ValueError("this game has already ended")
+            self.end_early("resigned", "You resigned, so the game is over (and not recorded).")
+
+    def expire_if_idle(self) -> None:
+        """End a game that waits for its person and has not heard from them for :attr:`idle_s` seconds."""
+        idle = time.monotonic() - self.last_active  # the sessions' clock: swept outside the loop too
+        if self.idle_s is not None and self.phase in ("consent", "playing") and not self.lock.locked():
+            if idle > self.idle_s:
+                self.end_early("expired", f"Nobody moved for {self.idle_s / 60:g} minutes, so the game was ended "
+                               "(and not recorded).")  # fmt: skip
+
+    def end_early(self, phase: str, line: str) -> None:
+        """End the game now in ``phase`` (``resigned``, ``expired``), unrecorded, and tell the page why."""
+        self.stop()
+        self.phase = phase
+        self.say(line)
         self.publish()
 
     def replayed(self) -> Replay:
@@ -171,6 +212,7 @@ class GridGame(WebGame):
     """The grid game: turn by turn, the bot's turns played in a worker thread."""
 
     game = "grid"
+    idle_s = GRID_IDLE_S
 
     def __init__(self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None, bot: Any):
         super().__init__(game_id, request, names, log)
@@ -179,6 +221,7 @@ class GridGame(WebGame):
 
     async def start(self) -> None:
         async with self.lock:
+            self.new_turn()
             self.publish()
             await self._bot_turn()
 
@@ -199,11 +242,12 @@ class GridGame(WebGame):
         async with self.lock:
             if self.phase == "consent":
                 raise ValueError("answer the recording question first")
-            if self.over:
+            if self.phase != "playing":
                 raise ValueError("the game is over; start a new one")
             _check_step(step, len(self.table.moves))
-            self.table.person_move(action, self.elapsed_ms())
-            played = self.table.moves[-1]
+            played = self.table.person_move(action, self.elapsed_ms())
+            self.last_active = time.monotonic()
+            self.new_turn()
             self._tell([played])
             if self.table.over:
                 await self.finish()
@@ -214,7 +258,7 @@ class GridGame(WebGame):
             return f"you played {action_name(played.action)}"
 
     def stop(self) -> None:
-        """Nothing runs in the background: the bot plays inside the person's request."""
+        """Nothing runs in the background: the bot plays inside the person's request (in a worker thread)."""
 
     def _view(self, state: Any, mode: str) -> dict[str, Any]:
         vector = grid_observation.observe(state, self.table.person_seat, mode)
@@ -223,7 +267,10 @@ class GridGame(WebGame):
     def render(self) -> str:
         table = self.table
         mine = table.state.player == table.person_seat and not table.over and self.phase == "playing"
-        state = "over" if self.over else self.phase if self.phase == "consent" else "playing" if mine else "waiting"
+        if self.phase in ("consent", "over"):
+            state = self.phase
+        else:
+            state = "stopped" if self.phase != "playing" else "playing" if mine else "waiting"
         return grid_html(
             self._view(table.state, "observation"), seat=table.person_seat,
             mask=grid_mask(table.state, table.person_seat) if mine else None,

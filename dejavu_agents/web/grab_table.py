@@ -30,11 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from dejavu_env.core.actions import as_action
 from dejavu_env.core.players import reset_player
 from dejavu_env.core.seeding import derive_seeds
 from dejavu_env.grab.cards import N_CARDS
 from dejavu_env.grab.rules import (
     DEFAULT_REACTION_TIME,
+    N_ACTIONS,
     N_ROUNDS,
     PASS,
     GrabState,
@@ -158,7 +160,7 @@ class GrabTable:
             raise ValueError("no card is showing yet; wait for the next flip")
         if seat not in self.people:
             raise ValueError(f"seat {seat} is not a person's seat")
-        action = check_action(self.state, seat, action, "you")
+        action = check_action(self.state, seat, as_action(action, N_ACTIONS, "your grab"), "you")
         if action == PASS:
             return "you pass"
         if tick.tried[seat] or any(r.seat == seat for r in tick.refused):

@@ -68,9 +68,10 @@ class GridTable:
             return Outcome(scores=result.scores, winners=(), reason="truncated")
         return result
 
-    def person_move(self, action: object, t_ms: int) -> list[GridMove]:
+    def person_move(self, action: object, t_ms: int) -> GridMove:
         """Play the person's ``action`` (``ValueError`` naming why, nothing changed, if it is not
-        legal now), then the bot's moves until the person's next decision; returns the bot's moves."""
+        legal now); the bot's turn that may follow is :meth:`play_bot`'s, which the server runs in
+        a worker thread, so a slow bot never holds up other visitors."""
         if self.over:
             raise ValueError("the game is over; start a new one")
         if self.state.player != self.person_seat:
@@ -80,8 +81,9 @@ class GridTable:
         if reason:
             raise ValueError(reason)
         self.state.apply(action)
-        self.moves.append(GridMove(self.person_seat, action, t_ms))
-        return self.play_bot(t_ms)
+        move = GridMove(self.person_seat, action, t_ms)
+        self.moves.append(move)
+        return move
 
     def play_bot(self, t_ms: int) -> list[GridMove]:
         """The bot's moves while it is its turn (at the start too, when the person sits at seat 1)."""

@@ -44,6 +44,7 @@ import json
 import os
 import re
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,8 +59,14 @@ PERSON = "person"
 
 
 def check_player_id(text: object) -> str:
-    """An anonymous id: 1 to 32 letters, digits, ``-`` or ``_``; else ``ValueError``."""
-    if not isinstance(text, str) or not PLAYER_ID.match(text):
+    """An anonymous id: 1 to 32 letters, digits, ``-`` or ``_``; else ``ValueError``.
+
+    The whole text must match (a trailing newline too), and a control or other non-printable
+    character is named as such: an id is shown on pages and written into logs.
+    """
+    if isinstance(text, str) and not text.isprintable():
+        raise ValueError("an anonymous id must be printable: it holds a control or other non-printable character")
+    if not isinstance(text, str) or not PLAYER_ID.fullmatch(text):
         raise ValueError("pick an anonymous id of 1 to 32 letters, digits, '-' or '_' (no names, no e-mail)")
     return text
 
@@ -144,19 +151,27 @@ class GameLog:
                 os.close(fd)
 
 
-def read_records(path: Path) -> Iterator[GameRecord]:
-    """The records of a log, in order; ``ValueError`` naming the file and line of a bad one.
+class DamagedRecordWarning(UserWarning):
+    """A line of a game log that is not a whole, valid record, skipped by :func:`read_records`."""
 
-    A last line without its newline (a write cut by a crash) is a bad line too: a record
-    counts only once it was written whole.
+
+def read_records(path: Path) -> Iterator[GameRecord]:
+    """The good records of a log, in order; a damaged line is skipped with a :class:`DamagedRecordWarning`
+    naming the file, the line and what is wrong.
+
+    Why skip: one line cut short by a crash, or edited by hand, must not cost every other
+    game of the log. A last line without its newline (a write cut by a crash) is damaged too:
+    a record counts only once it was written whole.
     """
-    with open(path, encoding="utf-8") as handle:
+    with open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            if not line.endswith("\n"):
-                raise ValueError(f"{path}:{number}: the last record is cut short (no newline)")
             try:
-                yield GameRecord.from_json(line)
+                if not line.endswith(b"\n"):
+                    raise ValueError("the last record is cut short (no newline)")
+                record = GameRecord.from_json(line.decode("utf-8"))  # UnicodeDecodeError is a ValueError
             except (ValueError, TypeError) as err:
-                raise ValueError(f"{path}:{number}: {err}") from None
+                warnings.warn(f"{path}:{number}: skipped a damaged record: {err}", DamagedRecordWarning, stacklevel=2)
+                continue
+            yield record

@@ -3,7 +3,10 @@
 Why tokens: a game belongs to the session that created it; a request reaches a game only
 through its own session's table, so one visitor cannot act in another's game or read its
 record, even knowing the game's id (ids are unguessable too). Why bounds: one visitor must
-not be able to fill the server's memory or CPU with games.
+not be able to fill the server's memory or CPU with games. A session is made only by a
+visitor that brought its cookie back (:func:`dejavu_agents.web.app.play`), and one whose
+games never started is dropped after :data:`UNUSED_S`, so requests that never play cannot
+hold the table for long.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ MAX_LIVE_GAMES_PER_SESSION = 2
 """Games of one session that may be running (started and not over) at once."""
 IDLE_S = 3600.0
 """A session unused this long may be dropped to make room for a new one."""
+UNUSED_S = 300.0
+"""A session none of whose games was started, unused this long, is dropped."""
 
 
 @dataclass
@@ -45,9 +50,22 @@ class Session:
 
     def check_live(self) -> None:
         """``ValueError`` when starting one more game would run more than the session may at once."""
+        self.sweep()
         live = [g for g in self.games.values() if g.phase == "playing"]
         if len(live) >= MAX_LIVE_GAMES_PER_SESSION:
             raise ValueError(f"finish a game first: a session may play {MAX_LIVE_GAMES_PER_SESSION} at once")
+
+    def sweep(self) -> None:
+        """End the games left waiting too long for their person (:meth:`WebGame.expire_if_idle`)."""
+        for game in self.games.values():
+            game.expire_if_idle()
+
+    def droppable(self, now: float, full: bool) -> bool:
+        """None of its games was ever started and it is unused for :data:`UNUSED_S`, or the server is
+        ``full`` and it is unused for :data:`IDLE_S` (a person may come back to replay a game)."""
+        idle = now - self.last_used
+        played = any(game.phase != "consent" for game in self.games.values())
+        return (idle > UNUSED_S and not played) or (full and idle > IDLE_S)
 
 
 class Sessions:
@@ -57,20 +75,24 @@ class Sessions:
         self.limit = limit
         self._by_token: dict[str, Session] = {}
 
+    def __len__(self) -> int:
+        return len(self._by_token)
+
     def get(self, token: str | None) -> Session | None:
-        """The session of ``token``, or ``None`` (an unknown token is no session, never an error)."""
+        """The session of ``token``, or ``None`` (an unknown token is no session, never an error);
+        its games that waited too long for their person are ended first."""
         session = self._by_token.get(token or "")
         if session is not None:
             session.last_used = time.monotonic()
+            session.sweep()
         return session
 
     def new(self) -> Session:
-        """A fresh session; idle ones make room, else ``ValueError`` when the server is full."""
-        if len(self._by_token) >= self.limit:
-            now = time.monotonic()
-            for token, session in list(self._by_token.items()):
-                if now - session.last_used > IDLE_S:
-                    self.drop(token)
+        """A fresh session, once droppable ones are dropped; ``ValueError`` when the server is still full."""
+        now, full = time.monotonic(), len(self._by_token) >= self.limit
+        for token, session in list(self._by_token.items()):
+            if session.droppable(now, full):
+                self.drop(token)
         if len(self._by_token) >= self.limit:
             raise ValueError("the server has as many visitors as it can hold; try again later")
         session = Session(secrets.token_urlsafe(32))

@@ -1,35 +1,37 @@
-"""A real uvicorn server on a free loopback port, for the tests that need real sockets (a browser,
-a client that sends a request's headers and body apart)."""
+"""The server as ``python -m dejavu_agents.web`` runs it (uvicorn with the connection limits), on a
+free loopback port, for the tests that need real sockets: a browser, a client that sends a
+request's headers and body apart, slow clients, a shell recipe's curl."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-import uvicorn
-from starlette.applications import Starlette
+from dejavu_agents.web.app import create_app
+from dejavu_agents.web.guards import Limits
+from dejavu_agents.web.serve import listen, make_server
+
+HOST = "127.0.0.1"
 
 
 @contextmanager
-def live_server(app: Starlette) -> Iterator[str]:
-    """Serve ``app`` on ``127.0.0.1`` at a free port; yield its base URL; stop it after."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
+def live_server(log: Path | None = None, limits: Limits | None = None) -> Iterator[str]:
+    """Serve the app with ``log`` and ``limits`` on ``127.0.0.1`` at a free port; yield its base URL; stop it after."""
+    limits = limits or Limits()
+    sock = listen(HOST, 0)
+    running = make_server(create_app(log, limits=limits), limits)
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 30
     try:
         while not running.started:
             assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
+            time.sleep(0.02)
+        yield f"http://{HOST}:{sock.getsockname()[1]}"
     finally:
         running.should_exit = True
-        thread.join(10)
+        thread.join(15)
         sock.close()

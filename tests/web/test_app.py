@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import re
 import time
+import types
 import warnings
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from dejavu_agents.web import sessions
 from dejavu_agents.web.app import COOKIE, create_app
 from dejavu_agents.web.records import read_records
 from dejavu_agents.web.replay import replay
+from tests.web.visits import open_link
 
 BASE = "http://127.0.0.1"
 
@@ -43,7 +46,7 @@ def client(log_path: Path) -> Iterator[TestClient]:
 
 
 def start(client: TestClient, link: str, record: bool = True) -> str:
-    response = client.get(link, follow_redirects=False)
+    response = open_link(client, link)
     assert response.status_code == 303, response.text
     game_id = response.headers["location"].rsplit("/", 1)[1]
     answer = client.post(f"/api/games/{game_id}/begin", json={"record": record, "player_id": "tester-1"})
@@ -119,7 +122,7 @@ def test_any_json_body_is_answered_and_a_refusal_changes_nothing(client: TestCli
 
 
 def test_refused_moves_name_the_problem_and_change_nothing(client: TestClient) -> None:
-    response = client.get("/play?game=grid&opponent=greedy&seed=3", follow_redirects=False)
+    response = open_link(client, "/play?game=grid&opponent=greedy&seed=3")
     game_id = response.headers["location"].rsplit("/", 1)[1]
     early = client.post(f"/api/games/{game_id}/move", json={"action": 0, "step": 0})
     assert early.status_code == 400 and "recording question" in early.json()["error"]
@@ -171,7 +174,7 @@ def test_one_visitor_cannot_reach_anothers_game(client: TestClient, log_path: Pa
     with TestClient(create_app(log_path), base_url=BASE) as other_server:
         assert other_server.get(f"/api/games/{game_id}").status_code == 403  # no session at all
     stranger = TestClient(client.app, base_url=BASE)
-    stranger.get("/play?game=grid&opponent=greedy", follow_redirects=False)  # a session of its own
+    open_link(stranger, "/play?game=grid&opponent=greedy")  # a session of its own
     assert stranger.cookies.get(COOKIE) != client.cookies.get(COOKIE)
     for url in (f"/api/games/{game_id}", f"/game/{game_id}", f"/api/games/{game_id}/record"):
         answer = stranger.get(url)
@@ -181,7 +184,7 @@ def test_one_visitor_cannot_reach_anothers_game(client: TestClient, log_path: Pa
     assert stranger.get(f"/api/games/{game_id}").status_code == 403
     cookie = client.get("/play?game=grid", follow_redirects=False).headers.get("set-cookie")
     assert cookie is None  # the session is kept, not replaced
-    fresh = TestClient(client.app, base_url=BASE).get("/play?game=grid", follow_redirects=False)
+    fresh = open_link(TestClient(client.app, base_url=BASE), "/play?game=grid")
     attributes = fresh.headers["set-cookie"].lower()
     assert "httponly" in attributes and "samesite=strict" in attributes
     assert len(fresh.cookies[COOKIE]) >= 43  # 32 random bytes
@@ -294,7 +297,7 @@ def test_a_player_whose_extra_is_missing_is_a_clear_refusal(
         raise ImportError("No module named 'torch'")
 
     monkeypatch.setattr(app, "build_player", no_torch)
-    answer = client.get("/play?game=grid&opponent=ppo-grid", follow_redirects=False)
+    answer = open_link(client, "/play?game=grid&opponent=ppo-grid")
     assert answer.status_code == 400 and "cannot load that player" in answer.text
 
 
@@ -317,10 +320,10 @@ def test_the_curl_recipe_is_a_cookie_round_trip(client: TestClient) -> None:
     """What a plain curl does (no cookies kept) ends at "no session"; the recipe's requests, with the jar, play."""
     link = "/play?game=grid&opponent=counting&seat=0"
     answer = client.get(link, follow_redirects=False)
-    assert answer.status_code == 303
+    assert answer.status_code == 303 and "set-cookie" in answer.headers
     client.cookies.clear()  # plain curl: the cookie of the redirect is not sent back
     refused = client.get(answer.headers["location"])
-    assert refused.status_code == 403 and "no session" in refused.text
+    assert refused.status_code == 403 and "allow cookies" in refused.text
     recipe = _curl_recipe()
     assert re.search(r"curl -\w*L\w* -c jar.txt -b jar.txt", recipe) and f'"$S{link}"' in recipe  # -L: follow
     page = client.get(link)  # -L with the jar: the redirect is followed with the cookie
@@ -343,7 +346,7 @@ def test_the_curl_recipe_runs_as_written(tmp_path: Path) -> None:
     from tests.web.live import live_server
 
     recipe = _curl_recipe()
-    with live_server(create_app(None)) as base:
+    with live_server(None) as base:
         script = recipe.replace("S=http://127.0.0.1:8000", f"S={base}", 1)
         assert script != recipe
         run = subprocess.run(["bash", "-euc", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -354,3 +357,184 @@ def test_the_curl_recipe_runs_as_written(tmp_path: Path) -> None:
         answers.append(answer)
     begin, poll, move = answers
     assert begin["ok"] and poll["phase"] == "playing" and move["ok"] and "Look" in move["message"], run.stdout
+
+
+def test_links_without_the_cookie_round_trip_make_no_session(client: TestClient) -> None:
+    """Requests that keep no cookies (another site's, a script's) cannot fill the table of sessions."""
+    server = client.app.state.server  # type: ignore[attr-defined]
+    link = "/play?game=grid&opponent=greedy"
+    for _ in range(500):
+        answer = client.get(link, follow_redirects=False)
+        client.cookies.clear()  # as a page firing requests it cannot read, or a plain curl
+        assert answer.status_code == 303 and answer.headers["location"] == link + "&cookie=1"
+    assert len(server.sessions) == 0
+    refused = client.get(link + "&cookie=1", follow_redirects=False)
+    assert refused.status_code == 403 and "allow cookies" in refused.text and len(server.sessions) == 0
+    assert open_link(client, link).headers["location"].startswith("/game/")  # a browser still plays
+    assert len(server.sessions) == 1
+
+
+def test_a_link_opened_from_another_site_is_reopened_from_this_one(client: TestClient) -> None:
+    """A browser sends no SameSite=Strict cookie with a navigation another site began: the link is re-opened."""
+    link = "/play?game=grid&opponent=greedy"
+    game_id = start(client, link)
+    across = client.get(link, headers={"sec-fetch-site": "cross-site"}, follow_redirects=False)
+    again = f"{link}&here=1"
+    assert across.status_code == 200 and across.headers["refresh"] == f"0; url={again}"
+    assert f'href="{escape(again)}"' in across.text and "set-cookie" not in across.headers
+    here = client.get(again, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False)
+    assert here.status_code == 303 and here.headers["location"].startswith("/game/")
+    assert len(client.get("/api/games").json()["games"]) == 2 and game_id in client.get("/games").text
+
+
+def test_sessions_whose_games_never_started_expire_within_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = sessions.Sessions(limit=2)
+    unused, played = table.new(), table.new()
+    played.games["g"] = types.SimpleNamespace(phase="playing", expire_if_idle=lambda: None, stop=lambda: None)
+    with pytest.raises(ValueError, match="as many visitors"):
+        table.new()
+    for session in (unused, played):
+        session.last_used -= sessions.UNUSED_S + 1
+    newer = table.new()  # the unused session made room; the one with a started game is kept
+    assert table.get(unused.token) is None and table.get(played.token) is played
+    played.last_used -= sessions.IDLE_S + 1
+    table.new()  # a full table drops a session unused for IDLE_S, started games or not
+    assert table.get(played.token) is None and table.get(newer.token) is newer
+
+
+def test_deeply_nested_json_is_a_400(client: TestClient) -> None:
+    game_id = start(client, "/play?game=grid&opponent=greedy&seed=15", record=False)
+    before = board(client, game_id)
+    for body in ("[" * 1000 + "]" * 1000, '{"action": ' + "[" * 990 + "]" * 990 + ', "step": 0}'):
+        answer = client.post(f"/api/games/{game_id}/move", content=body, headers={"content-type": "application/json"})
+        assert answer.status_code == 400 and answer.json()["error"], body[:20]
+    assert board(client, game_id) == before
+
+
+def test_every_error_response_carries_the_security_headers(log_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dejavu_agents.web import app as app_module
+    from dejavu_agents.web.app import SECURITY_HEADERS
+
+    def crash(*args: object) -> list[str]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(app_module, "player_names", crash)
+    with TestClient(create_app(log_path), base_url=BASE, raise_server_exceptions=False) as crashing:
+        answers = {
+            404: crashing.get("/no/such/page"),
+            405: crashing.get("/api/games/x/move"),
+            400: crashing.get("/", headers={"host": "evil.example"}),
+            403: crashing.get("/api/games/x"),
+            500: crashing.get("/"),
+        }
+        for status, answer in answers.items():
+            assert answer.status_code == status, answer.text
+            for name, value in SECURITY_HEADERS.items():
+                assert answer.headers.get(name) == value, (status, name)
+        assert "a bug" not in answers[500].text and "the server failed" in answers[500].text
+
+
+def test_asking_to_record_on_a_server_without_a_log_says_nothing_is_kept() -> None:
+    with TestClient(create_app(None), base_url=BASE) as no_log:
+        link = open_link(no_log, "/play?game=grid&opponent=greedy").headers["location"]
+        assert "This server records nothing." in no_log.get(link).text
+        game_id = link.rsplit("/", 1)[1]
+        answer = no_log.post(f"/api/games/{game_id}/begin", json={"record": True, "player_id": "owl-1"})
+        assert answer.status_code == 200 and answer.json()["message"] == "nothing is recorded: this server keeps no log"
+
+
+def test_a_player_id_with_a_control_character_is_refused_by_name(client: TestClient) -> None:
+    game_id = open_link(client, "/play?game=grid&opponent=greedy").headers["location"].rsplit("/", 1)[1]
+    for bad in ("owl-17\n", "owl\u0000", "\u001b[2Jowl"):
+        answer = client.post(f"/api/games/{game_id}/begin", json={"record": True, "player_id": bad})
+        assert answer.status_code == 400 and "must be printable" in answer.json()["error"]
+    assert board(client, game_id)["phase"] == "consent"
+
+
+def news(html: str) -> list[str]:
+    return re.findall(r"<li>(.*?)</li>", re.search(r'<ul class="news">(.*?)</ul>', html).group(1))
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_every_bot_move_is_in_the_news_and_the_persons_move_is_named_right(
+    client: TestClient, log_path: Path, monkeypatch: pytest.MonkeyPatch, seat: int
+) -> None:
+    """Each answer to a move shows the move and the whole bot turn after it, off the event loop."""
+    import asyncio
+
+    from dejavu_agents.registry import PLAYERS, PlayerEntry, make_player
+    from dejavu_env.grid.rules import action_name
+
+    on_loop: list[bool] = []
+
+    class Watched(type(make_player("grid", "greedy"))):  # type: ignore[misc]
+        def act(self, observation: object, action_mask: object) -> int:
+            try:
+                asyncio.get_running_loop()
+                on_loop.append(True)
+            except RuntimeError:
+                on_loop.append(False)
+            return super().act(observation, action_mask)
+
+    monkeypatch.setitem(PLAYERS["grid"], "watched", PlayerEntry(Watched))
+    game_id = start(client, f"/play?game=grid&opponent=watched&seat={seat}&seed=21")
+    shown = [line for line in news(board(client, game_id)["board"]) if line.startswith("watched: ")]
+    while (now := board(client, game_id))["phase"] != "over":
+        html = now["board"]
+        action = actions(html)[-1]
+        answer = client.post(f"/api/games/{game_id}/move", json={"action": action, "step": step_of(html)}).json()
+        assert answer["message"] in (f"you played {action_name(action)}", "game over")
+        lines = news(answer["board"])
+        mine = max(i for i, line in enumerate(lines) if line == f"You: {action_name(action)}")
+        shown += [line for line in lines[mine + 1 :] if line.startswith("watched: ")]
+    (record,) = read_records(log_path)
+    bot_moves = [f"watched: {action_name(m['action'])}" for m in record.moves if m["seat"] != seat]
+    assert len(bot_moves) > 5
+    assert shown == bot_moves
+    assert on_loop and not any(on_loop)  # every bot decision ran in a worker thread
+
+
+def test_grid_games_are_listed_resigned_and_expire(
+    client: TestClient, log_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dejavu_agents.web import games
+
+    assert "None yet" in client.get("/games").text  # no session yet
+    first = start(client, "/play?game=grid&opponent=greedy&seed=22")
+    second = start(client, "/play?game=grid&opponent=counting&seed=23")
+    listed = client.get("/api/games").json()["games"]
+    assert [(g["id"], g["opponents"], g["phase"]) for g in listed] == [
+        (first, ["greedy"], "playing"), (second, ["counting"], "playing")
+    ]  # fmt: skip
+    assert f'href="/game/{first}"' in client.get("/games").text
+    assert 'id="resign"' in client.get(f"/game/{first}").text
+    stranger = TestClient(client.app, base_url=BASE)
+    open_link(stranger, "/play?game=grid")
+    assert stranger.post(f"/api/games/{first}/resign", json={}).status_code == 404
+    assert stranger.get("/api/games").json()["games"][0]["id"] not in (first, second)
+
+    resigned = client.post(f"/api/games/{first}/resign", json={})
+    assert resigned.status_code == 200 and resigned.json()["phase"] == "resigned"
+    assert 'data-state="stopped"' in resigned.json()["board"] and "You resigned" in resigned.json()["board"]
+    assert client.post(f"/api/games/{first}/resign", json={}).status_code == 409
+    late = client.post(f"/api/games/{first}/move", json={"action": 0, "step": step_of(resigned.json()["board"])})
+    assert late.status_code == 400 and "over" in late.json()["error"]
+
+    monkeypatch.setattr(games.GridGame, "idle_s", 0.3)
+    time.sleep(0.5)  # nobody moves in the second game
+    expired = board(client, second)
+    assert expired["phase"] == "expired" and "Nobody moved" in expired["board"]
+    assert [g["phase"] for g in client.get("/api/games").json()["games"]] == ["resigned", "expired"]
+    start(client, "/play?game=grid&opponent=greedy&seed=24")  # both slots are free again
+    start(client, "/play?game=grid&opponent=greedy&seed=25")
+    assert not log_path.exists()  # games that end early are not recorded
+
+
+def test_a_resigned_grab_game_stops_its_clock(client: TestClient) -> None:
+    game_id = start(client, "/play?game=grab&opponents=perfect&flip_ms=200", record=False)
+    server = client.app.state.server  # type: ignore[attr-defined]
+    (game,) = [g for s in server.sessions._by_token.values() for g in s.games.values()]
+    assert client.post(f"/api/games/{game_id}/resign", json={}).json()["phase"] == "resigned"
+    version = board(client, game_id)["version"]
+    time.sleep(0.6)  # three flips' time
+    assert board(client, game_id)["version"] == version and game.task.done()

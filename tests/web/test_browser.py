@@ -24,7 +24,6 @@ import pytest
 pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the test extra)")
 
-from dejavu_agents.web.app import create_app  # noqa: E402
 from dejavu_agents.web.records import read_records  # noqa: E402
 from dejavu_agents.web.replay import replay  # noqa: E402
 from dejavu_env.grab.cards import canonical_deck  # noqa: E402
@@ -38,9 +37,10 @@ REACTION_MS = 120
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A real uvicorn server on a free loopback port, with its log; stopped after the module."""
+    """The server as ``python -m dejavu_agents.web`` runs it (uvicorn with the limits), on a free loopback
+    port, with its log; stopped after the module."""
     log = tmp_path_factory.mktemp("web") / "games.jsonl"
-    with live_server(create_app(log)) as base:
+    with live_server(log) as base:
         yield base, log
 
 
@@ -87,6 +87,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
         page.wait_for_selector("#board[data-state=playing], #board[data-state=over]")
         if state(page) == "over":
             break
+        assert page.is_visible("#resign")
         step = page.get_attribute("#board", "data-step")
         # The last button: End turn when legal, else Take the End card, else Stop, else the last Reveal.
         page.locator("#board [data-action]").last.click()
@@ -95,6 +96,7 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
             page.screenshot(path=str(shots / "web-grid.png"))  # mid-reveal: faces up, Reveal and Stop
             shot = True
     text = page.inner_text("#board")
+    assert not page.is_visible("#resign")
     page.screenshot(path=str(tmp_path / "web-grid-over.png"))
     record = recorded(log, "browser-grid")
     scores = replay(record).outcome.scores
@@ -104,6 +106,37 @@ def test_a_whole_grid_game_by_clicking(server: tuple[str, Path], browser: object
     assert state(page) == "replay"
     page.click("a[rel=next]")
     assert "step 1 of" in page.inner_text("main")
+    page.close()
+
+
+def test_a_game_is_resigned_by_its_button_and_listed(server: tuple[str, Path], browser: object) -> None:
+    base, _ = server
+    page = browser.new_page()
+    page.goto(f"{base}/play?game=grid&opponent=greedy&seed=22")
+    agree(page, "browser-resign")
+    page.wait_for_selector("#board[data-state=playing]")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game? ..."
+    page.click("#resign")
+    page.wait_for_selector("#board[data-state=stopped]")
+    assert not page.is_visible("#resign") and "You resigned" in page.inner_text("#board")
+    page.click("text=your games")
+    assert "resigned" in page.inner_text("#games")
+    page.close()
+
+
+def test_a_link_clicked_on_another_site_keeps_the_session(server: tuple[str, Path], browser: object) -> None:
+    """The session cookie is SameSite=Strict, which a navigation begun on another site does not carry."""
+    base, _ = server
+    page = browser.new_page()
+    link = f"{base}/play?game=grid&opponent=greedy"
+    page.route("http://elsewhere.example/", lambda route: route.fulfill(
+        body=f'<a id="go" href="{link}">a shared game</a>', content_type="text/html"))  # fmt: skip
+    for _ in range(2):
+        page.goto("http://elsewhere.example/")
+        page.click("#go")
+        page.wait_for_selector("#board[data-state=consent]")
+    page.goto(f"{base}/games")
+    assert page.locator("#games li").count() == 2  # both games in one session
     page.close()
 
 

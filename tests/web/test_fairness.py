@@ -39,6 +39,7 @@ from dejavu_agents.web.replay import replay, seat_ticks
 from dejavu_env.grab.cards import N_ASIDE, canonical_deck
 from dejavu_env.grid.cards import card_name
 from tests.web.live import live_server
+from tests.web.visits import open_link
 
 BASE = "http://127.0.0.1"
 NAMES = canonical_deck().names
@@ -127,7 +128,7 @@ def test_a_grab_whose_body_comes_after_the_flip_does_not_win(tmp_path: Path, mon
     monkeypatch.setattr(games, "ROUND_PAUSE_MS", 0)
     log = tmp_path / "games.jsonl"
     length, delay = 80, 0.12  # the body is sent 120 ms after the page saw the flip: above MIN_REACTION_MS
-    with live_server(create_app(log)) as base, httpx.Client(base_url=base, timeout=30) as client:
+    with live_server(log) as base, httpx.Client(base_url=base, timeout=30) as client:
         page = client.get("/play?game=grab&opponents=perfect&flip_ms=300&seed=77", follow_redirects=True)
         game_id = str(page.url).rsplit("/", 1)[1]
         move = f"/api/games/{game_id}/move"
@@ -213,7 +214,7 @@ def _board_of(text: str) -> str:
 
 
 def test_no_response_during_a_grid_game_holds_the_seed_or_an_unseen_face(client: TestClient) -> None:
-    start = client.get(f"/play?game=grid&opponent=greedy&seed={SEED}", follow_redirects=False)
+    start = open_link(client, f"/play?game=grid&opponent=greedy&seed={SEED}")
     game_id = start.headers["location"].rsplit("/", 1)[1]
     game = client.app.state.server.sessions.get(client.cookies[COOKIE]).games[game_id]
     seen: set[str] = set()
@@ -246,7 +247,7 @@ def test_no_response_during_a_grid_game_holds_the_seed_or_an_unseen_face(client:
 
 def test_no_response_during_a_grab_game_holds_the_seed_or_a_card_to_come(client: TestClient) -> None:
     link = f"/play?game=grab&opponents=perfect,human-casual&flip_ms=200&seed={SEED}"
-    game_id = client.get(link, follow_redirects=False).headers["location"].rsplit("/", 1)[1]
+    game_id = open_link(client, link).headers["location"].rsplit("/", 1)[1]
     game = client.app.state.server.sessions.get(client.cookies[COOKIE]).games[game_id]
     deck, orders = canonical_deck(), game.table.orders
     card_of = {frozenset(deck.names[k] for k in objects_): c for c, objects_ in enumerate(deck.cards)}

@@ -11,7 +11,14 @@ import pytest
 from dejavu_agents.registry import make_player
 from dejavu_agents.web.grid_table import GridTable
 from dejavu_agents.web.recorder import bot_grab_game, now_iso, record_grid
-from dejavu_agents.web.records import SCHEMA, GameLog, GameRecord, check_player_id, read_records
+from dejavu_agents.web.records import (
+    SCHEMA,
+    DamagedRecordWarning,
+    GameLog,
+    GameRecord,
+    check_player_id,
+    read_records,
+)
 from dejavu_agents.web.replay import replay, seat_ticks
 from dejavu_env.grid.rules import legal_actions
 
@@ -23,6 +30,7 @@ def grid_record(seed: int) -> GameRecord:
     while not table.over:
         t += 100
         table.person_move(legal_actions(table.state)[-1 if t % 300 else 0], t)
+        table.play_bot(t)
     return record_grid(table, player_id="p-1", names=["You", "greedy"], seed=seed, started=now_iso())
 
 
@@ -67,8 +75,9 @@ def test_a_replay_refuses_a_record_that_the_rules_or_its_outcome_contradict() ->
         replay(replace(grab, moves=ticks))
 
 
-def test_the_reader_names_the_line_of_a_bad_record(tmp_path: Path) -> None:
-    good = grid_record(5).to_json()
+def test_the_reader_skips_a_damaged_line_and_names_it(tmp_path: Path) -> None:
+    record = grid_record(5)
+    good = record.to_json()
     path = tmp_path / "log.jsonl"
     cases = {
         "not json": "not JSON",
@@ -80,12 +89,15 @@ def test_the_reader_names_the_line_of_a_bad_record(tmp_path: Path) -> None:
         "[1, 2]": "JSON object",
     }
     for line, problem in cases.items():
-        path.write_text(good + "\n" + line + "\n")
-        with pytest.raises(ValueError, match=f"log.jsonl:2: .*{problem}"):
-            list(read_records(path))
+        path.write_text(good + "\n" + line + "\n" + good + "\n")
+        with pytest.warns(DamagedRecordWarning, match=f"log.jsonl:2: skipped a damaged record: .*{problem}"):
+            assert list(read_records(path)) == [record, record]  # the good ones on either side are kept
+    path.write_bytes(good.encode() + b"\n" + b'{"player_id": "\xff"}\n')
+    with pytest.warns(DamagedRecordWarning, match="log.jsonl:2: .*utf-8"):
+        assert list(read_records(path)) == [record]
     path.write_text(good + "\n" + good[:50])
-    with pytest.raises(ValueError, match="cut short"):
-        list(read_records(path))
+    with pytest.warns(DamagedRecordWarning, match="log.jsonl:2: .*cut short"):
+        assert list(read_records(path)) == [record]
 
 
 def test_an_append_is_one_whole_line_even_after_a_crash_left_a_partial_one(tmp_path: Path) -> None:
@@ -100,8 +112,8 @@ def test_an_append_is_one_whole_line_even_after_a_crash_left_a_partial_one(tmp_p
     log.append(record)
     lines = path.read_text().splitlines()
     assert len(lines) == 3 and GameRecord.from_json(lines[2]) == record
-    with pytest.raises(ValueError, match=r"games\.jsonl:2: not JSON"):
-        list(read_records(path))
+    with pytest.warns(DamagedRecordWarning, match=r"games\.jsonl:2: skipped a damaged record: not JSON"):
+        assert list(read_records(path)) == [record, record]
 
 
 def test_player_ids_are_anonymous_tokens() -> None:
@@ -110,6 +122,9 @@ def test_player_ids_are_anonymous_tokens() -> None:
     for bad in ("", "x" * 33, "a b", "é", "a@b", None, 7, "../x"):
         with pytest.raises(ValueError, match="anonymous id"):
             check_player_id(bad)
+    for unprintable in ("owl-17\n", "owl\x00", "\x1b[31mowl", "o\u200bwl", "owl\r"):
+        with pytest.raises(ValueError, match=r"must be printable.*non-printable character"):
+            check_player_id(unprintable)
 
 
 def test_seat_ticks_are_what_the_person_saw_each_time_it_was_asked() -> None:

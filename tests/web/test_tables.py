@@ -49,8 +49,12 @@ def test_grid_refuses_bad_moves_and_leaves_the_state_unchanged() -> None:
 def test_grid_plays_the_bots_turn_and_refuses_moves_out_of_turn() -> None:
     table = GridTable(make_player("grid", "greedy"), seed=5)
     table.person_move(LOOK + 2, 10)
-    bot_moves = table.person_move(END_TURN, 20)
-    assert bot_moves and all(m.seat == 1 for m in bot_moves)
+    ended = table.person_move(END_TURN, 20)
+    assert ended.seat == 0 and ended.action == END_TURN and table.moves[-1] == ended
+    with pytest.raises(ValueError, match="not your turn"):
+        table.person_move(LOOK, 30)  # the bot's turn is play_bot's (the server runs it in a worker thread)
+    bot_moves = table.play_bot(40)
+    assert bot_moves and all(m.seat == 1 for m in bot_moves) and table.moves[-len(bot_moves) :] == bot_moves
     assert table.over or table.state.player == 0
     seated_second = GridTable(make_player("grid", "greedy"), seed=5, person_seat=1)
     with pytest.raises(ValueError, match="not your turn"):
@@ -118,8 +122,9 @@ def test_grab_refuses_forged_grabs_and_changes_nothing() -> None:
     table.begin_tick()
     before = table.state.copy()
     for bad in (-1, 37, "1", 1.5, None, True):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"^your grab ") as refused:
             table.grab(0, bad, 100.0)
+        assert "you's" not in str(refused.value)
     with pytest.raises(ValueError, match="not a person's seat"):
         table.grab(1, 1, 100.0)
     assert table.tick is not None and table.tick.tried[0] == 0

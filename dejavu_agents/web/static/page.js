@@ -16,7 +16,9 @@
     }
     // The finished game's links (with its seed) come only once it is over: the seed gives the deal.
     if (data.after) document.getElementById("after").innerHTML = data.after;
-    document.getElementById("consent").hidden = board().dataset.state !== "consent";
+    const state = board().dataset.state;
+    document.getElementById("consent").hidden = state !== "consent";
+    document.getElementById("playing").hidden = !["consent", "playing", "waiting"].includes(state);
   }
 
   async function post(path, body) {
@@ -53,6 +55,9 @@
     const button = event.target.closest("#board [data-action]");
     if (!button) return;
     post("move", { action: Number(button.dataset.action), step: Number(board().dataset.step) });
+  });
+  document.getElementById("resign").addEventListener("click", () => {
+    if (window.confirm("Resign this game? It ends now and is not recorded.")) post("resign", {});
   });
   show({});
   poll();

@@ -1,0 +1,172 @@
+"""Serving the app on uvicorn with the connection limits of :class:`~dejavu_agents.web.guards.Limits`.
+
+uvicorn's own settings carry what they can: the idle keep-alive timeout
+(``timeout_keep_alive``) and the headers' size (``h11_max_incomplete_event_size``). Two
+bounds it lacks are added by :class:`GuardedH11Protocol`, its h11 protocol with:
+
+- a deadline for the request's headers (uvicorn has none: a connection that sends half a
+  request line waits forever), answered ``408``;
+- a connection cap checked when a connection opens. uvicorn's ``limit_concurrency`` is
+  checked only once a request's headers are complete, which a slow client never sends, so
+  200 half-sent requests filled it and every other visitor got its ``503``. Here a new
+  connection to a full server takes the place of the one that has waited longest for its
+  headers (a slow or idle client), and only when every connection is busy with a request is
+  it answered ``503``.
+
+Every answer given here carries the app's security headers, as the app's own do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import http
+import socket
+from typing import Any, ClassVar
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from dejavu_agents.web.app import SECURITY_HEADERS
+from dejavu_agents.web.guards import Limits
+
+
+def plain_response(status: int, message: str) -> bytes:
+    """A whole ``text/plain`` HTTP/1.1 response that closes the connection, with the security headers."""
+    body = message.encode("utf-8")
+    headers = {
+        "content-type": "text/plain; charset=utf-8", "content-length": str(len(body)), "connection": "close",
+        **SECURITY_HEADERS,
+    }  # fmt: skip
+    head = f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    return (head + "\r\n").encode("latin-1") + body
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for the headers and a connection cap (the module's docstring)."""
+
+    limits: ClassVar[Limits] = Limits()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._waiting_since = 0.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._waiting_since = self.loop.time()
+        still_open = sum(not c.transport.is_closing() for c in self.connections)  # not those already let go
+        if still_open > self.limits.max_connections and not self._make_room():
+            self._refuse(503, "the server is busy; try again in a moment")
+            return
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.transport.is_closing():
+            self._disarm()
+        elif self.conn.their_state is h11.IDLE or self._response_sent_but_body_coming():
+            self._arm()
+        else:
+            self._disarm()  # the headers are in: the app's BodyDeadline times the body
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._waiting_since = self.loop.time()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a malformed request (or headers over the size limit), with the security headers."""
+        self._refuse(400, msg)
+
+    # ------------------------------------------------------------------ the deadline
+    def _arm(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(self.limits.header_s, self._on_deadline)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _awaiting_headers(self) -> bool:
+        """No request is being served, and the next one's headers are not complete (maybe not begun)."""
+        return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
+
+    def _response_sent_but_body_coming(self) -> bool:
+        """The app answered without reading the whole body, and the client is still sending it."""
+        return self.conn.our_state in (h11.DONE, h11.MUST_CLOSE) and self.conn.their_state is h11.SEND_BODY
+
+    def _on_deadline(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self._awaiting_headers():
+            self._refuse(408, f"the request's headers did not arrive within {self.limits.header_s:g} seconds")
+        elif self._response_sent_but_body_coming():
+            self.transport.close()
+
+    # ------------------------------------------------------------------ the cap
+    def _make_room(self) -> bool:
+        """Close the connection that has waited longest for its headers; ``False`` if every one is busy."""
+        waiting = [
+            c for c in self.connections
+            if c is not self and isinstance(c, GuardedH11Protocol) and not c.transport.is_closing()
+            and c._awaiting_headers()
+        ]  # fmt: skip
+        if not waiting:
+            return False
+        oldest = min(waiting, key=lambda c: c._waiting_since)
+        oldest._refuse(408, "the server needed this connection for another request")
+        return True
+
+    def _refuse(self, status: int, message: str) -> None:
+        self._disarm()
+        self.transport.write(plain_response(status, message))
+        self.transport.close()
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (the app serves on it); ``ValueError`` in one line when it cannot be.
+
+    Why bind here rather than in uvicorn: a port in use is then a one-line error before the
+    server starts, not uvicorn's log; and port 0 (any free port) can be used by the tests.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as err:
+        raise ValueError(f"cannot listen on {host!r}: {err.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)  # from here on a browser's connection waits in the queue until uvicorn takes it
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            raise ValueError(f"port {port} on {host} is in use (another server?): pick another --port") from None
+        raise ValueError(f"cannot listen on {host} port {port}: {err.strerror}") from None
+    return sock
+
+
+def url(host: str, port: int) -> str:
+    """The address to open in a browser: IPv6 addresses in brackets, an every-interface address as loopback."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def make_server(app: Any, limits: Limits) -> uvicorn.Server:
+    """A uvicorn server for ``app`` with ``limits``; run it with ``server.run(sockets=[listen(host, port)])``."""
+    protocol = type("LimitedH11Protocol", (GuardedH11Protocol,), {"limits": limits})
+    config = uvicorn.Config(
+        app, http=protocol, ws="none", log_level="warning", timeout_keep_alive=limits.keep_alive_s,
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+    )  # fmt: skip
+    return uvicorn.Server(config)

@@ -1,0 +1,140 @@
+"""The server under slow and vanishing clients, on a real uvicorn at a free 127.0.0.1 port.
+
+Each test runs a few dozen raw-socket clients at most, on loopback only, each bounded in
+time by its socket's timeout and closed at the end: slow headers (slowloris), slow bodies,
+a full server and a client that leaves mid-body. An honest client must still be served.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import re
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
+from dejavu_agents.web.app import SECURITY_HEADERS
+from dejavu_agents.web.guards import Limits
+from tests.web.live import HOST, live_server
+
+
+@contextmanager
+def serving(limits: Limits) -> Iterator[int]:
+    """The served app with ``limits``, on a free loopback port (yielded)."""
+    with live_server(None, limits) as base:
+        yield int(base.rsplit(":", 1)[1])
+
+
+def get(port: int, path: str, cookie: str = "") -> tuple[int, dict[str, str], str]:
+    """One honest request on a fresh connection (closed after): the status, the headers, the body."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
+    finally:
+        connection.close()
+
+
+def game_and_cookie(port: int) -> tuple[str, str]:
+    """A grid game started as a browser would (the cookie round trip), and the session's cookie."""
+    _, headers, _ = get(port, "/play?game=grid&opponent=greedy")
+    trial = headers["set-cookie"].split(";")[0]
+    _, headers, _ = get(port, headers["location"], trial)
+    return headers["location"].rsplit("/", 1)[1], headers["set-cookie"].split(";")[0]
+
+
+def slow_client(port: int, first: bytes, timeout: float) -> socket.socket:
+    client = socket.create_connection((HOST, port), timeout=timeout)
+    client.sendall(first)
+    return client
+
+
+def answer_of(client: socket.socket) -> bytes:
+    """All the server sends until it closes the connection (or the socket's timeout passes)."""
+    data = b""
+    try:
+        while chunk := client.recv(4096):
+            data += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return data
+
+
+def has_security_headers(answer: bytes) -> bool:
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
+    return all(f"{name.lower()}: {value.lower()}" in head for name, value in SECURITY_HEADERS.items())
+
+
+def test_slow_headers_are_cut_off_and_an_honest_client_is_served() -> None:
+    limits = Limits(max_connections=8, header_s=3.0)
+    with serving(limits) as port, ExitStack() as stack:
+        slow = [
+            stack.enter_context(slow_client(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ", timeout=8))
+            for _ in range(30)
+        ]
+        began = time.monotonic()
+        status, _, _ = get(port, "/")
+        assert status == 200 and time.monotonic() - began < limits.header_s  # served at once, not after a timeout
+        answers = [answer_of(client) for client in slow]
+        # Each slow client is answered 408 and closed: given way to a newer connection, or past its deadline.
+        assert all(a.startswith(b"HTTP/1.1 408 ") and has_security_headers(a) for a in answers)
+        assert sum(b"did not arrive within 3 seconds" in a for a in answers) >= 5
+        assert get(port, "/")[0] == 200
+
+
+def test_slow_bodies_get_408_a_full_server_503_and_huge_headers_400() -> None:
+    limits = Limits(max_connections=4, body_s=1.5)
+    with serving(limits) as port, ExitStack() as stack:
+        game_id, cookie = game_and_cookie(port)
+        time.sleep(0.3)  # the server sees the honest connections close
+        head = (
+            f"POST /api/games/{game_id}/move HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+            'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"act'
+        ).encode()
+        slow = [stack.enter_context(slow_client(port, head, timeout=6)) for _ in range(4)]
+        time.sleep(0.3)  # the four are now inside the app, reading their bodies: none can give way
+        status, headers, text = get(port, "/")
+        assert status == 503 and "busy" in text
+        assert all(headers.get(name.lower()) == value for name, value in SECURITY_HEADERS.items())
+        for answer in map(answer_of, slow):
+            assert answer.startswith(b"HTTP/1.1 408 ") and has_security_headers(answer)
+            assert "did not arrive within 1.5 seconds" in json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+        assert get(port, "/")[0] == 200
+        assert get(port, f"/game/{game_id}", cookie)[0] == 200  # the session and its game live on
+        oversized = slow_client(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"x" * 9000, 6)
+        with oversized:
+            answer = answer_of(oversized)
+        assert answer.startswith(b"HTTP/1.1 400 ") and has_security_headers(answer)
+
+
+def test_a_client_leaving_mid_body_leaves_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    logger = logging.getLogger("uvicorn.error")  # configured by uvicorn as it starts: watched from then on
+    with serving(Limits()) as port:
+        logger.addHandler(caplog.handler)
+        try:
+            game_id, cookie = game_and_cookie(port)
+            for _ in range(3):
+                client = slow_client(port, (
+                    f"POST /api/games/{game_id}/move HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+                    'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"action": 1'
+                ).encode(), timeout=5)  # fmt: skip
+                time.sleep(0.2)
+                client.close()  # gone mid-body
+            time.sleep(0.5)
+            assert get(port, "/")[0] == 200
+        finally:
+            logger.removeHandler(caplog.handler)
+    assert not [r for r in caplog.records if r.exc_info or re.search("Exception|Traceback", r.getMessage())]
+
+
+def test_limits_are_checked() -> None:
+    for bad in ({"max_connections": 0}, {"header_s": 0}, {"body_s": -1.0}, {"keep_alive_s": 0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            Limits(**bad)
