@@ -262,11 +262,19 @@ async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
     return GrabGame(new_game_id(), wanted, ["You", *wanted.opponents], server.log, bots)
 
 
+CHOSEN_NOTE = (
+    " This game's deal was picked by its link, so it is recorded marked as a chosen deal and is not used"
+    " to fit models of people's play."
+)
+"""Said before consent when the link named the seed: the record says so (``seed_chosen``)."""
+
+
 async def game_page(server: Server, request: Request) -> Response:
     game = _game(server, request)
     ask = (
         '<form id="consent"><p>May we record this game, as anonymous research data (your moves, their times and '
-        'the result, under an id you pick)?</p><label>Anonymous id <input name="player_id" maxlength="32" '
+        f'the result, under an id you pick)?{CHOSEN_NOTE if game.request.seed_chosen else ""}</p>'
+        '<label>Anonymous id <input name="player_id" maxlength="32" '
         'pattern="[A-Za-z0-9_-]{1,32}" placeholder="e.g. owl-17"></label> '
         '<button type="submit" name="record" value="yes" data-record="yes">Record my game</button> '
         '<button type="submit" name="record" value="no" data-record="no">Play without recording</button></form>'

@@ -281,7 +281,7 @@ class GridGame(WebGame):
     def make_record(self) -> GameRecord:
         return record_grid(
             self.table, player_id=self.player_id or "unrecorded", names=self.names, seed=self.request.seed,
-            started=self.started_iso,
+            started=self.started_iso, seed_chosen=self.request.seed_chosen,
         )  # fmt: skip
 
     def replay_frame(self, step: int) -> tuple[str, int]:
@@ -432,7 +432,7 @@ class GrabGame(WebGame):
     def make_record(self) -> GameRecord:
         return record_grab(
             self.table, player_id=self.player_id or "unrecorded", seat=0, names=self.names, seed=self.request.seed,
-            started=self.started_iso, flip_ms=self.flip_ms,
+            started=self.started_iso, flip_ms=self.flip_ms, seed_chosen=self.request.seed_chosen,
         )  # fmt: skip
 
     def replay_frame(self, step: int) -> tuple[str, int]:

@@ -28,13 +28,19 @@ _KEYS = {"grid": {"game", "opponent", "seat", "seed"}, "grab": {"game", "opponen
 @dataclass(frozen=True)
 class GameRequest:
     """A checked link: the game, the opponents' names (seat order after the person), the seed,
-    the person's seat (Grid) and the flip interval (Grab)."""
+    the person's seat (Grid), the flip interval (Grab), and whether the link named the seed.
+
+    Why ``seed_chosen``: the seed gives the whole deal, so a visitor who picked it could know
+    every card before it shows; such a game is recorded marked so, and its person's moves say
+    nothing of their memory (:func:`dejavu_agents.web.replay.seat_ticks` leaves them out).
+    """
 
     game: str
     opponents: tuple[str, ...]
     seed: int
     seat: int = 0
     flip_ms: int = DEFAULT_FLIP_MS
+    seed_chosen: bool = False
 
     def query(self, seed: bool = True) -> str:
         """The link's query string: the same game again, or (``seed=False``) the same opponents and
@@ -73,9 +79,12 @@ def parse_request(params: Mapping[str, str], checkpoints: Mapping[str, Mapping[s
         if name not in known:
             raise ValueError(f"unknown {game} player {name[:40]!r}; known: {', '.join(known)}")
     seed = _integer(params, "seed", 0, SEED_BOUND - 1, secrets.randbelow(SEED_BOUND))
+    chosen = "seed" in params
     if game == "grid":
-        return GameRequest(game, names, seed, seat=_integer(params, "seat", 0, 1, 0))
-    return GameRequest(game, names, seed, flip_ms=_integer(params, "flip_ms", *FLIP_MS, DEFAULT_FLIP_MS))
+        return GameRequest(game, names, seed, seat=_integer(params, "seat", 0, 1, 0), seed_chosen=chosen)
+    return GameRequest(
+        game, names, seed, flip_ms=_integer(params, "flip_ms", *FLIP_MS, DEFAULT_FLIP_MS), seed_chosen=chosen
+    )
 
 
 def player_names(game: str, checkpoints: Mapping[str, Mapping[str, Path]]) -> list[str]:

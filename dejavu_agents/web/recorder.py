@@ -23,8 +23,11 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def record_grid(table: GridTable, *, player_id: str, names: Sequence[str], seed: int, started: str) -> GameRecord:
-    """The record of a finished grid game; ``names`` per seat (the person's is replaced by ``"person"``)."""
+def record_grid(
+    table: GridTable, *, player_id: str, names: Sequence[str], seed: int, started: str, seed_chosen: bool = False
+) -> GameRecord:
+    """The record of a finished grid game; ``names`` per seat (the person's is replaced by ``"person"``);
+    ``seed_chosen``: the game's link named its seed."""
     result = table.outcome()
     return GameRecord(
         env_id=ENV_IDS["grid"], player_id=player_id, seat=table.person_seat,
@@ -32,7 +35,7 @@ def record_grid(table: GridTable, *, player_id: str, names: Sequence[str], seed:
         deal={"order": list(table.order)},
         moves=[{"seat": m.seat, "action": m.action, "t_ms": m.t_ms} for m in table.moves],
         outcome={"scores": list(result.scores), "winners": list(result.winners), "reason": result.reason},
-        started=started, finished=now_iso(),
+        started=started, finished=now_iso(), seed_chosen=seed_chosen,
     )  # fmt: skip
 
 
@@ -42,9 +45,11 @@ def _tick_json(tick: Tick) -> dict[str, Any]:
 
 
 def record_grab(
-    table: GrabTable, *, player_id: str, seat: int, names: Sequence[str], seed: int, started: str, flip_ms: int
+    table: GrabTable, *, player_id: str, seat: int, names: Sequence[str], seed: int, started: str, flip_ms: int,
+    seed_chosen: bool = False,
 ) -> GameRecord:
-    """The record of a finished grab game, ``seat`` the one it is about (the person's)."""
+    """The record of a finished grab game, ``seat`` the one it is about (the person's); ``seed_chosen``:
+    the game's link named its seed."""
     result = grab_outcome(table.state)
     return GameRecord(
         env_id=ENV_IDS["grab"], player_id=player_id, seat=seat,
@@ -53,6 +58,7 @@ def record_grab(
         moves=[_tick_json(t) for t in table.ticks],
         outcome={"scores": list(result.scores), "winners": list(result.winners), "reason": result.reason},
         started=started, finished=now_iso(), reaction_times=list(table.reaction_times), flip_ms=flip_ms,
+        seed_chosen=seed_chosen,
     )  # fmt: skip
 
 

@@ -11,6 +11,10 @@ key                 value
 ``seat``            the person's seat
 ``players``         one name per seat: ``"person"`` or the registered player's name
 ``seed``            the seed of the deal and of the bots
+``seed_chosen``     ``true`` when the game's link named the seed: the person could know the deal
+                    (every card to come) before the game, so their moves say nothing of their
+                    memory, and :func:`~dejavu_agents.web.replay.seat_ticks` leaves them out
+                    (``false`` when the server drew it; ``/1`` records lack it and read as ``false``)
 ``deal``            Grid: ``{"order": [32 card ids]}`` (slots 0..7, then the deck from the top);
                     Grab: ``{"orders": [3 x 36 card ids]}`` (per round, the first 3 set aside)
 ``reaction_times``  Grab: the mean reaction time per seat in seconds (the bots' own; the person's is
@@ -87,6 +91,7 @@ class GameRecord:
     finished: str
     reaction_times: list[float] | None = None
     flip_ms: int | None = None
+    seed_chosen: bool = False
     schema: str = SCHEMA
 
     @property
@@ -112,7 +117,7 @@ class GameRecord:
         if data.get("env_id") not in ENV_IDS.values():
             raise ValueError(f"unknown env_id {data.get('env_id')!r}; known: {sorted(ENV_IDS.values())}")
         fields = set(cls.__dataclass_fields__)
-        missing = sorted(fields - set(data) - {"reaction_times", "flip_ms"})
+        missing = sorted(fields - set(data) - {"reaction_times", "flip_ms", "seed_chosen"})
         if missing:
             raise ValueError(f"missing keys: {', '.join(missing)}")
         unknown = sorted(set(data) - fields)

@@ -89,7 +89,9 @@ def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
 
     A grab refused as no reaction to its card (the tick's ``refused``) is a grab the seat reached
     for, with no time (``ms`` ``None``): what it tells of memory stands, its time is not a
-    person's reaction. Why ``/1`` records lose their person's times under
+    person's reaction. A game whose link chose its seed (``seed_chosen``) gives none of its
+    person's ticks: the deal was theirs to know, so what they reached for, and how fast, may be
+    no memory or reaction of theirs. Why ``/1`` records lose their person's times under
     :data:`~dejavu_agents.web.grab_table.MIN_REACTION_MS`: that version could not refuse a
     back-dated grab, so such a time may be the client's, not the person's.
     """
@@ -97,6 +99,8 @@ def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
     if record.game != "grab":
         raise ValueError(f"only grab games are fitted, this record is {record.env_id}")
     seat = record.seat if seat is None else seat
+    if record.seed_chosen and seat == record.seat:
+        return []
     observer = Observer(seat, "observation")
     untrusted = record.schema in OLD_SCHEMAS and seat == record.seat
     ticks = []

@@ -491,6 +491,7 @@ def test_every_bot_move_is_in_the_news_and_the_persons_move_is_named_right(
     bot_moves = [f"watched: {action_name(m['action'])}" for m in record.moves if m["seat"] != seat]
     assert len(bot_moves) > 5
     assert shown == bot_moves
+    assert record.seed_chosen  # the link named its seed
     assert on_loop and not any(on_loop)  # every bot decision ran in a worker thread
 
 
@@ -538,3 +539,10 @@ def test_a_resigned_grab_game_stops_its_clock(client: TestClient) -> None:
     version = board(client, game_id)["version"]
     time.sleep(0.6)  # three flips' time
     assert board(client, game_id)["version"] == version and game.task.done()
+
+
+def test_the_consent_form_says_when_the_link_chose_the_deal(client: TestClient) -> None:
+    """A visitor who picks the seed knows the deal: the game is recorded marked so, and the form says it."""
+    for link, chosen in (("/play?game=grid&opponent=greedy&seed=3", True), ("/play?game=grid&opponent=greedy", False)):
+        page = client.get(open_link(client, link).headers["location"]).text
+        assert ("picked by its link" in page) is chosen, link

@@ -10,6 +10,7 @@ import pytest
 
 from dejavu_agents.registry import make_player
 from dejavu_agents.web.grid_table import GridTable
+from dejavu_agents.web.links import parse_request
 from dejavu_agents.web.recorder import bot_grab_game, now_iso, record_grid
 from dejavu_agents.web.records import (
     SCHEMA,
@@ -161,3 +162,24 @@ def test_refused_grabs_are_no_reaction_times_and_old_records_lose_their_impossib
     plain = seat_ticks(played)
     changed = [(a, b) for a, b in zip(plain, ticks) if (a.tried, a.ms) != (b.tried, b.ms)]
     assert [(b.tried, b.ms) for _, b in changed] == [(legal[0], None)]
+
+
+def test_a_deal_its_link_chose_is_marked_and_gives_no_ticks_of_its_person() -> None:
+    """The seed gives the deal: a person who picked it could know every card, so their moves are no memory."""
+    record = replace(grab_record(11), seed_chosen=True)
+    assert GameRecord.from_json(record.to_json()).seed_chosen is True
+    played = replay(record)
+    assert seat_ticks(played) == [] and seat_ticks(played, seat=0) == []
+    assert seat_ticks(played, seat=1)  # the bots' seats did not choose it
+    assert len(seat_ticks(replay(replace(record, seed_chosen=False)))) > 0
+    old = json.loads(replace(record, seed_chosen=False, schema="dejavu-web-game/1").to_json())
+    del old["seed_chosen"]  # /1 had no such key: read as not chosen
+    assert GameRecord.from_json(json.dumps(old)).seed_chosen is False
+
+
+@pytest.mark.parametrize(
+    ("params", "chosen"),
+    [({"game": "grid"}, False), ({"game": "grid", "seed": "5"}, True), ({"game": "grab", "seed": "0"}, True)],
+)
+def test_a_link_that_names_its_seed_is_a_chosen_deal(params: dict[str, str], chosen: bool) -> None:
+    assert parse_request(params, {}).seed_chosen is chosen
