@@ -188,13 +188,13 @@ def _section(text: str, heading: str) -> str:
 
 @pytest.mark.parametrize(("page", "name"), [("grid.md", "DejaVuGridEnv"), ("grab.md", "DejaVuGrabEnv")])
 def test_the_environment_section_states_the_constructors_defaults(page: str, name: str) -> None:
-    """What drifted before: both pages called ``illegal_action="raise"`` the default long after it
-    became ``"lose"`` (Grid) and ``"pass"`` (Grab), and grab.md gave the wrong default view."""
-    """The signature printed at the top of "The environment", and each "`kw="x"` (default)" below it."""
-    import ast
-    import inspect
+    """The signature printed at the top of "The environment", and each "`kw="x"` (default)" below it.
 
+    What drifted before: both pages called ``illegal_action="raise"`` the default long after it
+    became ``"lose"`` (Grid) and ``"pass"`` (Grab), and grab.md gave the wrong default view."""
+    import ast
     import importlib
+    import inspect
 
     section = _section((ROOT / "docs" / page).read_text(), "## The environment")
     printed = re.search(rf"`({name}\(.*?\))`", section, flags=re.DOTALL)
@@ -202,7 +202,8 @@ def test_the_environment_section_states_the_constructors_defaults(page: str, nam
     call = ast.parse(" ".join(printed.group(1).split()), mode="eval").body
     assert isinstance(call, ast.Call)
     stated = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
-    actual = {k: p.default for k, p in inspect.signature(getattr(importlib.import_module(f"dejavu_env.{page[:-3]}"), name)).parameters.items()}
+    constructor = getattr(importlib.import_module(f"dejavu_env.{page.removesuffix('.md')}"), name)
+    actual = {k: p.default for k, p in inspect.signature(constructor).parameters.items()}
     assert stated == actual
     for keyword, value in re.findall(r'`(\w+)="(\w+)"` \(default', section):
         assert actual[keyword] == value, f"{page} calls {keyword}={value!r} the default; it is {actual[keyword]!r}"
