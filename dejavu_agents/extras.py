@@ -40,6 +40,13 @@ COMMANDS: dict[str, str | None] = {
 }
 """The extra of each command that needs more than ``agents``; ``None``: the core install is enough."""
 
+HELP_WITHOUT: dict[str, tuple[str, ...]] = {
+    "experiments.rllib": ("ray",),
+    "experiments.rllib_throughput": ("ray",),
+}
+"""Modules a command imports only to run, not to build its parser: without them ``--help`` still
+prints the options (a newcomer reads them before installing Ray); a real run stops as usual."""
+
 
 def command_module() -> str | None:
     """The module that ``python -m <module>`` runs in this process, if it was started so."""
@@ -52,6 +59,12 @@ def command_module() -> str | None:
 def missing_modules(extra: str) -> list[str]:
     """The import names of ``extra`` (and of the extras it includes) that are not installed."""
     return [name for part in INCLUDES[extra] for name in EXTRAS[part] if importlib.util.find_spec(name) is None]
+
+
+def asks_for_help() -> bool:
+    """Whether the command line after ``-m <module>`` asks for ``-h`` / ``--help``."""
+    argv = list(getattr(sys, "orig_argv", []))
+    return "-m" in argv[:-1] and bool({"-h", "--help"} & set(argv[argv.index("-m") + 2:]))
 
 
 def check_command_extras() -> None:
@@ -70,6 +83,8 @@ def check_command_extras() -> None:
     if extra is None:
         return
     absent = missing_modules(extra)
+    if absent and asks_for_help() and set(absent) <= set(HELP_WITHOUT.get(module, ())):
+        return
     if absent:
         torch_first = "pip install torch==2.13.0 && " if extra != "agents" else ""
         print(

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.snippets import missing_imports, printed_shapes, python_blocks, run_block
+
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules.md"
 SKIP = {".git", ".venv", "build", "dist", "runs", "node_modules", "__pycache__"}
@@ -126,3 +128,138 @@ def test_the_docs_describe_info_reason_as_the_int8_code_it_is() -> None:
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     stale = [page.name for page in pages if as_text.search(page.read_text())]
     assert not stale, f"these pages describe info['reason'] as a string: {stale}"
+
+
+# --- the pages' code runs as printed --------------------------------------------------------------
+
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+NOT_ON_THEIR_OWN = {
+    ("batched.md", 1): "a fragment: `snapshot` is the reader's own network",
+    ("training.md", 0): "loads a run the reader trained (runs/grid/latest/best.zip)",
+    ("web.md", 0): "reads a log of games played in the browser (human-games.jsonl)",
+}
+SLOW = {("batched.md", 0): "compiles the batched kernels (about 10 s)"}
+
+
+def _page_blocks() -> list[pytest.ParameterSet]:
+    params = []
+    for page in PAGES:
+        for index, block in enumerate(python_blocks(page.read_text())):
+            key = (page.name, index)
+            if key in NOT_ON_THEIR_OWN:
+                continue
+            marks = [pytest.mark.slow] if ".learn(" in block or key in SLOW else []
+            params.append(pytest.param(page, index, block, marks=marks, id=f"{page.relative_to(ROOT)}[{index}]"))
+    return params
+
+
+def test_the_blocks_left_out_of_the_run_still_exist() -> None:
+    """An entry of NOT_ON_THEIR_OWN or SLOW that no longer names a block would exempt the wrong one after an edit."""
+    for (name, index), why in {**NOT_ON_THEIR_OWN, **SLOW}.items():
+        (page,) = [p for p in PAGES if p.name == name]
+        blocks = python_blocks(page.read_text())
+        assert index < len(blocks), f"{name} has no python block {index} ({why})"
+
+
+@pytest.mark.parametrize(("page", "index", "block"), _page_blocks())
+def test_each_pages_python_block_runs_on_its_own(page: Path, index: int, block: str, tmp_path: Path) -> None:
+    """Each block as a reader pastes it, in an empty folder; shapes it promises in a comment are printed.
+
+    What drifted before: grab.md's engine block called ``apply_tick`` and ``new_game(4, rng)`` long
+    after they became ``apply`` and ``new_game(rng, n_players=4)``; scale.md promised ``(4, 312)``
+    where the default view gives ``(4, 348)``."""
+    missing = missing_imports(block)
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")
+    done = run_block(block, tmp_path)
+    where = f"{page.relative_to(ROOT)}, python block {index + 1}"
+    assert done.returncode == 0, f"{where} failed:\n{done.stderr[-3000:]}"
+    printed = done.stdout.splitlines()
+    for shapes in printed_shapes(block):
+        assert shapes in printed, f"{where} promises {shapes!r} in a comment; it printed {printed}"
+
+
+# --- the stated defaults are the signatures' ----------------------------------------------------
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize(("page", "name"), [("grid.md", "DejaVuGridEnv"), ("grab.md", "DejaVuGrabEnv")])
+def test_the_environment_section_states_the_constructors_defaults(page: str, name: str) -> None:
+    """The signature printed at the top of "The environment", and each "`kw="x"` (default)" below it.
+
+    What drifted before: both pages called ``illegal_action="raise"`` the default long after it
+    became ``"lose"`` (Grid) and ``"pass"`` (Grab), and grab.md gave the wrong default view."""
+    import ast
+    import importlib
+    import inspect
+
+    section = _section((ROOT / "docs" / page).read_text(), "## The environment")
+    printed = re.search(rf"`({name}\(.*?\))`", section, flags=re.DOTALL)
+    assert printed, f"{page} no longer prints {name}'s signature"
+    call = ast.parse(" ".join(printed.group(1).split()), mode="eval").body
+    assert isinstance(call, ast.Call)
+    stated = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    constructor = getattr(importlib.import_module(f"dejavu_env.{page.removesuffix('.md')}"), name)
+    actual = {k: p.default for k, p in inspect.signature(constructor).parameters.items()}
+    assert stated == actual
+    for keyword, value in re.findall(r'`(\w+)="(\w+)"` \(default', section):
+        assert actual[keyword] == value, f"{page} calls {keyword}={value!r} the default; it is {actual[keyword]!r}"
+
+
+def test_the_pettingzoo_grab_page_lists_every_info_key() -> None:
+    pytest.importorskip("pettingzoo")
+    from dejavu_env.grab.pettingzoo import parallel_env
+
+    text = (ROOT / "docs" / "grab.md").read_text()
+    bullet = text.split("- **infos**", 1)[1].split("\n- **", 1)[0]
+    documented = set(re.findall(r"`(\w+)`\s+\(", bullet))
+    _, plain = parallel_env().reset(seed=0)
+    _, opted = parallel_env(mask_in_info=True).reset(seed=0)
+    assert set(plain["player_0"]) | {"action_mask"} == documented
+    assert set(opted["player_0"]) == documented
+
+
+# --- commands as printed run in a fresh clone -----------------------------------------------------
+
+GUARDED = ("dejavu_agents.tournament", "dejavu_agents.scorecard", "experiments.evaluate")
+
+
+def test_printed_commands_do_not_run_into_the_committed_results() -> None:
+    """A command that refuses an --out holding an earlier run's files must say --overwrite when it
+    names such a folder (a committed table), or it fails as printed: the README's first tournament
+    example did, on the committed 5-player Grid table."""
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *PAGES]
+    stale = []
+    for page in pages:
+        for block in re.findall(r"```(?:bash|console|shell|sh)\n(.*?)```", page.read_text(), flags=re.DOTALL):
+            for line in block.splitlines():
+                out = re.search(r"--out (\S+)", line)
+                if not any(f"-m {command} " in line for command in GUARDED) or out is None:
+                    continue
+                folder = ROOT / out.group(1)
+                if folder.is_dir() and any(folder.iterdir()) and "--overwrite" not in line:
+                    stale.append(f"{page.relative_to(ROOT)}: {line.strip()[:100]}")
+    assert not stale, f"these commands fail in a clone (their --out holds committed files): {stale}"
+
+
+def test_the_walkthroughs_write_only_into_ignored_folders() -> None:
+    """docs/evaluating.md's own-model walkthrough: what it saves and writes lands in runs/ (git-ignored)."""
+    text = (ROOT / "docs" / "evaluating.md").read_text()
+    walkthrough = text.split("### A model you trained yourself", 1)[1].split("\n## ", 1)[0]
+    saved = re.findall(r'\.save\("([^"]+)"\)', walkthrough)
+    outs = re.findall(r"--out (\S+)", walkthrough)
+    assert saved and outs
+    assert all(path.startswith("runs/") for path in saved + outs), saved + outs
+    assert "runs/" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_the_api_page_names_the_librarys_dependencies() -> None:
+    import tomllib
+
+    needs = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.match(r"[\w-]+", need).group(0).lower() for need in needs}
+    first = (ROOT / "docs" / "api.md").read_text().split("\n\n")[1]
+    assert all(name in first for name in names), f"docs/api.md's opening should name {sorted(names)}"

@@ -8,25 +8,17 @@ so by default it runs with ``DEJAVU_README_TIMESTEPS`` steps (default 512) inste
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.snippets import ROOT, missing_imports, python_blocks, run_block
+
 README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+BLOCKS = python_blocks(README)
 LEARN = re.compile(r"\.learn\(10_000\b")
 TOP_LEVEL = ("dejavu_env/", "dejavu_agents/", "experiments/", "docs/", "tests/", "notebooks/", "examples/", ".ci/")
-
-
-def _imports(block: str) -> list[str]:
-    """Top-level modules a block imports, to skip it when an extra is not installed."""
-    return sorted({m.split(".")[0] for m in re.findall(r"^\s*(?:from|import) ([\w.]+)", block, flags=re.MULTILINE)})
 
 
 def _shortened(block: str) -> str:
@@ -45,12 +37,10 @@ def test_the_readme_has_its_quick_start_blocks() -> None:
 )
 def test_readme_block_runs_on_its_own(index: int) -> None:
     block = BLOCKS[index]
-    missing = [m for m in _imports(block) if importlib.util.find_spec(m) is None]
+    missing = missing_imports(block)
     if missing:
         pytest.skip(f"needs {', '.join(missing)}")
-    done = subprocess.run(
-        [sys.executable, "-c", _shortened(block)], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
-    )
+    done = run_block(_shortened(block), ROOT)
     assert done.returncode == 0, f"README python block {index + 1} failed:\n{done.stderr[-3000:]}"
 
 
@@ -86,3 +76,17 @@ def test_the_notebook_command_the_readme_names_comes_with_the_test_extra() -> No
     nbclient = metadata.distribution("nbclient")
     assert "jupyter-execute" in {e.name for e in nbclient.entry_points if e.group == "console_scripts"}
     assert any(re.match(r"jupyter[-_]core\b", r) for r in nbclient.requires or [])
+
+
+@pytest.mark.parametrize("game", ["grid", "grab"])
+def test_every_registered_player_is_introduced(game: str) -> None:
+    """Both lists of players by name (the opponents paragraph, the tournament's table) name every
+    registered player: ``ismcts`` was registered and on the leaderboard, yet introduced nowhere."""
+    from dejavu_env.core.providers import provided_names
+
+    by_name = README.split("### Opponents by name", 1)[1].split("\n\n", 2)[1]
+    row = re.search(rf"^\| {game.capitalize()} \|.*$", README.split("## Players and tournament", 1)[1], re.MULTILINE)
+    assert row is not None
+    for name in provided_names(game):
+        assert f"`{name}`" in by_name, f"{name} is missing from the README's opponents by name"
+        assert f"`{name}`" in row.group(0), f"{name} is missing from the README's {game} players row"

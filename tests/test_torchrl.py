@@ -69,12 +69,16 @@ def test_auto_register_info_dict_reads_every_info_key(env_id):
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_the_action_mask_transform_samples_only_legal_actions(env_id):
-    env = TransformedEnv(GymEnv(env_id, illegal_action="raise"), ActionMask())
+    """On the env's defaults (Grid's ``illegal_action="lose"``, Grab's ``"pass"``), as the README's table says:
+    every sampled action is legal under the mask it was drawn from, and the env saw no illegal one."""
+    env = TransformedEnv(GymEnv(env_id), ActionMask())
+    env.auto_register_info_dict()
     check_env_specs(env, seed=0)
-    rollout = env.rollout(100, break_when_any_done=False)  # an illegal action would raise
+    rollout = env.rollout(100, break_when_any_done=False)
     actions = rollout["action"].argmax(-1)
     masks = rollout["action_mask"]
     assert masks.gather(-1, actions.unsqueeze(-1)).all()
+    assert not rollout["next", "illegal_action"].any()
 
 
 def _grid_aec(**kwargs):
@@ -150,8 +154,8 @@ def test_pettingzoo_wrapper_on_the_parallel_grab_with_torchrls_own_defaults():
     """A parallel env needs no ``use_mask`` (Grab's agents all stay until the end): the wrapper's
     and the front end's defaults both, and its spec-sampled actions are legal."""
     pytest.importorskip("pettingzoo")
-    env = PettingZooWrapper(env=_grab_parallel(illegal_action="raise"), seed=0)
+    env = PettingZooWrapper(env=_grab_parallel(), seed=0)
     check_env_specs(env, seed=0)
-    rollout = env.rollout(60, break_when_any_done=False)  # an illegal grab would raise
+    rollout = env.rollout(60, break_when_any_done=False)  # the default illegal_action="raise": an illegal grab raises
     chosen = rollout["player", "action_mask"].gather(-1, rollout["player", "action"].unsqueeze(-1))
     assert chosen.all() and "mask" not in rollout["player"].keys()

@@ -2,8 +2,8 @@
 
 From the shell::
 
-    python -m dejavu_agents.scorecard --game grid --player ppo-grid --out experiments/results/scorecards
-    python -m dejavu_agents.scorecard --game grab --player ppo-grab --out experiments/results/scorecards
+    python -m dejavu_agents.scorecard --game grid --player ppo-grid --out experiments/results/scorecards --overwrite
+    python -m dejavu_agents.scorecard --game grab --player ppo-grab --out experiments/results/scorecards --overwrite
 
 From Python::
 

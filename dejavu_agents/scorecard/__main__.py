@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int
+from dejavu_agents.cli import Parser, check_fresh, checked, fail, interrupted, out_folder, positive_int
 from dejavu_agents.games import GAMES
 from dejavu_agents.scorecard.calibration import anchor_ratings
 from dejavu_agents.scorecard.card import card_markdown, make_card
@@ -25,12 +25,15 @@ def build_parser() -> Parser:
         prog=PROG,
         description="A score card: the player against a fixed, versioned panel on fixed seeds and game counts "
         "(grid: win rates and a rating; grab: points normalised between random and perfect).",
-        example=f"{PROG} --game grid --player ppo-grid --out experiments/results/scorecards",
+        example=f"{PROG} --game grid --player ppo-grid --out experiments/results/scorecards --overwrite",
     )
     parser.add_argument("--game", required=True, choices=sorted(PANELS), help="the game")
     parser.add_argument("--player", help="a registered name or a checkpoint (a path, or name=path)")
     parser.add_argument(
         "--out", type=out_folder, default=Path("scorecards"), help="folder for <game>-<player>.json and .md"
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace a card of the same game and player already in --out"
     )
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -64,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.player is None:
         parser.error("--player is required (or --calibrate)")
     spec = checked(parser, lambda: parse_player(args.game, args.player))
+    paths = [(args.out / card_stem(args.game, spec.name)).with_suffix(suffix) for suffix in (".json", ".md")]
+    checked(parser, lambda: check_fresh(args.out, [path.name for path in paths], args.overwrite))
     checked(parser, lambda: spec.build(GAMES[args.game]))
     try:
         card = make_card(args.game, spec, workers=args.workers, progress=progress)
@@ -74,10 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = card_markdown(card)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / card_stem(args.game, spec.name)
-    stem.with_suffix(".json").write_text(json.dumps(card, indent=2, allow_nan=False) + "\n")
-    stem.with_suffix(".md").write_text(text)
-    print(f"wrote {stem.with_suffix('.json')}\nwrote {stem.with_suffix('.md')}")
+    for path, content in zip(paths, (json.dumps(card, indent=2, allow_nan=False) + "\n", text), strict=True):
+        path.write_text(content)
+        print(f"wrote {path}")
     return 0
 
 

@@ -40,7 +40,7 @@ def _absent(*names: str) -> Callable[..., ModuleSpec | None]:
 def test_a_command_without_its_extra_names_it_in_one_line(
     module: str, absent: str, extra: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", module, "--help"])
+    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", module, "--workers", "1"])
     monkeypatch.setattr(importlib.util, "find_spec", _absent(absent))
     with pytest.raises(SystemExit) as stop:
         extras.check_command_extras()
@@ -49,6 +49,39 @@ def test_a_command_without_its_extra_names_it_in_one_line(
     assert len(lines) == 1
     assert lines[0].startswith(f"python -m {module}: error: needs the {extra!r} extra ({absent} not installed)")
     assert f'pip install -e ".[{extra}]"' in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("module", "absent", "stops"),
+    [
+        ("experiments.rllib", ("ray",), False),  # Ray is imported only to run
+        ("experiments.rllib_throughput", ("ray",), False),
+        ("experiments.rllib", ("ray", "torch"), True),  # not every missing module is a run-time one
+        ("experiments.train", ("torch",), True),  # its parser's module imports torch
+    ],
+)
+def test_help_needs_only_what_the_parser_needs(
+    module: str, absent: tuple[str, ...], stops: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", module, "grid", "--help"])
+    monkeypatch.setattr(importlib.util, "find_spec", _absent(*absent))
+    if stops:
+        with pytest.raises(SystemExit):
+            extras.check_command_extras()
+    else:
+        extras.check_command_extras()
+        monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", module, "grid"])
+        with pytest.raises(SystemExit):
+            extras.check_command_extras()  # a real run still stops with its one line
+
+
+def test_the_rllib_help_prints_without_ray() -> None:
+    """Whether or not Ray is installed here, ``--help`` shows the options and exits 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.rllib", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m experiments.rllib") and "--num-env-runners" in done.stdout
 
 
 @pytest.mark.parametrize(

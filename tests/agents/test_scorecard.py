@@ -121,6 +121,43 @@ def test_the_cli_writes_json_and_markdown(tmp_path, monkeypatch, capsys) -> None
     assert "Score card: greedy" in capsys.readouterr().out
 
 
+def test_the_cli_refuses_to_replace_a_card_without_overwrite(tmp_path, monkeypatch, capsys) -> None:
+    """As the tournament and evaluate do: a second run into the same --out would silently replace a
+    card (the committed ones in experiments/results/scorecards), so it asks for --overwrite, before
+    any game is played."""
+    played: list[str] = []
+
+    def small_card(game, spec, **kw):
+        played.append(spec.name)
+        return grid_card(spec, panel=SMALL_GRID, **kw)
+
+    monkeypatch.setattr(cli, "make_card", small_card)
+    argv = ["--game", "grid", "--player", "greedy", "--out", str(tmp_path), "--no-progress", "--workers", "1"]
+    assert cli.main(argv) == 0 and played == ["greedy"]
+    first = (tmp_path / "grid-greedy.json").read_text()
+    (tmp_path / "grid-greedy.md").write_text("an earlier card")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert f"{tmp_path} already holds grid-greedy.json, grid-greedy.md" in err and "--overwrite" in err
+    assert played == ["greedy"], "refused before the panel was played"
+    assert (tmp_path / "grid-greedy.md").read_text() == "an earlier card"
+    assert cli.main([*argv, "--overwrite"]) == 0 and played == ["greedy", "greedy"]
+    assert (tmp_path / "grid-greedy.json").read_text() == first, "same seeds, same card"
+    assert (tmp_path / "grid-greedy.md").read_text() == card_markdown(json.loads(first))
+
+
+def test_a_card_of_another_player_in_the_same_folder_is_no_conflict(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(cli, "make_card", lambda game, spec, **kw: grid_card(spec, panel=SMALL_GRID, **kw))
+    for player in ("greedy", "random"):
+        assert cli.main(["--game", "grid", "--player", player, "--out", str(tmp_path), "--no-progress"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "grid-greedy.json", "grid-greedy.md", "grid-random.json", "grid-random.md"
+    ]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
