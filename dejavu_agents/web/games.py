@@ -152,14 +152,15 @@ class WebGame(ABC):
     async def resign(self) -> None:
         """The person gives up: the game ends now, unrecorded; ``ValueError`` if it has already ended."""
         async with self.lock:  # not half-way through a grid bot's turn
-            if self.phase not in ("consent", "playing"):
+            if self.phase not in ("consent", "playing") or self.record is not None:  # a record: it is being logged
                 raise ValueError("this game has already ended")
             self.end_early("resigned", "You resigned, so the game is over (and not recorded).")
 
     def expire_if_idle(self) -> None:
         """End a game that waits for its person and has not heard from them for :attr:`idle_s` seconds."""
         idle = time.monotonic() - self.last_active  # the sessions' clock: swept outside the loop too
-        if self.idle_s is not None and self.phase in ("consent", "playing") and not self.lock.locked():
+        playing = self.phase in ("consent", "playing") and self.record is None
+        if self.idle_s is not None and playing and not self.lock.locked():
             if idle > self.idle_s:
                 self.end_early("expired", f"Nobody moved for {self.idle_s / 60:g} minutes, so the game was ended "
                                "(and not recorded).")  # fmt: skip
@@ -315,6 +316,8 @@ class GrabGame(WebGame):
         """When the current card was shown (the event loop's clock): a grab is timed from it."""
         self.landed: list[BotGrab] = []
         self.mine = 0
+        self.between_rounds = False
+        """In the pause after a round, whose next first card is drawn already."""
         self.task: asyncio.Task[None] | None = None
         self.board = self.render()
 
@@ -366,8 +369,10 @@ class GrabGame(WebGame):
             self.tick_index += 1
             self._tell(tick.actions, before, rounds)
             if len(table.state.round_points) > rounds and not table.over:
+                self.between_rounds = True
                 self.publish()
                 await asyncio.sleep(ROUND_PAUSE_MS / 1000)
+                self.between_rounds = False
         await self.finish()
 
     def _tell(self, actions: Sequence[int], before: Sequence[bool], rounds: int) -> None:
@@ -422,11 +427,17 @@ class GrabGame(WebGame):
         playing = self.phase == "playing" and self.tick_open  # out of the round, Pass is the one legal move
         page_state = self.phase if self.phase in ("consent", "playing", "over") else "stopped"
         view = grab_observation.decode(grab_observation.Observer(0, "observation").observe(state), "observation")
+        # A card is shown only while its tick is open: a round's first card is drawn with the round, and
+        # shown before (at the consent, in the pause after a round) it could be looked at for as long
+        # while the person's grab is timed from the tick's start.
+        hidden = ""
+        if self.phase in ("consent", "playing") and not self.tick_open:
+            hidden = "the next round starts in a moment" if self.between_rounds else "the first card shows in a moment"
         return grab_html(
             view, deck=self.deck, mask=grab_mask(state, 0) if playing else None,
             names=self.names, news=self.news, taken=self._taken() if self.tick_open else [],
             result=grab_outcome(state) if self.over else None, state=page_state, game_id=self.id,
-            step=self.tick_index,
+            step=self.tick_index, card_hidden=hidden,
         )  # fmt: skip
 
     def make_record(self) -> GameRecord:

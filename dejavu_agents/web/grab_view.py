@@ -31,15 +31,18 @@ def _tile(deck: GrabDeck, k: int, extra: str = "") -> str:
 
 def grab_html(
     view: View, *, deck: GrabDeck, mask: np.ndarray | None, names: Sequence[str], news: Sequence[str],
-    taken: Sequence[int], result: Outcome | None, state: str, game_id: str, step: int,
+    taken: Sequence[int], result: Outcome | None, state: str, game_id: str, step: int, card_hidden: str = "",
 ) -> str:  # fmt: skip
     """The board ``<div id="board">`` for the seat whose observation ``view`` is; ``names`` are in
     egocentric order (the person first); ``taken`` are objects grabbed this tick and not yet settled.
-    ``data-state`` is ``playing``, ``waiting`` or ``over``; ``data-step`` the tick the buttons belong to."""
+    ``data-state`` is ``playing``, ``waiting`` or ``over``; ``data-step`` the tick the buttons belong to;
+    ``card_hidden``: when not empty, what is said instead of the card (one drawn before its tick opens)."""
     n = int(view["seated"].sum())
     card = np.flatnonzero(view["newest_card"]).tolist()
     flipped = "new card" if view["new_card"][0] else "no new card (grab-only tick)"
     card_html = "".join(_tile(deck, k) for k in card) or "<em>no card yet</em>"
+    if card_hidden:
+        flipped, card_html = card_hidden, "<em>the card shows when its tick opens</em>"
     buttons = []
     for k in np.flatnonzero(view["middle"]).tolist():
         if k in taken:

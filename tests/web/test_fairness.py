@@ -15,6 +15,7 @@ import asyncio
 import json
 import re
 import socket
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -100,6 +101,66 @@ def test_a_grab_sent_before_its_card_or_faster_than_a_person_is_refused_and_kept
 
 
 # ---------------------------------------------------------------------- the attack, over a real socket
+def test_between_rounds_the_next_rounds_first_card_stays_unshown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card is on the page only while its tick is open: shown in the pause after a round, the next
+    round's first card could be looked at for the whole pause while its grabs are timed from the tick."""
+    monkeypatch.setattr(games, "ROUND_PAUSE_MS", 20)
+    boards: list[tuple[bool, bool, str]] = []
+
+    async def play() -> None:
+        request = GameRequest("grab", ("perfect",), 4, flip_ms=2)
+        game = GrabGame("g4", request, ["You", "perfect"], None, [make_player("grab", "perfect")])
+        publish = game.publish
+
+        def watched() -> None:
+            publish()
+            boards.append((game.tick_open, game.between_rounds, game.board))
+
+        monkeypatch.setattr(game, "publish", watched)
+        await game.begin(False, "")
+        while game.phase == "playing" and len(game.table.state.round_points) < 2:
+            await asyncio.sleep(0.01)
+        game.stop()
+
+    asyncio.run(play())
+    pauses = [board for _, between, board in boards if between]
+    assert pauses and "Round 1 is over" in pauses[0]
+    assert all(objects(board, "card") == [] and "next round starts" in board for board in pauses)
+    assert all(objects(board, "card") == [] for tick_open, _, board in boards if not tick_open)
+    assert any(objects(board, "card") for tick_open, _, board in boards if tick_open)
+
+
+def test_a_resign_while_the_record_is_written_is_refused(tmp_path: Path) -> None:
+    """Once the game's record exists it is being logged: a resign then would tell the person
+    "not recorded" of a game that is (found by reading the code after the outside probe)."""
+    log = GameLog(tmp_path / "games.jsonl")
+    writing, written = threading.Event(), threading.Event()
+    append = log.append
+
+    def slow_append(record: object) -> None:
+        writing.set()
+        assert written.wait(5)
+        append(record)
+
+    log.append = slow_append  # type: ignore[method-assign]
+
+    async def race() -> GrabGame:
+        game = await _open_tick(3, log)
+        game.stop()
+        finishing = asyncio.create_task(game.finish())
+        while not writing.is_set():
+            await asyncio.sleep(0.01)
+        with pytest.raises(ValueError, match="already ended"):
+            await game.resign()
+        game.expire_if_idle()
+        written.set()
+        await finishing
+        return game
+
+    game = asyncio.run(race())
+    assert game.phase == "over" and [r.player_id for r in read_records(tmp_path / "games.jsonl")] == ["tester-1"]
+
+
 def _send_headers(base: str, path: str, cookie: str, length: int) -> socket.socket:
     host, port = base.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=10)
