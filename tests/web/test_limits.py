@@ -196,3 +196,26 @@ def test_one_sessions_polls_are_bounded_and_a_poll_past_the_version_does_not_wai
         began = time.monotonic()
         status, _, text = get(port, f"/api/games/{game_id}?after=99999999999", cookie)
         assert status == 200 and json.loads(text)["version"] == 0 and time.monotonic() - began < 2
+
+
+def test_a_forwarded_for_header_does_not_choose_the_clients_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dejavu_agents.web import sessions
+
+    monkeypatch.setattr(sessions, "MAX_SESSIONS_PER_ADDRESS", 2)
+    with serving(Limits()) as port:
+        cookies = []
+        for n in range(3):  # three "addresses" named by a header any client can send: all are 127.0.0.1
+            forwarded = {"X-Forwarded-For": f"203.0.113.{n}"}
+            connection = http.client.HTTPConnection(HOST, port, timeout=10)
+            connection.request("GET", "/play?game=grid&opponent=greedy", headers=forwarded)
+            trial = connection.getresponse()
+            trial.read()
+            connection.request("GET", trial.getheader("location"), headers={**forwarded, "Cookie": trial.getheader(
+                "set-cookie").split(";")[0]})  # fmt: skip
+            made = connection.getresponse()
+            made.read()
+            connection.close()
+            assert made.status == 303
+            cookies.append(made.getheader("set-cookie").split(";")[0])
+        statuses = [get(port, "/api/games", cookie)[0] for cookie in cookies]
+        assert statuses == [403, 200, 200]  # the first gave way to the third: one address's two sessions
