@@ -12,7 +12,10 @@ Routes (every game route answers only the session that owns the game, else 404):
   browser sends its ``SameSite=Strict`` session cookie;
 - ``GET /games``: the visitor's games, each with its state; ``GET /api/games``: the same as JSON;
 - ``GET /api/games/<id>?after=<version>``: the board, once its version is past ``after``
-  (a long poll, at most :data:`POLL_S` seconds);
+  (a long poll, at most :data:`POLL_S` seconds; at once if ``after`` is not the current
+  version; early when the session has more than
+  :data:`~dejavu_agents.web.sessions.MAX_POLLS_PER_SESSION` waiting, or when the server
+  needs the connection, :data:`POLL_RELEASE`);
 - ``POST /api/games/<id>/begin`` ``{"record": bool, "player_id": str}``: the consent answer;
 - ``POST /api/games/<id>/move`` ``{"action": int, "step": int}``: a move on board ``step``;
 - ``GET /game/<id>/replay?step=<n>``: the finished game, step by step, from the person's view;
@@ -59,6 +62,9 @@ REOPENED = "here"
 MAX_BODY = 2048
 """The largest request body accepted, in bytes (a move is about 30)."""
 POLL_S = 20.0
+POLL_RELEASE = "dejavu.poll_release"
+"""The ASGI scope key of a waiting long poll's release (an ``asyncio.Event``): the server
+(:mod:`dejavu_agents.web.serve`) sets it to answer the poll now when it needs the connection."""
 STATIC = Path(__file__).parent / "static"
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 SECURITY_HEADERS = {
@@ -223,7 +229,7 @@ async def play(server: Server, request: Request) -> Response:
             response.set_cookie(CHECK_COOKIE, "1", max_age=600, httponly=True, samesite="strict", path="/play")
             return response
         try:
-            session = server.sessions.new()
+            session = server.sessions.new(request.client.host if request.client else "")
         except ValueError as err:
             raise Refused(503, str(err)) from None
     try:
@@ -352,11 +358,14 @@ def _board(game: WebGame, **extra: Any) -> JSONResponse:
 
 
 async def poll(server: Server, request: Request) -> Response:
+    session = _session(server, request)
     game = _game(server, request)
     text = request.query_params.get("after", "0")
     if not (text.isascii() and text.isdigit() and len(text) <= 12):
         raise Refused(400, "after must be a whole number")
-    await game.wait(int(text), POLL_S)
+    with session.polling() as released:
+        request.scope[POLL_RELEASE] = released
+        await game.wait(int(text), POLL_S, released)
     return _board(game)
 
 

@@ -99,15 +99,22 @@ class WebGame(ABC):
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def wait(self, after: int, timeout: float) -> None:
-        """Return once ``version > after``, or after ``timeout`` seconds."""
+    async def wait(self, after: int, timeout: float, released: asyncio.Event | None = None) -> None:
+        """Return once the version is past ``after``, after ``timeout`` seconds, or once ``released`` is set
+        (the server needs the poll's connection, or its session polls too much: an early answer is harmless,
+        the page asks again). An ``after`` other than the current version is answered at once: one past
+        it would otherwise wait the whole ``timeout`` for nothing."""
         self.last_seen = asyncio.get_running_loop().time()
-        if self.version > after:
+        if after != self.version:
             return
+        waits = [asyncio.ensure_future(self._changed.wait())]
+        if released is not None:
+            waits.append(asyncio.ensure_future(released.wait()))
         try:
-            await asyncio.wait_for(self._changed.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     def say(self, line: str) -> None:
         """Add a line of news; the page shows the last :data:`NEWS_LINES`, or all since :meth:`new_turn` if more."""

@@ -23,8 +23,9 @@ class Limits:
     """Bounds on what one connection may hold (seconds, bytes, counts).
 
     ``max_connections`` open connections at most: when the server is full, the connection
-    that has waited longest for its request's headers gives way to the new one, and if none
-    is waiting the new one is answered ``503``. A request's headers must arrive within
+    that has waited longest for its request's headers gives way to the new one, else the oldest
+    waiting long poll is answered at once, and if every connection is busy with another request
+    the new one is answered ``503``. A request's headers must arrive within
     ``header_s`` of its first byte (or of the connection), its body within ``body_s`` of the
     headers, else ``408``; an idle kept-alive connection is closed after ``keep_alive_s``;
     a request's head still arriving may hold ``max_header_bytes`` (h11's buffer bound; else ``400``).

@@ -10,8 +10,13 @@ bounds it lacks are added by :class:`GuardedH11Protocol`, its h11 protocol with:
   checked only once a request's headers are complete, which a slow client never sends, so
   200 half-sent requests filled it and every other visitor got its ``503``. Here a new
   connection to a full server takes the place of the one that has waited longest for its
-  headers (a slow or idle client), and only when every connection is busy with a request is
-  it answered ``503``.
+  headers (a slow or idle client). If none is waiting, the oldest waiting long poll is answered
+  at once (the page asks again; its connection closes after the answer): polls wait up to 20 s,
+  so 200 of them, even from one session, once locked every other visitor out. Only when every
+  connection is busy with a request other than a poll is the new one answered ``503``.
+
+The server does not read ``X-Forwarded-For`` (uvicorn's proxy headers are off): the app bounds
+the sessions of one client address, and a header any client can send must not choose it.
 
 Every answer given here carries the app's security headers, as the app's own do.
 """
@@ -28,7 +33,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from dejavu_agents.web.app import SECURITY_HEADERS
+from dejavu_agents.web.app import POLL_RELEASE, SECURITY_HEADERS
 from dejavu_agents.web.guards import Limits
 
 
@@ -113,17 +118,34 @@ class GuardedH11Protocol(H11Protocol):
 
     # ------------------------------------------------------------------ the cap
     def _make_room(self) -> bool:
-        """Close the connection that has waited longest for its headers; ``False`` if every one is busy."""
-        waiting = [
+        """Close the connection that has waited longest for its headers, else answer the oldest long poll
+        and close its connection after; ``False`` if every one is busy with another request."""
+        others = [
             c for c in self.connections
             if c is not self and isinstance(c, GuardedH11Protocol) and not c.transport.is_closing()
-            and c._awaiting_headers()
         ]  # fmt: skip
-        if not waiting:
+        waiting = [c for c in others if c._awaiting_headers()]
+        if waiting:
+            oldest = min(waiting, key=lambda c: c._waiting_since)
+            oldest._refuse(408, "the server needed this connection for another request")
+            return True
+        polls = [c for c in others if c._poll_release() is not None]
+        if not polls:
             return False
-        oldest = min(waiting, key=lambda c: c._waiting_since)
-        oldest._refuse(408, "the server needed this connection for another request")
+        poll = min(polls, key=lambda c: c._waiting_since)
+        release = poll._poll_release()
+        assert poll.cycle is not None and release is not None
+        poll.cycle.keep_alive = False
+        release.set()
         return True
+
+    def _poll_release(self) -> asyncio.Event | None:
+        """The release of the long poll this connection is waiting on (:data:`~dejavu_agents.web.app.POLL_RELEASE`),
+        ``None`` if it is not waiting on one (or its poll is already released)."""
+        if self.cycle is None or self.cycle.response_started:
+            return None
+        release = self.cycle.scope.get(POLL_RELEASE)
+        return release if isinstance(release, asyncio.Event) and not release.is_set() else None
 
     def _refuse(self, status: int, message: str) -> None:
         self._disarm()
@@ -167,6 +189,6 @@ def make_server(app: Any, limits: Limits) -> uvicorn.Server:
     protocol = type("LimitedH11Protocol", (GuardedH11Protocol,), {"limits": limits})
     config = uvicorn.Config(
         app, http=protocol, ws="none", log_level="warning", timeout_keep_alive=limits.keep_alive_s,
-        h11_max_incomplete_event_size=limits.max_header_bytes,
+        h11_max_incomplete_event_size=limits.max_header_bytes, proxy_headers=False,
     )  # fmt: skip
     return uvicorn.Server(config)

@@ -6,18 +6,28 @@ record, even knowing the game's id (ids are unguessable too). Why bounds: one vi
 not be able to fill the server's memory or CPU with games. A session is made only by a
 visitor that brought its cookie back (:func:`dejavu_agents.web.app.play`), and one whose
 games never started is dropped after :data:`UNUSED_S`, so requests that never play cannot
-hold the table for long.
+hold the table for long. A full table makes room by dropping the least recently used session
+with no game in play, and one client address holds at most :data:`MAX_SESSIONS_PER_ADDRESS`
+sessions (its oldest gives way to its newest), so a script that starts and resigns games
+cannot lock the table for the hour a played session is otherwise kept.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from dejavu_agents.web.games import WebGame
 
 MAX_SESSIONS = 500
+MAX_SESSIONS_PER_ADDRESS = 16
+"""Sessions one client address may hold: a new one from that address drops its least recently used."""
+MAX_POLLS_PER_SESSION = 4
+"""Long polls one session may have waiting: a new one answers the oldest at once."""
 MAX_GAMES_PER_SESSION = 20
 """Games one session may create in its lifetime."""
 MAX_LIVE_GAMES_PER_SESSION = 2
@@ -33,9 +43,13 @@ class Session:
     """One visitor: its token and games (by id)."""
 
     token: str
+    address: str = ""
+    """The client address that made it (behind a reverse proxy, the proxy's)."""
     games: dict[str, WebGame] = field(default_factory=dict)
     created: int = 0
     last_used: float = field(default_factory=time.monotonic)
+    polls: list[asyncio.Event] = field(default_factory=list)
+    """The releases of its long polls waiting now, oldest first."""
 
     def check_room(self) -> None:
         """``ValueError`` once this session has created its share of games."""
@@ -54,6 +68,25 @@ class Session:
         live = [g for g in self.games.values() if g.phase == "playing"]
         if len(live) >= MAX_LIVE_GAMES_PER_SESSION:
             raise ValueError(f"finish a game first: a session may play {MAX_LIVE_GAMES_PER_SESSION} at once")
+
+    @contextmanager
+    def polling(self) -> Iterator[asyncio.Event]:
+        """A long poll of this session: the event that answers it early, set for the oldest when more than
+        :data:`MAX_POLLS_PER_SESSION` wait, so one session cannot hold connections without bound."""
+        released = asyncio.Event()
+        self.polls.append(released)
+        while len(self.polls) > MAX_POLLS_PER_SESSION:
+            self.polls.pop(0).set()
+        try:
+            yield released
+        finally:
+            if released in self.polls:
+                self.polls.remove(released)
+
+    def in_play(self) -> bool:
+        """Whether one of its games is being played (the others are over, ended early, or never started)."""
+        self.sweep()
+        return any(game.phase == "playing" for game in self.games.values())
 
     def sweep(self) -> None:
         """End the games left waiting too long for their person (:meth:`WebGame.expire_if_idle`)."""
@@ -87,21 +120,35 @@ class Sessions:
             session.sweep()
         return session
 
-    def new(self) -> Session:
-        """A fresh session, once droppable ones are dropped; ``ValueError`` when the server is still full."""
+    def new(self, address: str = "") -> Session:
+        """A fresh session for a client at ``address``, once room is made; ``ValueError`` when there is none.
+
+        Room is made by dropping, in turn: the droppable sessions (:meth:`Session.droppable`);
+        ``address``'s least recently used session once it holds :data:`MAX_SESSIONS_PER_ADDRESS`
+        (one not in play if it has one); and, if the table is still full, the least recently used
+        session not in play. Only when every session has a game in play is the visitor refused.
+        """
         now, full = time.monotonic(), len(self._by_token) >= self.limit
         for token, session in list(self._by_token.items()):
             if session.droppable(now, full):
                 self.drop(token)
+        own = [s for s in self._by_token.values() if s.address == address]
+        if len(own) >= MAX_SESSIONS_PER_ADDRESS:
+            self.drop(min(own, key=lambda s: (s.in_play(), s.last_used)).token)
         if len(self._by_token) >= self.limit:
-            raise ValueError("the server has as many visitors as it can hold; try again later")
-        session = Session(secrets.token_urlsafe(32))
+            idle = [s for s in self._by_token.values() if not s.in_play()]
+            if not idle:
+                raise ValueError("the server has as many visitors as it can hold; try again later")
+            self.drop(min(idle, key=lambda s: s.last_used).token)
+        session = Session(secrets.token_urlsafe(32), address)
         self._by_token[session.token] = session
         return session
 
     def drop(self, token: str) -> None:
         session = self._by_token.pop(token, None)
         if session is not None:
+            for released in session.polls:  # its waiting polls answer now: no connection waits for a dropped game
+                released.set()
             for game in session.games.values():
                 game.stop()
 

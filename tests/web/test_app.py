@@ -13,6 +13,7 @@ import time
 import types
 import warnings
 from collections.abc import Iterator
+from contextlib import ExitStack
 from html import escape
 from pathlib import Path
 
@@ -387,19 +388,100 @@ def test_a_link_opened_from_another_site_is_reopened_from_this_one(client: TestC
     assert len(client.get("/api/games").json()["games"]) == 2 and game_id in client.get("/games").text
 
 
-def test_sessions_whose_games_never_started_expire_within_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
-    table = sessions.Sessions(limit=2)
-    unused, played = table.new(), table.new()
-    played.games["g"] = types.SimpleNamespace(phase="playing", expire_if_idle=lambda: None, stop=lambda: None)
-    with pytest.raises(ValueError, match="as many visitors"):
-        table.new()
+def fake_game(phase: str) -> types.SimpleNamespace:
+    """A stand-in for a game in ``phase``, for the table's own tests."""
+    return types.SimpleNamespace(phase=phase, expire_if_idle=lambda: None, stop=lambda: None)
+
+
+def test_sessions_whose_games_never_started_expire_within_minutes() -> None:
+    table = sessions.Sessions(limit=3)
+    unused, played = table.new("10.0.0.1"), table.new("10.0.0.2")
+    played.games["g"] = fake_game("playing")
     for session in (unused, played):
         session.last_used -= sessions.UNUSED_S + 1
-    newer = table.new()  # the unused session made room; the one with a started game is kept
-    assert table.get(unused.token) is None and table.get(played.token) is played
+    newer = table.new("10.0.0.3")  # the table was not full: the unused session expired all the same
+    assert table.get(unused.token) is None and table.get(played.token) is played and len(table) == 2
+    newer.games["g"] = fake_game("playing")
+    table.new("10.0.0.4").games["g"] = fake_game("playing")
+    with pytest.raises(ValueError, match="as many visitors"):
+        table.new("10.0.0.5")  # every session has a game in play: none gives way
     played.last_used -= sessions.IDLE_S + 1
-    table.new()  # a full table drops a session unused for IDLE_S, started games or not
+    table.new("10.0.0.5")  # a full table drops a session unused for IDLE_S, games in play or not
     assert table.get(played.token) is None and table.get(newer.token) is newer
+
+
+def test_a_full_table_drops_its_least_recently_used_session_not_in_play() -> None:
+    table = sessions.Sessions(limit=4)
+    playing, resigned, over, waiting = (table.new(f"10.0.0.{i}") for i in range(4))
+    for age, (session, phase) in enumerate(
+        ((playing, "playing"), (resigned, "resigned"), (over, "over"), (waiting, "consent"))
+    ):
+        session.games["g"] = fake_game(phase)
+        session.last_used -= 40 - 10 * age  # the one in play is the least recently used of all
+    table.new("10.0.0.9")
+    assert table.get(resigned.token) is None and len(table) == 4
+    table.new("10.0.0.9")
+    assert table.get(over.token) is None and table.get(playing.token) is playing
+
+
+def test_one_address_holds_a_bounded_number_of_sessions() -> None:
+    table = sessions.Sessions(limit=100)
+    own = [table.new("10.0.0.1") for _ in range(sessions.MAX_SESSIONS_PER_ADDRESS)]
+    for age, session in enumerate(own):
+        session.last_used -= len(own) - age  # own[0] the least recently used
+    own[0].games["g"] = fake_game("playing")
+    neighbour = table.new("10.0.0.2")
+    newest = table.new("10.0.0.1")  # the address's oldest session not in play gives way, not the visitor
+    assert table.get(own[1].token) is None and table.get(own[0].token) is own[0]
+    assert table.get(neighbour.token) is neighbour and table.get(newest.token) is newest
+    assert len(table) == sessions.MAX_SESSIONS_PER_ADDRESS + 1
+    for session in [*own[2:], newest]:
+        session.games["g"] = fake_game("playing")
+    own[0].last_used -= 100
+    table.new("10.0.0.1")  # every one in play: the least recently used goes
+    assert table.get(own[0].token) is None and len(table) == sessions.MAX_SESSIONS_PER_ADDRESS + 1
+
+
+def test_a_session_has_a_bounded_number_of_waiting_polls() -> None:
+    table = sessions.Sessions()
+    session = table.new()
+    bound = sessions.MAX_POLLS_PER_SESSION
+    with ExitStack() as stack:
+        polls = [stack.enter_context(session.polling()) for _ in range(bound + 2)]
+        assert [p.is_set() for p in polls] == [True, True] + [False] * bound  # the oldest two answered at once
+        assert session.polls == polls[2:]
+        table.drop(session.token)  # a dropped session's polls answer now
+        assert all(p.is_set() for p in polls)
+    assert session.polls == []
+
+
+def test_one_address_cannot_fill_the_table_through_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions, "MAX_SESSIONS_PER_ADDRESS", 3)
+    app = create_app()
+    app.state.server.sessions = sessions.Sessions(limit=4)
+    script = TestClient(app, base_url=BASE, client=("10.0.0.1", 50000))
+    tokens = []
+    for _ in range(6):  # each starts a game and resigns it: played, over, kept an hour before this fix
+        script.cookies.clear()
+        game_id = start(script, "/play?game=grid&opponent=random")
+        assert script.post(f"/api/games/{game_id}/resign", json={}).status_code == 200
+        tokens.append(script.cookies[COOKIE])
+    assert len(app.state.server.sessions) == 3
+    visitor = TestClient(app, base_url=BASE, client=("10.0.0.2", 50000))
+    start(visitor, "/play?game=grid&opponent=greedy", record=False)
+    start(TestClient(app, base_url=BASE, client=("10.0.0.3", 50000)), "/play?game=grid&opponent=random")
+    # The table was full: the script's least recently used session gave way; its newest still works.
+    assert visitor.get("/api/games").json()["games"][0]["phase"] == "playing"
+    assert script.get("/api/games").status_code == 200 and len(app.state.server.sessions) == 4
+    script.cookies.set(COOKIE, tokens[3])
+    assert script.get("/api/games").status_code == 403
+
+
+def test_a_poll_past_the_current_version_is_answered_at_once(client: TestClient) -> None:
+    game_id = start(client, "/play?game=grid&opponent=greedy&seed=5", record=False)
+    began = time.monotonic()
+    answer = board(client, game_id, after=99999999999)
+    assert answer["ok"] and answer["version"] < 99999999999 and time.monotonic() - began < 5
 
 
 def test_deeply_nested_json_is_a_400(client: TestClient) -> None:

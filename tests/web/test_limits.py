@@ -138,3 +138,84 @@ def test_limits_are_checked() -> None:
     for bad in ({"max_connections": 0}, {"header_s": 0}, {"body_s": -1.0}, {"keep_alive_s": 0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Limits(**bad)
+
+
+def poll_client(port: int, game_id: str, cookie: str) -> socket.socket:
+    """A long poll for a version that does not come (an unstarted game's next), on a kept-alive connection."""
+    request = f"GET /api/games/{game_id}?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n\r\n"
+    client = slow_client(port, request.encode(), timeout=0.05)  # read only what has come (answered_polls)
+    time.sleep(0.05)  # the server reads it: the connection is busy with the poll, not waiting for headers
+    return client
+
+
+def answered_polls(clients: list[socket.socket]) -> list[dict | None]:
+    """Each poll's answer if it came within half a second (``None`` if it still waits)."""
+    time.sleep(0.5)
+    answers: list[dict | None] = []
+    for answer in map(answer_of, clients):
+        assert not answer or (answer.startswith(b"HTTP/1.1 200 ") and has_security_headers(answer)), answer[:200]
+        answers.append(json.loads(answer.split(b"\r\n\r\n", 1)[1]) if answer else None)
+    return answers
+
+
+def test_waiting_long_polls_give_way_to_a_new_visitor(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dejavu_agents.web import app, sessions
+
+    monkeypatch.setattr(app, "POLL_S", 6.0)  # the polls outlast the test's checks, and the server stops soon after
+    limits = Limits(max_connections=20)
+    per_session = sessions.MAX_POLLS_PER_SESSION
+    with serving(limits) as port, ExitStack() as stack:
+        players = [game_and_cookie(port) for _ in range(6)]
+        time.sleep(0.3)  # the server sees the honest connections close
+        polls = [
+            stack.enter_context(poll_client(port, game_id, cookie))
+            for game_id, cookie in players
+            for _ in range(per_session)
+        ]  # 24 waiting polls, each session within its bound: more than the server's 20 connections
+        began = time.monotonic()
+        status, _, _ = get(port, "/")
+        assert status == 200 and time.monotonic() - began < 2  # served at once: a poll gave way
+        early = [a for a in answered_polls(polls) if a is not None]
+        assert len(early) >= len(polls) - limits.max_connections + 1  # the newcomers' room, made by polls
+        assert all(a["ok"] and a["version"] == 0 and a["phase"] == "consent" for a in early)
+        assert len(early) < len(polls)  # the others still wait: only what room needed was released
+
+
+def test_one_sessions_polls_are_bounded_and_a_poll_past_the_version_does_not_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dejavu_agents.web import app, sessions
+
+    monkeypatch.setattr(app, "POLL_S", 6.0)
+    per_session = sessions.MAX_POLLS_PER_SESSION
+    with serving(Limits(max_connections=20)) as port, ExitStack() as stack:
+        game_id, cookie = game_and_cookie(port)
+        polls = [stack.enter_context(poll_client(port, game_id, cookie)) for _ in range(per_session + 3)]
+        answered = [a is not None for a in answered_polls(polls)]
+        assert answered == [True] * 3 + [False] * per_session  # the oldest three were answered at once
+        began = time.monotonic()
+        status, _, text = get(port, f"/api/games/{game_id}?after=99999999999", cookie)
+        assert status == 200 and json.loads(text)["version"] == 0 and time.monotonic() - began < 2
+
+
+def test_a_forwarded_for_header_does_not_choose_the_clients_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dejavu_agents.web import sessions
+
+    monkeypatch.setattr(sessions, "MAX_SESSIONS_PER_ADDRESS", 2)
+    with serving(Limits()) as port:
+        cookies = []
+        for n in range(3):  # three "addresses" named by a header any client can send: all are 127.0.0.1
+            forwarded = {"X-Forwarded-For": f"203.0.113.{n}"}
+            connection = http.client.HTTPConnection(HOST, port, timeout=10)
+            connection.request("GET", "/play?game=grid&opponent=greedy", headers=forwarded)
+            trial = connection.getresponse()
+            trial.read()
+            connection.request("GET", trial.getheader("location"), headers={**forwarded, "Cookie": trial.getheader(
+                "set-cookie").split(";")[0]})  # fmt: skip
+            made = connection.getresponse()
+            made.read()
+            connection.close()
+            assert made.status == 303
+            cookies.append(made.getheader("set-cookie").split(";")[0])
+        statuses = [get(port, "/api/games", cookie)[0] for cookie in cookies]
+        assert statuses == [403, 200, 200]  # the first gave way to the third: one address's two sessions

@@ -36,8 +36,11 @@
         const response = await fetch(`/api/games/${id}?after=${version}`, { cache: "no-store" });
         const data = await response.json();
         if (!response.ok) { message(data.error); return; }
+        const unchanged = data.version === version;
         show(data);
         if (data.phase !== "consent" && data.phase !== "playing") return;
+        // Answered early with nothing new (the server needed the connection): ask again, but not at once.
+        if (unchanged) await new Promise((resolve) => setTimeout(resolve, 1000));
       } catch (error) {
         message("lost the connection to the server; retrying");
         await new Promise((resolve) => setTimeout(resolve, 1000));
