@@ -28,7 +28,9 @@ class Limits:
     the new one is answered ``503``. A request's headers must arrive within
     ``header_s`` of its first byte (or of the connection), its body within ``body_s`` of the
     headers, else ``408``; an idle kept-alive connection is closed after ``keep_alive_s``;
-    a request's head still arriving may hold ``max_header_bytes`` (h11's buffer bound; else ``400``).
+    a request's head still arriving may hold ``max_header_bytes`` (h11's buffer bound; else ``400``);
+    an answer the client leaves unread for ``write_s`` (the socket's buffers full, so the server
+    cannot write) closes the connection, and a full server takes such a connection first.
     """
 
     max_connections: int = 200
@@ -36,11 +38,12 @@ class Limits:
     body_s: float = 10.0
     keep_alive_s: int = 5
     max_header_bytes: int = 8192
+    write_s: float = 10.0
 
     def __post_init__(self) -> None:
         if self.max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, got {self.max_connections}")
-        for name in ("header_s", "body_s", "keep_alive_s"):
+        for name in ("header_s", "body_s", "keep_alive_s", "write_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)!r}")
 

@@ -1,19 +1,24 @@
 """Serving the app on uvicorn with the connection limits of :class:`~dejavu_agents.web.guards.Limits`.
 
 uvicorn's own settings carry what they can: the idle keep-alive timeout
-(``timeout_keep_alive``) and the headers' size (``h11_max_incomplete_event_size``). Two
+(``timeout_keep_alive``) and the headers' size (``h11_max_incomplete_event_size``). The
 bounds it lacks are added by :class:`GuardedH11Protocol`, its h11 protocol with:
 
 - a deadline for the request's headers (uvicorn has none: a connection that sends half a
   request line waits forever), answered ``408``;
+- a deadline for the client to read its answers: uvicorn waits for a full socket to drain
+  without one, so a client that pipelined requests and read nothing held its connection for
+  ever (found by an outside probe: two such clients locked a one-connection server); after
+  ``write_s`` with nothing read the connection is dropped;
 - a connection cap checked when a connection opens. uvicorn's ``limit_concurrency`` is
   checked only once a request's headers are complete, which a slow client never sends, so
   200 half-sent requests filled it and every other visitor got its ``503``. Here a new
   connection to a full server takes the place of the one that has waited longest for its
-  headers (a slow or idle client). If none is waiting, the oldest waiting long poll is answered
-  at once (the page asks again; its connection closes after the answer): polls wait up to 20 s,
-  so 200 of them, even from one session, once locked every other visitor out. Only when every
-  connection is busy with a request other than a poll is the new one answered ``503``.
+  headers (a slow or idle client), or first of one whose client leaves its answers unread.
+  If none is waiting, the oldest waiting long poll is answered at once (the page asks again;
+  its connection closes after the answer): polls wait up to 20 s, so 200 of them, even from
+  one session, once locked every other visitor out. Only when every connection is busy with a
+  request other than a poll is the new one answered ``503``.
 
 The server does not read ``X-Forwarded-For`` (uvicorn's proxy headers are off): the app bounds
 the sessions of one client address, and a header any client can send must not choose it.
@@ -58,6 +63,11 @@ class GuardedH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
         self._waiting_since = 0.0
+        self._unread: asyncio.TimerHandle | None = None
+        """Armed while the transport cannot write (the client reads nothing): a client that asks
+        and never reads, pipelining requests behind it, would otherwise hold the connection for
+        ever, since uvicorn waits for the socket to drain with no deadline of its own."""
+        self._unread_since = 0.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -83,7 +93,23 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._drained()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._unread is None:
+            self._unread_since = self.loop.time()
+            self._unread = self.loop.call_later(self.limits.write_s, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._drained()
+
+    def _drained(self) -> None:
+        if self._unread is not None:
+            self._unread.cancel()
+            self._unread = None
 
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to a malformed request (or headers over the size limit), with the security headers."""
@@ -118,12 +144,17 @@ class GuardedH11Protocol(H11Protocol):
 
     # ------------------------------------------------------------------ the cap
     def _make_room(self) -> bool:
-        """Close the connection that has waited longest for its headers, else answer the oldest long poll
-        and close its connection after; ``False`` if every one is busy with another request."""
+        """Drop the connection whose client has left its answers unread longest, else close the one
+        that has waited longest for its headers, else answer the oldest long poll and close its
+        connection after; ``False`` if every one is busy with another request."""
         others = [
             c for c in self.connections
             if c is not self and isinstance(c, GuardedH11Protocol) and not c.transport.is_closing()
         ]  # fmt: skip
+        unread = [c for c in others if c._unread is not None]
+        if unread:
+            min(unread, key=lambda c: c._unread_since).transport.abort()
+            return True
         waiting = [c for c in others if c._awaiting_headers()]
         if waiting:
             oldest = min(waiting, key=lambda c: c._waiting_since)

@@ -135,9 +135,33 @@ def test_a_client_leaving_mid_body_leaves_no_traceback(caplog: pytest.LogCapture
 
 
 def test_limits_are_checked() -> None:
-    for bad in ({"max_connections": 0}, {"header_s": 0}, {"body_s": -1.0}, {"keep_alive_s": 0}):
+    for bad in ({"max_connections": 0}, {"header_s": 0}, {"body_s": -1.0}, {"keep_alive_s": 0}, {"write_s": 0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Limits(**bad)
+
+
+def test_a_client_that_never_reads_its_answers_gives_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests pipelined on a connection that reads nothing fill the socket's buffers; uvicorn then
+    waits for them to drain with no deadline, so two such clients held a one-connection server."""
+    limits = Limits(max_connections=1, write_s=1.0)
+    request = b"GET /rules HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with serving(limits) as port, ExitStack() as stack:
+        readers = []
+        for _ in range(2):
+            reader = stack.enter_context(socket.socket())
+            reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            reader.settimeout(5)
+            reader.connect((HOST, port))
+            reader.sendall(request * 300)  # about 6 MB of answers, never read
+            readers.append(reader)
+        time.sleep(0.5)
+        began = time.monotonic()
+        status = 0
+        while status != 200 and time.monotonic() - began < 6:  # bounded, with a pause between tries
+            status = get(port, "/")[0]
+            if status != 200:
+                time.sleep(0.5)
+        assert status == 200 and time.monotonic() - began < 4  # write_s, not forever
 
 
 def poll_client(port: int, game_id: str, cookie: str) -> socket.socket:
