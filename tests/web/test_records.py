@@ -10,7 +10,7 @@ import pytest
 
 from dejavu_agents.registry import make_player
 from dejavu_agents.web.grid_table import GridTable
-from dejavu_agents.web.links import parse_request
+from dejavu_agents.web.links import SEED_BITS, parse_request
 from dejavu_agents.web.recorder import bot_grab_game, now_iso, record_grid
 from dejavu_agents.web.records import (
     SCHEMA,
@@ -183,3 +183,15 @@ def test_a_deal_its_link_chose_is_marked_and_gives_no_ticks_of_its_person() -> N
 )
 def test_a_link_that_names_its_seed_is_a_chosen_deal(params: dict[str, str], chosen: bool) -> None:
     assert parse_request(params, {}).seed_chosen is chosen
+
+
+def test_drawn_seeds_have_128_bits_and_a_link_may_name_one() -> None:
+    """A 31-bit seed could be found from a game's first cards, which would give away every card to come."""
+    drawn = [parse_request({"game": "grab"}, {}) for _ in range(8)]
+    assert max(r.seed for r in drawn) >= 2**100 and not any(r.seed_chosen for r in drawn)
+    again = parse_request(dict(pair.split("=") for pair in drawn[0].query().split("&")), {})  # "play this deal again"
+    assert again.seed == drawn[0].seed and again.seed_chosen
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        parse_request({"game": "grid", "seed": str(2**SEED_BITS)}, {})
+    record = replace(grab_record(12), seed=drawn[0].seed)  # a record holds the big seed as a JSON integer
+    assert GameRecord.from_json(record.to_json()).seed == drawn[0].seed
