@@ -366,7 +366,7 @@ async def poll(server: Server, request: Request) -> Response:
     with session.polling() as released:
         request.scope[POLL_RELEASE] = released
         await game.wait(int(text), POLL_S, released)
-    return _board(game)
+    return _board(game, released=released.is_set())  # answered early for another's sake: the page asks again soon
 
 
 async def listing(server: Server, request: Request) -> Response:

@@ -201,7 +201,7 @@ def test_waiting_long_polls_give_way_to_a_new_visitor(monkeypatch: pytest.Monkey
         assert status == 200 and time.monotonic() - began < 2  # served at once: a poll gave way
         early = [a for a in answered_polls(polls) if a is not None]
         assert len(early) >= len(polls) - limits.max_connections + 1  # the newcomers' room, made by polls
-        assert all(a["ok"] and a["version"] == 0 and a["phase"] == "consent" for a in early)
+        assert all(a["ok"] and a["version"] == 0 and a["phase"] == "consent" and a["released"] for a in early)
         assert len(early) < len(polls)  # the others still wait: only what room needed was released
 
 
@@ -215,8 +215,9 @@ def test_one_sessions_polls_are_bounded_and_a_poll_past_the_version_does_not_wai
     with serving(Limits(max_connections=20)) as port, ExitStack() as stack:
         game_id, cookie = game_and_cookie(port)
         polls = [stack.enter_context(poll_client(port, game_id, cookie)) for _ in range(per_session + 3)]
-        answered = [a is not None for a in answered_polls(polls)]
-        assert answered == [True] * 3 + [False] * per_session  # the oldest three were answered at once
+        answers = answered_polls(polls)
+        assert [a is not None for a in answers] == [True] * 3 + [False] * per_session  # the oldest three at once
+        assert all(a["released"] for a in answers[:3])  # so the page asks again in 100 ms, not a second
         began = time.monotonic()
         status, _, text = get(port, f"/api/games/{game_id}?after=99999999999", cookie)
         assert status == 200 and json.loads(text)["version"] == 0 and time.monotonic() - began < 2

@@ -39,8 +39,8 @@
         const unchanged = data.version === version;
         show(data);
         if (data.phase !== "consent" && data.phase !== "playing") return;
-        // Answered early with nothing new (the server needed the connection): ask again, but not at once.
-        if (unchanged) await new Promise((resolve) => setTimeout(resolve, 1000));
+        // Nothing new: ask again in 100 ms if the server released this poll early for another's sake, else in 1 s.
+        if (unchanged) await new Promise((resolve) => setTimeout(resolve, data.released ? 100 : 1000));
       } catch (error) {
         message("lost the connection to the server; retrying");
         await new Promise((resolve) => setTimeout(resolve, 1000));
