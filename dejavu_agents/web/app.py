@@ -133,10 +133,18 @@ def _error_page(status: int, message: str) -> HTMLResponse:
     return _page("Déjà Vu: error", body, status)
 
 
+SESSION_ENDED = "this session has ended (the server let it go, or a newer one replaced it): open the game's link again"
+"""Said to a request whose session cookie the server no longer knows: its session was dropped, so blaming
+cookies (:data:`NO_SESSION`) would mislead."""
+NO_SESSION = "no session: open the game from its link first (cookies must be on)"
+"""Said to a request that brings no session cookie."""
+
+
 def _session(server: Server, request: Request) -> Session:
-    session = server.sessions.get(request.cookies.get(COOKIE))
-    if session is None:
-        raise Refused(403, "no session: open the game from its link first (cookies must be on)")
+    token = request.cookies.get(COOKIE)
+    session = server.sessions.get(token)
+    if session is None:  # a cookie the server no longer knows: the session was dropped, cookies are on
+        raise Refused(403, SESSION_ENDED if token else NO_SESSION)
     return session
 
 
