@@ -46,7 +46,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dejavu_agents.web.games import Arrival, GrabGame, GridGame, WebGame
+from dejavu_agents.web.games import Arrival, GrabGame, GridGame, ServerBusy, WebGame, check_grab_room
 from dejavu_agents.web.guards import BodyDeadline, Limits
 from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
 from dejavu_agents.web.records import GameLog
@@ -266,6 +266,11 @@ async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
     def players() -> list[Any]:
         return [build_player(wanted.game, name, server.checkpoints, wanted.seed) for name in wanted.opponents]
 
+    if wanted.game == "grab":
+        try:
+            check_grab_room()  # asked again when it starts: a game waiting for its consent runs no clock
+        except ServerBusy as err:
+            raise Refused(503, str(err)) from None
     try:
         bots = await asyncio.to_thread(players)
     except ImportError as err:  # a learned player without its extra (torch: pip install ".[train]")
@@ -394,6 +399,8 @@ async def begin(server: Server, request: Request) -> Response:
         await game.begin(kept, data.get("player_id"))
     except ValueError as err:
         raise Refused(400, str(err)) from None
+    except ServerBusy as err:
+        raise Refused(503, str(err)) from None
     if kept:
         message = "recording under " + game.player_id
     else:

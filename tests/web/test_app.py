@@ -678,6 +678,24 @@ def test_a_resigned_grab_game_stops_its_clock(client: TestClient) -> None:
     assert board(client, game_id)["version"] == version and game.task.done()
 
 
+def test_grab_clocks_running_at_once_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One event loop runs every clock: past the bound a new Grab game is refused, not every game slowed."""
+    from dejavu_agents.web import games
+
+    monkeypatch.setattr(games, "MAX_GRAB_CLOCKS", 1)
+    link = "/play?game=grab&opponents=perfect&flip_ms=200"
+    waiting = open_link(client, link).headers["location"].rsplit("/", 1)[1]  # made, not begun: no clock yet
+    running = start(client, link, record=False)
+    refused = open_link(client, link)
+    assert refused.status_code == 503 and "too many Grab games running" in refused.text
+    answer = client.post(f"/api/games/{waiting}/begin", json={"record": False})
+    assert answer.status_code == 503 and "too many Grab games running" in answer.json()["error"]
+    assert board(client, waiting)["phase"] == "consent"  # left waiting, free to begin later
+    client.post(f"/api/games/{running}/resign", json={})
+    assert client.post(f"/api/games/{waiting}/begin", json={"record": False}).status_code == 200
+    client.post(f"/api/games/{waiting}/resign", json={})
+
+
 def test_the_consent_form_says_when_the_link_chose_the_deal(client: TestClient) -> None:
     """A visitor who picks the seed knows the deal: the game is recorded marked so, and the form says it."""
     for link, chosen in (("/play?game=grid&opponent=greedy&seed=3", True), ("/play?game=grid&opponent=greedy", False)):
