@@ -46,7 +46,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dejavu_agents.web.games import Arrival, GrabGame, GridGame, WebGame
+from dejavu_agents.web.games import Arrival, GrabGame, GridGame, ServerBusy, WebGame, check_grab_room
 from dejavu_agents.web.guards import BodyDeadline, Limits
 from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
 from dejavu_agents.web.records import GameLog
@@ -133,10 +133,18 @@ def _error_page(status: int, message: str) -> HTMLResponse:
     return _page("Déjà Vu: error", body, status)
 
 
+SESSION_ENDED = "this session has ended (the server let it go, or a newer one replaced it): open the game's link again"
+"""Said to a request whose session cookie the server no longer knows: its session was dropped, so blaming
+cookies (:data:`NO_SESSION`) would mislead."""
+NO_SESSION = "no session: open the game from its link first (cookies must be on)"
+"""Said to a request that brings no session cookie."""
+
+
 def _session(server: Server, request: Request) -> Session:
-    session = server.sessions.get(request.cookies.get(COOKIE))
-    if session is None:
-        raise Refused(403, "no session: open the game from its link first (cookies must be on)")
+    token = request.cookies.get(COOKIE)
+    session = server.sessions.get(token)
+    if session is None:  # a cookie the server no longer knows: the session was dropped, cookies are on
+        raise Refused(403, SESSION_ENDED if token else NO_SESSION)
     return session
 
 
@@ -258,6 +266,11 @@ async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
     def players() -> list[Any]:
         return [build_player(wanted.game, name, server.checkpoints, wanted.seed) for name in wanted.opponents]
 
+    if wanted.game == "grab":
+        try:
+            check_grab_room()  # asked again when it starts: a game waiting for its consent runs no clock
+        except ServerBusy as err:
+            raise Refused(503, str(err)) from None
     try:
         bots = await asyncio.to_thread(players)
     except ImportError as err:  # a learned player without its extra (torch: pip install ".[train]")
@@ -386,6 +399,8 @@ async def begin(server: Server, request: Request) -> Response:
         await game.begin(kept, data.get("player_id"))
     except ValueError as err:
         raise Refused(400, str(err)) from None
+    except ServerBusy as err:
+        raise Refused(503, str(err)) from None
     if kept:
         message = "recording under " + game.player_id
     else:

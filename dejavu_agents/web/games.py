@@ -17,6 +17,7 @@ a person's grab is timed from the flip to the moment the server holds the whole 
 the headers early and the body the instant the card shows) or if it is too fast for a person
 (:data:`~dejavu_agents.web.grab_table.MIN_REACTION_MS`); after ``flip_ms`` the tick is
 settled and the next card flips. A round's end pauses the clock so the person can read the result.
+At most :data:`MAX_GRAB_CLOCKS` clocks run at once, server-wide (:class:`ServerBusy`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,27 @@ ABANDON_S = 90.0
 ROUND_PAUSE_MS = 2500
 GRID_IDLE_S = 900.0
 """A grid game without a move (or the consent answer) this long is ended (and not recorded)."""
+MAX_GRAB_CLOCKS = 100
+"""Grab clocks that may run at once on the server: each costs the one event loop some 3-4 ms of CPU a
+second, so a thousand (a few hundred sessions' worth) would take about 4 s of CPU each second and stall
+every game. Beyond it a new Grab game is refused (:class:`ServerBusy`)."""
+CLOCK_TASK = "grab-clock"
+"""The name of a Grab clock's asyncio task: :func:`grab_clocks` counts the running ones by it."""
+
+
+class ServerBusy(Exception):
+    """The server runs as much as it may: try again later (a ``503``, not the visitor's mistake)."""
+
+
+def grab_clocks() -> int:
+    """The Grab clocks running now on this event loop (tasks not done, so a finished clock frees its place)."""
+    return sum(task.get_name().startswith(CLOCK_TASK) for task in asyncio.all_tasks())
+
+
+def check_grab_room() -> None:
+    """:class:`ServerBusy` when :data:`MAX_GRAB_CLOCKS` clocks run already."""
+    if grab_clocks() >= MAX_GRAB_CLOCKS:
+        raise ServerBusy("too many Grab games running; try again in a minute")
 
 
 @dataclass(frozen=True)
@@ -328,9 +350,14 @@ class GrabGame(WebGame):
         self.task: asyncio.Task[None] | None = None
         self.board = self.render()
 
+    async def begin(self, record: bool, player_id: object) -> None:
+        """As :meth:`WebGame.begin`; :class:`ServerBusy`, the game left waiting, when no clock may start."""
+        check_grab_room()
+        await super().begin(record, player_id)
+
     async def start(self) -> None:
         self.publish()
-        self.task = asyncio.create_task(self.run())
+        self.task = asyncio.create_task(self.run(), name=f"{CLOCK_TASK}:{self.id}")
 
     def stop(self) -> None:
         if self.task is not None:

@@ -21,7 +21,7 @@ bounds it lacks are added by :class:`GuardedH11Protocol`, its h11 protocol with:
   request other than a poll is the new one answered ``503``.
 
 The server does not read ``X-Forwarded-For`` (uvicorn's proxy headers are off): the app bounds
-the sessions of one client address, and a header any client can send must not choose it.
+the sessions of one client network, and a header any client can send must not choose it.
 
 Every answer given here carries the app's security headers, as the app's own do.
 """

@@ -7,14 +7,18 @@ not be able to fill the server's memory or CPU with games. A session is made onl
 visitor that brought its cookie back (:func:`dejavu_agents.web.app.play`), and one whose
 games never started is dropped after :data:`UNUSED_S`, so requests that never play cannot
 hold the table for long. A full table makes room by dropping the least recently used session
-with no game in play, and one client address holds at most :data:`MAX_SESSIONS_PER_ADDRESS`
-sessions (its oldest gives way to its newest), so a script that starts and resigns games
-cannot lock the table for the hour a played session is otherwise kept.
+with no game in play, and one client network (:func:`network_of`) holds at most
+:data:`MAX_SESSIONS_PER_ADDRESS` sessions (its least recently used with no game in play gives
+way to its newest), so a script that starts and resigns games cannot lock the table for the
+hour a played session is otherwise kept. The per-network bound never drops a game in play:
+people behind one NAT or proxy would otherwise end each other's games; a network whose
+sessions all play is refused a new one instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import secrets
 import time
 from collections.abc import Iterator
@@ -25,7 +29,8 @@ from dejavu_agents.web.games import WebGame
 
 MAX_SESSIONS = 500
 MAX_SESSIONS_PER_ADDRESS = 16
-"""Sessions one client address may hold: a new one from that address drops its least recently used."""
+"""Sessions one client network (:func:`network_of`) may hold: a new one from it drops its least recently used
+session with no game in play, and is refused when all of them play."""
 MAX_POLLS_PER_SESSION = 4
 """Long polls one session may have waiting: a new one answers the oldest at once."""
 MAX_GAMES_PER_SESSION = 20
@@ -43,8 +48,8 @@ class Session:
     """One visitor: its token and games (by id)."""
 
     token: str
-    address: str = ""
-    """The client address that made it (behind a reverse proxy, the proxy's)."""
+    network: str = ""
+    """The client network that made it (:func:`network_of`; behind a reverse proxy, the proxy's)."""
     games: dict[str, WebGame] = field(default_factory=dict)
     created: int = 0
     last_used: float = field(default_factory=time.monotonic)
@@ -124,23 +129,27 @@ class Sessions:
         """A fresh session for a client at ``address``, once room is made; ``ValueError`` when there is none.
 
         Room is made by dropping, in turn: the droppable sessions (:meth:`Session.droppable`);
-        ``address``'s least recently used session once it holds :data:`MAX_SESSIONS_PER_ADDRESS`
-        (one not in play if it has one); and, if the table is still full, the least recently used
-        session not in play. Only when every session has a game in play is the visitor refused.
+        once ``address``'s network (:func:`network_of`) holds :data:`MAX_SESSIONS_PER_ADDRESS`,
+        its least recently used session not in play (when all of them play, the visitor is
+        refused); and, if the table is still full, the least recently used session not in play.
+        Only when every session has a game in play is the visitor refused.
         """
         now, full = time.monotonic(), len(self._by_token) >= self.limit
         for token, session in list(self._by_token.items()):
             if session.droppable(now, full):
                 self.drop(token)
-        own = [s for s in self._by_token.values() if s.address == address]
-        if len(own) >= MAX_SESSIONS_PER_ADDRESS:
-            self.drop(min(own, key=lambda s: (s.in_play(), s.last_used)).token)
+        network = network_of(address)
+        own = [s for s in self._by_token.values() if s.network == network and not s.in_play()]
+        if sum(s.network == network for s in self._by_token.values()) >= MAX_SESSIONS_PER_ADDRESS:
+            if not own:
+                raise ValueError("too many games in play from your network; finish or resign one, or try later")
+            self.drop(min(own, key=lambda s: s.last_used).token)
         if len(self._by_token) >= self.limit:
             idle = [s for s in self._by_token.values() if not s.in_play()]
             if not idle:
                 raise ValueError("the server has as many visitors as it can hold; try again later")
             self.drop(min(idle, key=lambda s: s.last_used).token)
-        session = Session(secrets.token_urlsafe(32), address)
+        session = Session(secrets.token_urlsafe(32), network)
         self._by_token[session.token] = session
         return session
 
@@ -151,6 +160,28 @@ class Sessions:
                 released.set()
             for game in session.games.values():
                 game.stop()
+
+
+def network_of(address: str) -> str:
+    """The network a client address is counted under: an IPv4 address is its own network, an
+    IPv6 address counts as its /64.
+
+    Why: one IPv6 host is routinely given a whole /64 (SLAAC, privacy addresses), so a bound per
+    IPv6 address would give one attacker 2^64 of them; a /64 is the usual smallest unit handed to
+    one subscriber. IPv4 addresses are scarce and one is often shared by many people (NAT), so
+    a wider IPv4 prefix would lump unrelated neighbours together. An IPv4-mapped IPv6 address
+    (``::ffff:a.b.c.d``) counts as its IPv4 address; a string that is no IP address (a test
+    client's name, a Unix socket's empty one) is its own network.
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def new_game_id() -> str:

@@ -438,8 +438,63 @@ def test_one_address_holds_a_bounded_number_of_sessions() -> None:
     for session in [*own[2:], newest]:
         session.games["g"] = fake_game("playing")
     own[0].last_used -= 100
-    table.new("10.0.0.1")  # every one in play: the least recently used goes
-    assert table.get(own[0].token) is None and len(table) == sessions.MAX_SESSIONS_PER_ADDRESS + 1
+    with pytest.raises(ValueError, match="too many games in play from your network"):
+        table.new("10.0.0.1")  # every one in play: none is dropped, the newcomer is refused
+    assert all(table.get(s.token) is s for s in [own[0], *own[2:], newest])
+    assert len(table) == sessions.MAX_SESSIONS_PER_ADDRESS + 1
+    table.new("10.0.0.3")  # another address is not refused
+    newest.games["g"] = fake_game("over")
+    table.new("10.0.0.1")  # one of its games ended: its session gives way to the newcomer
+    assert table.get(newest.token) is None and table.get(own[0].token) is own[0]
+
+
+@pytest.mark.parametrize(
+    ("address", "network"),
+    [
+        ("203.0.113.7", "203.0.113.7"),  # IPv4: the address itself, as NAT shares one among many people
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),  # IPv6: the /64 a host is given whole
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),  # IPv4-mapped IPv6 is the IPv4 client
+        ("testclient", "testclient"),  # no IP address: its own network
+        ("", ""),
+    ],
+)
+def test_a_client_is_counted_under_its_network(address: str, network: str) -> None:
+    assert sessions.network_of(address) == network
+
+
+def test_one_ipv6_host_cannot_spread_sessions_over_its_slash_64() -> None:
+    table = sessions.Sessions(limit=100)
+    bound = sessions.MAX_SESSIONS_PER_ADDRESS
+    for n in range(bound):  # each from another address of one /64, each playing
+        table.new(f"2001:db8:0:7::{n + 1:x}").games["g"] = fake_game("playing")
+    with pytest.raises(ValueError, match="too many games in play from your network"):
+        table.new("2001:db8:0:7:ffff:ffff:ffff:ffff")
+    table.new("2001:db8:0:8::1")  # the next /64 is another network
+    assert len(table) == bound + 1
+
+
+def test_a_network_whose_sessions_all_play_is_refused_not_robbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person behind a shared address keeps their game while others from that address arrive (probe 2, A)."""
+    monkeypatch.setattr(sessions, "MAX_SESSIONS_PER_ADDRESS", 2)
+    app = create_app()
+    honest = TestClient(app, base_url=BASE, client=("10.0.0.1", 50000))
+    game_id = start(honest, "/play?game=grid&opponent=greedy&seed=4", record=False)
+    other = TestClient(app, base_url=BASE, client=("10.0.0.1", 50001))
+    start(other, "/play?game=grid&opponent=greedy&seed=5", record=False)
+    late = TestClient(app, base_url=BASE, client=("10.0.0.1", 50002))
+    refused = open_link(late, "/play?game=grid&opponent=greedy")
+    assert refused.status_code == 503 and "too many games in play from your network" in refused.text
+    assert board(honest, game_id)["phase"] == "playing"  # still there, still playing
+    honest.post(f"/api/games/{game_id}/resign", json={})
+    dropped_token = honest.cookies[COOKIE]
+    start(late, "/play?game=grid&opponent=greedy", record=False)  # the resigned session gave way
+    gone = honest.get(f"/api/games/{game_id}")
+    assert gone.status_code == 403 and "session has ended" in gone.json()["error"]  # not "cookies must be on"
+    assert honest.cookies[COOKIE] == dropped_token
+    honest.cookies.clear()
+    assert "cookies must be on" in honest.get(f"/api/games/{game_id}").json()["error"]
 
 
 def test_a_session_has_a_bounded_number_of_waiting_polls() -> None:
@@ -621,6 +676,24 @@ def test_a_resigned_grab_game_stops_its_clock(client: TestClient) -> None:
     version = board(client, game_id)["version"]
     time.sleep(0.6)  # three flips' time
     assert board(client, game_id)["version"] == version and game.task.done()
+
+
+def test_grab_clocks_running_at_once_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One event loop runs every clock: past the bound a new Grab game is refused, not every game slowed."""
+    from dejavu_agents.web import games
+
+    monkeypatch.setattr(games, "MAX_GRAB_CLOCKS", 1)
+    link = "/play?game=grab&opponents=perfect&flip_ms=200"
+    waiting = open_link(client, link).headers["location"].rsplit("/", 1)[1]  # made, not begun: no clock yet
+    running = start(client, link, record=False)
+    refused = open_link(client, link)
+    assert refused.status_code == 503 and "too many Grab games running" in refused.text
+    answer = client.post(f"/api/games/{waiting}/begin", json={"record": False})
+    assert answer.status_code == 503 and "too many Grab games running" in answer.json()["error"]
+    assert board(client, waiting)["phase"] == "consent"  # left waiting, free to begin later
+    client.post(f"/api/games/{running}/resign", json={})
+    assert client.post(f"/api/games/{waiting}/begin", json={"record": False}).status_code == 200
+    client.post(f"/api/games/{waiting}/resign", json={})
 
 
 def test_the_consent_form_says_when_the_link_chose_the_deal(client: TestClient) -> None:
