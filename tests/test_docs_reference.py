@@ -25,7 +25,7 @@ NUMBERS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 
 
 def _table_rows(page: str) -> dict[str, list[str]]:
-    """``name -> the row's other cells`` of a page's player table (rows ``| `name` | ...``; a later table's is not it)."""
+    """``name -> the row's other cells`` of a page's player table (``| `name` | ...``; the first row wins)."""
     rows: dict[str, list[str]] = {}
     for line in (DOCS / page).read_text().splitlines():
         found = re.match(r"\| `([\w-]+)` \|(.*)\|$", line)
@@ -93,7 +93,7 @@ def test_the_line_counts_of_a_game_are_about_right() -> None:
 
 
 def test_the_memory_of_4096_grid_envs_is_the_one_the_pages_state() -> None:
-    """As ``python -m experiments.benchmark`` measures it, after the kernels are loaded (their loading is not the envs')."""
+    """As ``python -m experiments.benchmark`` measures it: after the kernels are loaded (that is not the envs')."""
     from experiments.benchmark import grid_memory_mb
 
     grid_memory_mb(num_envs=8)
