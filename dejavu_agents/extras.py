@@ -47,6 +47,13 @@ HELP_WITHOUT: dict[str, tuple[str, ...]] = {
 """Modules a command imports only to run, not to build its parser: without them ``--help`` still
 prints the options (a newcomer reads them before installing Ray); a real run stops as usual."""
 
+CHECKS_WITHOUT: dict[str, tuple[str, ...]] = {
+    "experiments.rllib": ("ray",),
+}
+"""Modules a command imports only after checking its arguments and config file: without them a
+run still reports those mistakes (a newcomer checks a config before installing Ray), then stops
+with the usual line where the command calls :func:`require_extra`, before its first such import."""
+
 
 def command_module() -> str | None:
     """The module that ``python -m <module>`` runs in this process, if it was started so."""
@@ -85,11 +92,28 @@ def check_command_extras() -> None:
     absent = missing_modules(extra)
     if absent and asks_for_help() and set(absent) <= set(HELP_WITHOUT.get(module, ())):
         return
+    if absent and set(absent) <= set(CHECKS_WITHOUT.get(module, ())):
+        return
     if absent:
-        torch_first = "pip install torch==2.13.0 && " if extra != "agents" else ""
-        print(
-            f"python -m {module}: error: needs the {extra!r} extra ({', '.join(absent)} not installed); "
-            f'from the clone: {torch_first}pip install -e ".[{extra}]"',
-            file=sys.stderr,
-        )
-        raise SystemExit(2)
+        _stop(module, extra, absent)
+
+
+def require_extra(module: str) -> None:
+    """Exit (status 2) with the one line of :func:`check_command_extras` if ``module``'s extra is missing.
+
+    The commands of :data:`CHECKS_WITHOUT` call it once their arguments and config are checked.
+    """
+    extra = COMMANDS.get(module, "agents")
+    absent = missing_modules(extra) if extra is not None else []
+    if absent:
+        _stop(module, extra or "agents", absent)
+
+
+def _stop(module: str, extra: str, absent: list[str]) -> None:
+    torch_first = "pip install torch==2.13.0 && " if extra != "agents" else ""
+    print(
+        f"python -m {module}: error: needs the {extra!r} extra ({', '.join(absent)} not installed); "
+        f'from the clone: {torch_first}pip install -e ".[{extra}]"',
+        file=sys.stderr,
+    )
+    raise SystemExit(2)

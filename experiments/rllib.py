@@ -12,7 +12,8 @@ At the end each trial's last checkpoint is exported to a Ray-free player
 Cluster: ``--address auto`` (or ``host:port``) joins a running Ray cluster started with
 ``ray start --head`` (and ``ray start --address=...`` on the other machines); without it a
 local Ray instance is started. Bad arguments and configs are reported on one line before
-Ray starts.
+Ray starts, and even without Ray installed (then a good config ends with the line naming the
+``distributed`` extra).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 from dejavu_agents.base import Player
 from dejavu_agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
+from dejavu_agents.extras import require_extra
 from dejavu_agents.rllib.games import GAMES
 from dejavu_agents.rllib.training import RunSpec
 from experiments.config_file import CONFIGS, build_config, read_mapping
@@ -145,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(PROG, str(error))
     if args.tune and not run.tune:
         return fail(PROG, "--tune needs a tune: section (seeds, grid) in the config")
+    require_extra("experiments.rllib")  # the config is checked; running it needs Ray
     name = Path(args.config).stem.removeprefix("rllib-")
     out = (args.out or Path("runs") / f"rllib-{name}").resolve()
     export_name = args.export_name or f"rllib-{run.game}"

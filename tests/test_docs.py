@@ -138,7 +138,10 @@ NOT_ON_THEIR_OWN = {
     ("training.md", 0): "loads a run the reader trained (runs/grid/latest/best.zip)",
     ("web.md", 0): "reads a log of games played in the browser (human-games.jsonl)",
 }
-SLOW = {("batched.md", 0): "compiles the batched kernels (about 10 s)"}
+SLOW = {
+    ("batched.md", 0): "compiles the batched kernels (about 10 s)",
+    ("batched.md", 2): "compiles the batched kernels too (a fresh checkout)",
+}
 
 
 def _page_blocks() -> list[pytest.ParameterSet]:

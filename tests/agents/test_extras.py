@@ -34,7 +34,7 @@ def _absent(*names: str) -> Callable[..., ModuleSpec | None]:
         ("experiments.evaluate", "pandas", "agents"),
         ("experiments.train", "torch", "train"),
         ("experiments.benchmark_training", "sb3_contrib", "train"),
-        ("experiments.rllib", "ray", "distributed"),
+        ("experiments.rllib_throughput", "ray", "distributed"),
     ],
 )
 def test_a_command_without_its_extra_names_it_in_one_line(
@@ -54,8 +54,7 @@ def test_a_command_without_its_extra_names_it_in_one_line(
 @pytest.mark.parametrize(
     ("module", "absent", "stops"),
     [
-        ("experiments.rllib", ("ray",), False),  # Ray is imported only to run
-        ("experiments.rllib_throughput", ("ray",), False),
+        ("experiments.rllib_throughput", ("ray",), False),  # Ray is imported only to run
         ("experiments.rllib", ("ray", "torch"), True),  # not every missing module is a run-time one
         ("experiments.train", ("torch",), True),  # its parser's module imports torch
     ],
@@ -73,6 +72,20 @@ def test_help_needs_only_what_the_parser_needs(
         monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", module, "grid"])
         with pytest.raises(SystemExit):
             extras.check_command_extras()  # a real run still stops with its one line
+
+
+def test_the_rllib_command_checks_its_config_before_it_needs_ray(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run goes on to check its arguments and config without Ray, then :func:`require_extra` stops it."""
+    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", "experiments.rllib", "grid"])
+    monkeypatch.setattr(importlib.util, "find_spec", _absent("ray"))
+    extras.check_command_extras()
+    with pytest.raises(SystemExit) as stop:
+        extras.require_extra("experiments.rllib")
+    assert stop.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m experiments.rllib: error: needs the 'distributed' extra")
 
 
 def test_the_rllib_help_prints_without_ray() -> None:

@@ -5,6 +5,7 @@ These run without Ray: the arguments and the config are checked before anything 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from experiments.rllib import load_run
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -62,6 +65,16 @@ def test_bad_configs_name_the_problem(tmp_path: Path, text: str, message: str) -
     path.write_text(text)
     result = _cli(str(path))
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_config_is_checked_through_python_m_without_ray(tmp_path: Path) -> None:
+    """The extra check of ``python -m`` lets the config be read first: its mistake, not the missing extra."""
+    path = tmp_path / "bad.yaml"
+    path.write_text("game: grid\niterations: 1\nlearning_rate: 1\n")
+    result = subprocess.run([sys.executable, "-m", "experiments.rllib", str(path)], capture_output=True, text=True,
+                            timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "unknown config keys ['learning_rate']" in result.stderr
 
 
 def test_the_shipped_configs_are_valid() -> None:
