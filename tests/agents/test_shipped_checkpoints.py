@@ -45,7 +45,7 @@ def test_ppo_grab_outscores_casual_players_from_its_own_memory() -> None:
         outcome = spec.play([learner, *casuals], seed)
         assert 0 in outcome.winners
         points.append(outcome.points[0])
-    assert np.mean(points) > 40, "it scored 51.6 on average over 2000 such games"
+    assert np.mean(points) > 40, "it scored 51.1 on average over 2000 such games"
     assert learner.illegal_choices <= learner.decisions // 100
 
 
