@@ -41,11 +41,11 @@ COMMANDS: dict[str, str | None] = {
 """The extra of each command that needs more than ``agents``; ``None``: the core install is enough."""
 
 HELP_WITHOUT: dict[str, tuple[str, ...]] = {
-    "experiments.rllib": ("ray",),
     "experiments.rllib_throughput": ("ray",),
 }
 """Modules a command imports only to run, not to build its parser: without them ``--help`` still
-prints the options (a newcomer reads them before installing Ray); a real run stops as usual."""
+prints the options (a newcomer reads them before installing Ray); a real run stops as usual. The
+commands of :data:`CHECKS_WITHOUT` print their help without them too."""
 
 CHECKS_WITHOUT: dict[str, tuple[str, ...]] = {
     "experiments.rllib": ("ray",),

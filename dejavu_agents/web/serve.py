@@ -160,12 +160,11 @@ class GuardedH11Protocol(H11Protocol):
             oldest = min(waiting, key=lambda c: c._waiting_since)
             oldest._refuse(408, "the server needed this connection for another request")
             return True
-        polls = [c for c in others if c._poll_release() is not None]
+        polls = [(c, release) for c in others if (release := c._poll_release()) is not None]
         if not polls:
             return False
-        poll = min(polls, key=lambda c: c._waiting_since)
-        release = poll._poll_release()
-        assert poll.cycle is not None and release is not None
+        poll, release = min(polls, key=lambda pair: pair[0]._waiting_since)
+        assert poll.cycle is not None
         poll.cycle.keep_alive = False
         release.set()
         return True
