@@ -4,6 +4,7 @@ request's headers and body apart, slow clients, a shell recipe's curl."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -35,3 +36,21 @@ def live_server(log: Path | None = None, limits: Limits | None = None) -> Iterat
         running.should_exit = True
         thread.join(15)
         sock.close()
+
+
+def slow_client(port: int, first: bytes, timeout: float) -> socket.socket:
+    """A raw connection to the server on ``port`` that has sent ``first`` (maybe half a request) and waits."""
+    client = socket.create_connection((HOST, port), timeout=timeout)
+    client.sendall(first)
+    return client
+
+
+def answer_of(client: socket.socket) -> bytes:
+    """All the server sends until it closes the connection (or the socket's timeout passes)."""
+    data = b""
+    try:
+        while chunk := client.recv(4096):
+            data += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return data

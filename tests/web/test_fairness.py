@@ -40,7 +40,7 @@ from dejavu_agents.web.records import GameLog, read_records
 from dejavu_agents.web.replay import replay, seat_ticks
 from dejavu_env.grab.cards import N_ASIDE, canonical_deck
 from dejavu_env.grid.cards import card_name
-from tests.web.live import live_server
+from tests.web.live import answer_of, live_server, slow_client
 from tests.web.visits import open_link
 
 BASE = "http://127.0.0.1"
@@ -164,19 +164,15 @@ def test_a_resign_while_the_record_is_written_is_refused(tmp_path: Path) -> None
 
 def _send_headers(base: str, path: str, cookie: str, length: int) -> socket.socket:
     host, port = base.removeprefix("http://").split(":")
-    sock = socket.create_connection((host, int(port)), timeout=10)
     head = (
         f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {COOKIE}={cookie}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
     )
-    sock.sendall(head.encode())
-    return sock
+    return slow_client(int(port), head.encode(), timeout=10)
 
 
 def _answer(sock: socket.socket) -> tuple[int, dict]:
-    data = b""
-    while chunk := sock.recv(65536):
-        data += chunk
+    data = answer_of(sock)
     sock.close()
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split()[1]), json.loads(body)

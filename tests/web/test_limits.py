@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
 from dejavu_agents.web.app import SECURITY_HEADERS
 from dejavu_agents.web.guards import Limits
-from tests.web.live import HOST, live_server
+from tests.web.live import HOST, answer_of, live_server, slow_client
 
 
 @contextmanager
@@ -48,23 +48,6 @@ def game_and_cookie(port: int) -> tuple[str, str]:
     trial = headers["set-cookie"].split(";")[0]
     _, headers, _ = get(port, headers["location"], trial)
     return headers["location"].rsplit("/", 1)[1], headers["set-cookie"].split(";")[0]
-
-
-def slow_client(port: int, first: bytes, timeout: float) -> socket.socket:
-    client = socket.create_connection((HOST, port), timeout=timeout)
-    client.sendall(first)
-    return client
-
-
-def answer_of(client: socket.socket) -> bytes:
-    """All the server sends until it closes the connection (or the socket's timeout passes)."""
-    data = b""
-    try:
-        while chunk := client.recv(4096):
-            data += chunk
-    except (TimeoutError, ConnectionResetError):
-        pass
-    return data
 
 
 def has_security_headers(answer: bytes) -> bool:
