@@ -243,20 +243,20 @@ class Recorder:
     def __init__(self, config: BatchedConfig, out: Path, league: League) -> None:
         self.config = config
         self.out = out
-        self.names = league.names + [f"self-{i}" for i in range(len(league.snapshots))]
+        self.names = league.names + (["self"] if league.size else [])
         self.start = time.perf_counter()
+        self.eval_s = 0.0
         self.best = -np.inf
         self.next_eval = config.eval_every
         self.last_eval = -1
         self._progress: Any = None
 
     def progress(self, ppo: PPO, stats: Stats) -> None:
-        row: dict[str, Any] = {"timesteps": ppo.num_timesteps, "wall_s": round(time.perf_counter() - self.start, 2)}
+        row: dict[str, Any] = {"timesteps": ppo.num_timesteps, "wall_s": round(time.perf_counter() - self.start, 2),
+                               "train_s": round(self.train_s, 2)}
         row.update({k: round(v, 5) if isinstance(v, float) else v for k, v in stats.summary().items()})
         per = stats.by_opponent()
         for index, name in enumerate(self.names):
-            if name.startswith("self-"):
-                continue
             games, win, score = per.get(index, (0, float("nan"), float("nan")))
             row.update({f"{name}/episodes": games, f"{name}/win_rate": round(win, 4), f"{name}/score": round(score, 3)})
         if self._progress is None:
@@ -266,11 +266,24 @@ class Recorder:
         self._progress[1].writerow(row)
         self._progress[0].flush()
 
+    @property
+    def train_s(self) -> float:
+        """Wall seconds since the start spent on anything but evaluations: the time a run takes to learn."""
+        return time.perf_counter() - self.start - self.eval_s
+
     def evaluate(self, ppo: PPO) -> None:
         """Play the evaluation games (once per number of env steps), log them, keep the best."""
         if ppo.num_timesteps == self.last_eval:
             return
+        began = time.perf_counter()
+        try:
+            self._evaluate(ppo)
+        finally:
+            self.eval_s += time.perf_counter() - began
+
+    def _evaluate(self, ppo: PPO) -> None:
         self.last_eval = ppo.num_timesteps
+        train_s = round(self.train_s, 2)
         config = self.config
         net = copy.deepcopy(ppo.net).eval()
         player = LearnerPlayer(net=net, card=config.card, seed=config.seed)
@@ -284,15 +297,15 @@ class Recorder:
         with path.open("a", newline="") as handle:
             writer = csv.writer(handle)
             if new:
-                writer.writerow(["timesteps", "wall_s", *dataclasses.asdict(rows[0]).keys()])
+                writer.writerow(["timesteps", "wall_s", "train_s", *dataclasses.asdict(rows[0]).keys()])
             for row in rows:
                 wall_s = round(time.perf_counter() - self.start, 1)
-                writer.writerow([ppo.num_timesteps, wall_s, *dataclasses.asdict(row).values()])
+                writer.writerow([ppo.num_timesteps, wall_s, train_s, *dataclasses.asdict(row).values()])
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
         score = getattr(target, game.best_score)
         summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
         # Above the run's bar, not into its line (a print there leaves the bar's text before it in a log).
-        Progress.write(f"[{ppo.num_timesteps:,} steps, {time.perf_counter() - self.start:,.0f} s] {summary}")
+        Progress.write(f"[{ppo.num_timesteps:,} steps, {train_s:,.0f} s training] {summary}")
         sys.stdout.flush()
         if score > self.best:
             self.best = score
@@ -331,7 +344,7 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
         nonlocal next_snapshot
         bar.update(min(learner.num_timesteps, total) - bar.n)
         recorder.progress(learner, stats)
-        if league.snapshots and learner.num_timesteps >= next_snapshot:
+        if league.size and learner.num_timesteps >= next_snapshot:
             next_snapshot += config.league.snapshot_every
             league.add(learner.net)
             league.apply(env)

@@ -59,15 +59,19 @@ def deduce_cards(
     code = faces @ tables["powers"]
     card = (code.unsqueeze(-1) == tables["codes"]).float() * known.unsqueeze(-1)
     same_blue = blue @ tables["blue_cards"]
+    same_count = same_blue.sum(-1, keepdim=True)
     occupied = blue.sum(-1)
     certain = known
     for _ in range(DEDUCTION_ROUNDS + 1):
         pool = (1 - (kept + card.sum(1)).clamp(max=1)).unsqueeze(1)
         options = same_blue * pool
         n_options = options.sum(-1, keepdim=True)
-        options = torch.where(n_options > 0, options, same_blue)
-        n_options = options.sum(-1, keepdim=True).clamp(min=1)
-        deduced = (1 - certain) * occupied * (n_options.squeeze(-1) == 1).float()
+        # No unaccounted card left (an inconsistent view): fall back on every card of the blue number.
+        # Counts are small whole numbers, so adding instead of selecting gives the same floats.
+        none_left = (n_options == 0).to(options.dtype)
+        options = options + none_left * same_blue
+        n_options = (n_options + none_left * same_count).clamp(min=1)
+        deduced = (1 - certain) * occupied * (n_options.squeeze(-1) == 1).to(options.dtype)
         card = card + deduced.unsqueeze(-1) * options
         certain = certain + deduced
     spread = options / n_options * ((1 - certain) * occupied).unsqueeze(-1)

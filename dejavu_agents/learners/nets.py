@@ -46,7 +46,9 @@ class NetConfig:
     else ``(items, classes)``; ``features``: ``"flat"`` (the scaled vector) or ``"grid_facts"``
     (the vector and :class:`dejavu_agents.learners.features.GridFacts`, Grid ``info_state`` only) or
     ``"grid_slots"`` (:class:`dejavu_agents.learners.features.GridSlots` in place of the trunk, whose
-    last width is then its output's; Look and Reveal logits come per slot).
+    last width is then its output's; Look and Reveal logits come per slot). ``slot_width``: the width
+    of ``grid_slots``' per-slot layers (unused by the other features); the slot layers run eight
+    times per decision, so this width, more than ``hidden``, sets what an update costs.
     """
 
     obs_size: int
@@ -56,6 +58,7 @@ class NetConfig:
     core_size: int = 128
     aux_shape: tuple[int, ...] = field(default_factory=tuple)
     features: str = "flat"
+    slot_width: int = 64
 
     def __post_init__(self) -> None:
         if self.core not in CORES:
@@ -67,6 +70,7 @@ class NetConfig:
         widths = [self.obs_size, *self.hidden, *([self.core_size] if self.recurrent else []), self.n_actions]
         check_sizes("the net", widths, self.hidden)
         check_sizes("the net's core_size", [self.core_size])
+        check_sizes("the net's slot_width", [self.slot_width])
         check_sizes("the net's aux_shape", [*self.aux_shape, prod(self.aux_shape)], self.aux_shape)
         object.__setattr__(self, "hidden", tuple(self.hidden))
         object.__setattr__(self, "aux_shape", tuple(self.aux_shape))
@@ -154,7 +158,7 @@ class LearnerNet(nn.Module):
         if config.features == "grid_slots":
             from dejavu_agents.learners.features import GridSlots
 
-            self.encoder = GridSlots(context=config.hidden[-1])
+            self.encoder = GridSlots(width=config.slot_width, context=config.hidden[-1])
         else:
             self.encoder = FlatEncoder(config, high)
         width = self.encoder.out

@@ -49,6 +49,11 @@ class PPOConfig:
     add up to ``phi(end) - phi(start)`` (progress, paid and kept) instead of vanishing
     (potential-based, ``phi = 0`` at the end). ``bonus_coef`` multiplies a bonus (a reward
     for what a step did, kept: it changes the objective). ``aux_coef`` weighs the auxiliary loss.
+    ``shaping_coef_final``: the shaping coefficient decays linearly from ``shaping_coef`` to it, as
+    the entropy bonus does (``None``: constant); shaping that helps the first wins is annealed
+    away so the end of training optimises the game's own reward. ``step_cost`` is subtracted
+    from every decision's reward: a game that ends sooner is worth slightly more, which breaks
+    the learner's indifference between winning now and stalling (with ``gamma = 1`` nothing else does).
     ``bootstrap_truncated``: an episode cut by the env's turn limit continues in the value's
     eyes (the textbook choice for a time limit that is not part of the task); ``False`` makes
     the cut a terminal draw, for games whose evaluation counts it as one (Grid's tournament).
@@ -71,7 +76,9 @@ class PPOConfig:
     target_kl: float | None = None
     reward_scale: float = 1.0
     shaping_coef: float = 0.0
+    shaping_coef_final: float | None = None
     shaping_final: bool = False
+    step_cost: float = 0.0
     bonus_coef: float = 0.0
     bootstrap_truncated: bool = True
 
@@ -84,6 +91,10 @@ class PPOConfig:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
         if self.learning_rate <= 0 or self.clip_range <= 0:
             raise ValueError("learning_rate and clip_range must be positive")
+        for name in ("ent_coef_final", "shaping_coef_final", "step_cost"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value != value):
+                raise ValueError(f"{name} must be a number, got {value!r}")
 
 
 @dataclass
@@ -175,7 +186,8 @@ class PPO:
         self.net = net
         self.config = config
         self.n_envs = int(env.num_envs)
-        self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        # Fused: one kernel for every parameter instead of a loop of small ops per tensor (CPU and CUDA).
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
         self.generator = torch.Generator().manual_seed(seed)
         self.potential = potential
         self.bonus = bonus
@@ -255,8 +267,9 @@ class PPO:
         (where the turn limit cut an episode that continues in the value's eyes) the bootstrap."""
         config = self.config
         ended = terminated | truncated
-        shaped = np.asarray(reward, dtype=np.float64) * config.reward_scale
-        shaping = self.potential is not None and config.shaping_coef != 0
+        shaped = np.asarray(reward, dtype=np.float64) * config.reward_scale - config.step_cost
+        coef = self._scheduled(config.shaping_coef, config.shaping_coef_final)
+        shaping = self.potential is not None and coef != 0
         if shaping or (self.bonus is not None and config.bonus_coef):
             following = self._final_observations(info, ended)
             seen_after = None if self.seen is None else self.seen.peek(following, np.zeros(self.n_envs, dtype=bool))
@@ -266,10 +279,10 @@ class PPO:
                 after = self.potential(following, seen_after, terminated)
                 before = self.potential(obs, seen, np.zeros(self.n_envs, dtype=bool))
                 if config.shaping_final:  # progress: the terms add up to phi(end) - phi(start)
-                    shaped += config.shaping_coef * (after - before)
+                    shaped += coef * (after - before)
                 else:  # potential-based: phi is 0 once the episode ends
                     after[terminated if config.bootstrap_truncated else ended] = 0.0
-                    shaped += config.shaping_coef * (config.gamma * after - before)
+                    shaped += coef * (config.gamma * after - before)
         cut = truncated & ~terminated
         if config.bootstrap_truncated and cut.any():
             shaped[cut] += config.gamma * self._final_values(info, cut, out)
@@ -331,12 +344,15 @@ class PPO:
         r.returns.copy_(r.advantages + r.values)
 
     # ------------------------------------------------------------------ update
-    def _entropy_coef(self) -> float:
-        config = self.config
-        if config.ent_coef_final is None or not self._total:
-            return config.ent_coef
+    def _scheduled(self, start: float, final: float | None) -> float:
+        """``start`` moved linearly towards ``final`` by the share of the run done (``final`` ``None``: ``start``)."""
+        if final is None or not self._total:
+            return start
         done = min(self.num_timesteps / self._total, 1.0)
-        return config.ent_coef + (config.ent_coef_final - config.ent_coef) * done
+        return start + (final - start) * done
+
+    def _entropy_coef(self) -> float:
+        return self._scheduled(self.config.ent_coef, self.config.ent_coef_final)
 
     def update(self, stats: Stats) -> None:
         """``n_epochs`` of clipped PPO over the rollout."""
@@ -360,7 +376,7 @@ class PPO:
                 loss, parts = self._loss(chosen, recurrent, ent_coef)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), config.max_grad_norm)
+                nn.utils.clip_grad_norm_(self.net.parameters(), config.max_grad_norm, foreach=True)
                 self.optimizer.step()
                 for key, value in parts.items():
                     sums[key] = sums.get(key, 0.0) + value
@@ -374,19 +390,20 @@ class PPO:
         variance = returns.var()
         explained = float(1 - (returns - values).var() / variance) if variance > 0 else float("nan")
         stats.losses = {key: value / count for key, value in sums.items()}
-        stats.losses.update(explained_variance=explained, ent_coef=ent_coef, lr=self.optimizer.param_groups[0]["lr"])
+        stats.losses.update(explained_variance=explained, ent_coef=ent_coef, lr=self.optimizer.param_groups[0]["lr"],
+                            shaping_coef=self._scheduled(config.shaping_coef, config.shaping_coef_final))
 
     def _loss(self, chosen: torch.Tensor, recurrent: bool, ent_coef: float) -> tuple[torch.Tensor, dict[str, float]]:
         config, r = self.config, self.rollout
         if recurrent:
             out = self.net.unroll(r.obs[:, chosen], r.masks[:, chosen], self.initial_state[chosen], r.starts[:, chosen])
         else:
-            obs = r.obs.reshape(-1, self.net.input_size)[chosen]
-            masks = r.masks.reshape(-1, self.net.config.n_actions)[chosen]
+            obs = r.obs.reshape(-1, self.net.input_size).index_select(0, chosen)
+            masks = r.masks.reshape(-1, self.net.config.n_actions).index_select(0, chosen)
             out = self.net(obs, masks, self.net.initial_state(len(chosen)), torch.zeros(len(chosen), dtype=torch.bool))
 
         def take(tensor: torch.Tensor) -> torch.Tensor:
-            return tensor[:, chosen] if recurrent else tensor.reshape(-1, *tensor.shape[2:])[chosen]
+            return tensor[:, chosen] if recurrent else tensor.reshape(-1, *tensor.shape[2:]).index_select(0, chosen)
 
         log_probs = torch.log_softmax(out.logits, -1)
         actions = take(r.actions)
