@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import io
 from pathlib import Path
@@ -149,14 +150,16 @@ def test_recurrent_snapshots_play_legally_and_each_game_is_reproducible() -> Non
     assert (alone > 0).any()  # the snapshots grab, and the env checked every grab's legality
 
 
-def test_league_weights_spread_self_over_the_snapshots_taken() -> None:
+def test_league_weights_give_self_to_the_snapshots_once_one_is_taken() -> None:
     net, _ = _net("grid")
     league = League("grid", ["random", "greedy"], net, "info_state", size=3)
+    assert len(league.players) == 3  # the heuristics and one player for every snapshot slot
     league.set_weights({"greedy": 1.0, "self": 1.0})
-    np.testing.assert_allclose(league.probs(), [0, 1, 0, 0, 0])  # no snapshot yet: all to the heuristics
+    np.testing.assert_allclose(league.probs(), [0, 1, 0])  # no snapshot yet: all to the heuristics
     league.add(net)
     league.add(net)
-    np.testing.assert_allclose(league.probs(), [0, 0.5, 0.25, 0.25, 0])
+    assert league.filled == 2
+    np.testing.assert_allclose(league.probs(), [0, 0.5, 0.5])
     for _ in range(3):
         league.add(net)
     assert league.filled == 3
@@ -164,6 +167,63 @@ def test_league_weights_spread_self_over_the_snapshots_taken() -> None:
         league.set_weights({"counting": 1.0})
     with pytest.raises(ValueError, match="unknown grid league opponents"):
         League("grid", ["perfect"], net, "info_state")
+    with pytest.raises(ValueError, match="no snapshot slots"):
+        League("grid", ["greedy"], net, "info_state").add(net)
+
+
+def _grid_snapshot_moves(player: SnapshotPlayer, n_envs: int, steps: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """The opponent's moves ``(steps, n_envs, most in a step)`` and the slot it played each game with
+    ``(steps, n_envs)``, with ``player`` seated against an agent that plays the same in any batch."""
+    env = gym.make_vec(GRID_INFO.env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
+                       obs_mode="info_state", opponent=player)  # fmt: skip
+    obs, _ = env.reset(seed=5)
+    rngs = [np.random.default_rng(i) for i in range(n_envs)]
+    moves, slots = [], []
+    for _ in range(steps):
+        action = np.array([(rng.random(mask.shape) * mask).argmax() for rng, mask in zip(rngs, obs["action_mask"])])
+        obs, _, _, _, info = env.step(action)
+        moves.append(info["opponent_actions"].copy())
+        slots.append(player._which[:n_envs, 1].copy())
+    return np.array(moves), np.array(slots)
+
+
+def _pool(nets: list[LearnerNet]) -> SnapshotPlayer:
+    pool = SnapshotPlayer(copy.deepcopy(nets[0]), "info_state", slots=len(nets))
+    for slot, net in enumerate(nets):
+        pool.load(net, slot)
+    pool.filled = len(nets)
+    return pool
+
+
+def test_each_game_plays_one_snapshot_drawn_from_its_own_stream() -> None:
+    """With several snapshots in one player, a game's moves are those of the one snapshot it drew,
+    whatever else is in the batch; snapshots that differ give different games."""
+    torch.manual_seed(0)
+    nets = [_net("grid")[0] for _ in range(3)]
+    with torch.no_grad():  # policies far from uniform, so that different nets choose differently
+        for net in nets:
+            for param in net.parameters():
+                param.normal_(0.0, 1.0)
+    moves, slots = _grid_snapshot_moves(_pool(nets), 6)
+    alone, alone_slots = _grid_snapshot_moves(_pool(nets), 1)
+    np.testing.assert_array_equal(alone, moves[:, :1])
+    np.testing.assert_array_equal(alone_slots, slots[:, :1])
+    assert len(set(slots[-1].tolist()) - {-1}) > 1  # several snapshots play in one batch
+    compared = differed = 0
+    for slot in range(3):
+        same, _ = _grid_snapshot_moves(_pool([nets[slot]] * 3), 6)  # the same draws, every slot that net
+        for game in range(6):
+            # up to the first game of this env that drew another slot, the env plays the same games
+            other = np.flatnonzero(~np.isin(slots[:, game], [slot, -1]))
+            end = other[0] if len(other) else len(slots)
+            np.testing.assert_array_equal(same[:end, game], moves[:end, game])
+            compared += end
+            differed += int(len(other) > 0 and (same[end:, game] != moves[end:, game]).any())
+    assert compared > 30 and differed > 0
+    empty = _pool(nets)
+    empty.filled = 0
+    with pytest.raises(ValueError, match="no snapshot has been added"):
+        _grid_snapshot_moves(empty, 2, steps=3)
 
 
 def test_a_bad_compact_config_is_one_line_on_the_command_line(
