@@ -19,7 +19,7 @@ import sys
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "agents": ("openskill", "matplotlib", "tqdm", "rich", "pandas"),
-    "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml"),
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "rliable"),
     "distributed": ("ray",),
 }
 """The import names each extra of ``pyproject.toml`` brings (beside the extras it includes)."""
@@ -35,6 +35,8 @@ COMMANDS: dict[str, str | None] = {
     "experiments.train": "train",
     "experiments.train_batched": "train",
     "experiments.benchmark_training": "train",
+    "experiments.profile_learner": "train",
+    "experiments.seeds": "train",
     "experiments.rllib": "distributed",
     "experiments.rllib_throughput": "distributed",
 }
