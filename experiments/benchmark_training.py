@@ -130,7 +130,7 @@ CASES = (
     Case("Grid: MaskablePPO, 16 scalar envs, batch 1024, MLP 64x64", grid_scalar),
     Case("Grid: MaskablePPO, batched 1024 envs, batch 8192, MLP 64x64", grid_batched([64, 64])),
     Case("Grid: MaskablePPO, batched 1024 envs, batch 8192, MLP 256x256", grid_batched([256, 256])),
-    Case("Grid: compact PPO grid-scratch (slots), 512 envs, batch 8192", compact("grid-scratch")),
+    Case("Grid: compact PPO grid-scratch (slots 32, 512 envs x 8, 2 x minibatch 512)", compact("grid-scratch")),
     Case("Grab: RecurrentPPO LSTM 128, batched 256 envs, batch 4096", grab_recurrent),
     Case("Grab: compact PPO grab-scratch (GRU 128 + aux), 256 envs, batch 2048", compact("grab-scratch")),
 )
