@@ -42,7 +42,7 @@ from dejavu_agents.machine import check_workers
 from dejavu_agents.text import counted
 from experiments.interrupted import TrainingInterrupted
 from experiments.runs import RUNS
-from experiments.train import config_path, load_config
+from experiments.train import add_length_arguments, as_asked, config_path, load_config
 from experiments.train_batched import COMPACT, BatchedConfig
 from experiments.train_batched import train as train_batched
 
@@ -66,11 +66,7 @@ def build_parser() -> Parser:
     parser.add_argument("config", type=config_path, help="a compact_ppo config name in experiments/configs or a path")
     parser.add_argument("--seeds", type=positive_int, required=True, help="how many seeds: 0..N-1")
     parser.add_argument("--workers", type=positive_int, default=1, help="seeds trained at once, in as many processes")
-    parser.add_argument(
-        "--timesteps", type=positive_int,
-        help="total env steps of each seed, replacing the config's (same proportions), in whole PPO rollouts",
-    )  # fmt: skip
-    parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
+    add_length_arguments(parser)
     parser.add_argument("--runs", type=out_folder, help="the seeds' run folders go here (default: runs/seeds/<config>)")
     parser.add_argument(
         "--out", type=out_folder, help="the report goes here (default: experiments/results/seeds/<config>)"
@@ -164,11 +160,7 @@ def plan(argv: Sequence[str] | None = None) -> Plan:
     checked(parser, lambda: check_workers(args.workers))
     if importlib.util.find_spec("rliable") is None:
         parser.error('the report needs rliable (the "train" extra); from the clone: pip install -e ".[train]"')
-    if args.timesteps:
-        config = config.scaled(args.timesteps)
-    if args.eval_games:
-        config = dataclasses.replace(config, eval_games=args.eval_games)
-    config = config.in_whole_rollouts()
+    config = as_asked(config, args).in_whole_rollouts()
     runs = args.runs or RUNS / "seeds" / name
     if runs.resolve().is_relative_to(RESULTS):
         parser.error(f"--runs {runs} is inside {RESULTS}, which is committed: run folders go elsewhere (runs/)")

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, stops_once, user_path
 from dejavu_agents.text import counted
@@ -79,14 +80,31 @@ def build_parser() -> Parser:
     parser.add_argument(
         "--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)"
     )
+    add_length_arguments(parser)
+    parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    return parser
+
+
+def add_length_arguments(parser: Parser) -> None:
+    """``--timesteps`` and ``--eval-games``, as every command that trains a config takes them."""
     parser.add_argument(
         "--timesteps", type=positive_int,
         help="total env steps, replacing the config's (same proportions), in the whole PPO rollouts nearest to it",
     )  # fmt: skip
     parser.add_argument("--eval-games", type=positive_int, help="games per opponent at each evaluation")
-    parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    return parser
+
+
+Config = TypeVar("Config", TrainConfig, BatchedConfig)
+
+
+def as_asked(config: Config, args: Any) -> Config:
+    """``config`` with :func:`add_length_arguments`' ``--timesteps`` and ``--eval-games`` applied."""
+    if args.timesteps:
+        config = config.scaled(args.timesteps)
+    if args.eval_games:
+        config = dataclasses.replace(config, eval_games=args.eval_games)
+    return config
 
 
 @dataclass(frozen=True)
@@ -115,11 +133,7 @@ def plan(argv: Sequence[str] | None = None) -> Plan:
     """Read and check the command line and the config; a mistake exits with one line (status 2)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    config = checked(parser, lambda: load_config(args.config))
-    if args.timesteps:
-        config = config.scaled(args.timesteps)
-    if args.eval_games:
-        config = dataclasses.replace(config, eval_games=args.eval_games)
+    config = as_asked(checked(parser, lambda: load_config(args.config)), args)
     if args.n_envs:
         config = dataclasses.replace(config, n_envs=args.n_envs)
     config = config.in_whole_rollouts()
