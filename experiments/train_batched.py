@@ -299,7 +299,7 @@ class Recorder:
             if new:
                 writer.writerow(["timesteps", "wall_s", "train_s", *dataclasses.asdict(rows[0]).keys()])
             for row in rows:
-                wall_s = round(time.perf_counter() - self.start, 1)
+                wall_s = round(time.perf_counter() - self.start, 2)
                 writer.writerow([ppo.num_timesteps, wall_s, train_s, *dataclasses.asdict(row).values()])
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
         score = getattr(target, game.best_score)
