@@ -108,18 +108,10 @@ def compact(name: str) -> Callable[[int], Iteration]:
     def build(seed: int) -> Iteration:
         import dataclasses
 
-        from dejavu_agents.learners.league import League
         from experiments.config_file import CONFIGS
-        from experiments.train_batched import BatchedConfig, build_env, build_net, make_learner
+        from experiments.train_batched import BatchedConfig, stage_learner
 
-        config = dataclasses.replace(BatchedConfig.load(CONFIGS / f"{name}.yaml"), seed=seed)
-        net = build_net(config)
-        stage = config.stages[0]
-        league = League(config.game, sorted(set(stage.opponents) - {"self"}), net, config.obs_mode)
-        league.set_weights({k: v for k, v in stage.opponents.items() if k != "self"})
-        env = build_env(config, league)
-        league.apply(env)
-        ppo = make_learner(config, env, net)
+        ppo = stage_learner(dataclasses.replace(BatchedConfig.load(CONFIGS / f"{name}.yaml"), seed=seed))
         return lambda: ppo.iterate().steps
 
     return build

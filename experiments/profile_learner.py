@@ -118,30 +118,20 @@ def profile(config: BatchedConfig, iterations: int, stage: int = 0) -> Profile:
     """Time ``iterations`` iterations of ``config``'s learner against stage ``stage``'s opponents."""
     import torch
 
-    from dejavu_agents.learners.league import League
-    from experiments.train_batched import build_env, build_net, make_learner
+    from experiments.train_batched import stage_learner
 
     torch.set_num_threads(1)
     torch.manual_seed(config.seed)
-    opponents = config.stages[stage].opponents
-    net = build_net(config)
-    names = sorted(set(opponents) - {"self"})
-    league = League(config.game, names, net, config.obs_mode, size=config.league.size)
-    if "self" in opponents:
-        for _ in range(config.league.size):
-            league.add(net)
-    league.set_weights(opponents)
-    env = build_env(config, league)
-    league.apply(env)
-    ppo = make_learner(config, env, net)
+    ppo = stage_learner(config, stage)
+    env, net = ppo.env, ppo.net
     timers = Timers()
     env.step = timers.wrap("env", env.step)
     net.featurize = timers.wrap("featurize", net.featurize)  # type: ignore[method-assign]
-    forward = net.forward
+    rollout_forward = timers.wrap("rollout_net", net.forward)
+    update_forward = timers.wrap("update_forward", net.forward)
 
     def routed(*args: Any, **kwargs: Any) -> Any:
-        part = "update_forward" if torch.is_grad_enabled() else "rollout_net"
-        return timers.wrap(part, forward)(*args, **kwargs)
+        return (update_forward if torch.is_grad_enabled() else rollout_forward)(*args, **kwargs)
 
     net.forward = routed  # type: ignore[method-assign]
     backward = torch.Tensor.backward

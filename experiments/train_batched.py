@@ -229,6 +229,22 @@ def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
     return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus)
 
 
+def stage_learner(config: BatchedConfig, stage: int = 0) -> PPO:
+    """The learner of ``config`` on its env, seated as stage ``stage`` seats it, for timing that stage
+    (``experiments.benchmark_training``, ``experiments.profile_learner``): a stage that plays ``self``
+    gets every snapshot slot filled with the untrained net, as late in a run."""
+    opponents = config.stages[stage].opponents
+    net = build_net(config)
+    league = League(config.game, sorted(set(opponents) - {"self"}), net, config.obs_mode, size=config.league.size)
+    if "self" in opponents:
+        for _ in range(config.league.size):
+            league.add(net)
+    league.set_weights(opponents)
+    env = build_env(config, league)
+    league.apply(env)
+    return make_learner(config, env, net)
+
+
 def build_env(config: BatchedConfig, league: League) -> Any:
     game = get_game(config.game)
     return gym.make_vec(

@@ -112,18 +112,13 @@ class SnapshotPlayer:
         starts = torch.from_numpy(fresh[games, seats])
         with torch.inference_mode():
             inputs = self.net.featurize(obs, masks)  # parameter-free: the same for every slot
-            used = np.unique(slots)
-            if len(used) == 1:
-                out = self.nets[int(used[0])](inputs, masks, state[games, seats], starts)
-                logits, after = out.logits, out.state
-            else:
-                logits = torch.empty(masks.shape)
-                after = torch.empty(len(games), state.shape[-1])
-                for slot in used.tolist():
-                    rows = np.flatnonzero(slots == slot)
-                    index = torch.from_numpy(rows)
-                    out = self.nets[slot](inputs[index], masks[index], state[games[rows], seats[rows]], starts[index])
-                    logits[index], after[index] = out.logits, out.state
+            logits = torch.empty(masks.shape)
+            after = torch.empty(len(games), state.shape[-1])
+            for slot in np.unique(slots).tolist():
+                rows = np.flatnonzero(slots == slot)
+                index = torch.from_numpy(rows)
+                out = self.nets[slot](inputs[index], masks[index], state[games[rows], seats[rows]], starts[index])
+                logits[index], after[index] = out.logits, out.state
         if self.net.config.recurrent:
             state[games, seats] = after
         fresh[games, seats] = False
