@@ -169,6 +169,8 @@ def test_league_weights_give_self_to_the_snapshots_once_one_is_taken() -> None:
         League("grid", ["perfect"], net, "info_state")
     with pytest.raises(ValueError, match="no snapshot slots"):
         League("grid", ["greedy"], net, "info_state").add(net)
+    with pytest.raises(ValueError, match="slots must be >= 1"):
+        SnapshotPlayer(net, "info_state", slots=0)
 
 
 def _grid_snapshot_moves(player: SnapshotPlayer, n_envs: int, steps: int = 30) -> tuple[np.ndarray, np.ndarray]:
