@@ -41,8 +41,23 @@ _HAS = (_SHOWS > 0).astype(np.float32)
 _CODES = (_SHOWS @ 3.0 ** np.arange(N_NUMBERS)).astype(np.float32)
 _POWERS = (3.0 ** np.arange(N_NUMBERS)).astype(np.float32)
 _BLUE_OF = np.array(BLUE, dtype=np.int64) - MIN_BLUE
-_PER_BLUE = np.bincount(_BLUE_OF, minlength=N_BLUES).astype(np.float32)
+_ALL_SHOWS = _SHOWS.sum(0)
+_COUNT = np.bincount(_BLUE_OF, minlength=N_BLUES)
+_COUNT_F = _COUNT.astype(np.float32)
+_MOST = int(_COUNT.max())
+_CARDS_OF = np.full((N_BLUES, _MOST), -1, dtype=np.int64)
+for _blue in range(N_BLUES):
+    _CARDS_OF[_blue, : _COUNT[_blue]] = np.flatnonzero(_BLUE_OF == _blue)
+"""Each blue number's cards, in increasing order (padded with -1)."""
 _DECK = np.float32(N_CARDS - N_SLOTS)
+
+
+@inline_jit
+def _add_card(expected: np.ndarray, chance: np.ndarray, s: int, c: int, p: np.float32) -> None:  # pragma: no cover
+    """Add ``p`` of card ``c`` to slot ``s``'s expected shows and chances (one term of the reference's products)."""
+    for n in range(N_NUMBERS):
+        expected[s, n] += p * _SHOWS[c, n]
+        chance[s, n] += p * _HAS[c, n]
 
 
 @inline_jit
@@ -57,19 +72,22 @@ def _over_slots(values: np.ndarray, n: int) -> np.float32:  # pragma: no cover -
 @jit
 def slot_features(obs: np.ndarray, masks: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """Write each row's ``GridSlots`` inputs (``WIDTH`` float32) into ``out`` from ``obs`` ``(B, OBS_SIZE)``
-    float32 info_state vectors and ``masks`` ``(B, N_ACTIONS)`` bools."""
+    float32 info_state vectors and ``masks`` ``(B, N_ACTIONS)`` bools.
+
+    The reference's ``(8, 32)`` card tables are held sparsely: a slot's card is the one its known faces
+    name (``held``), else one of its blue number's cards (``options``, in the order of the card list);
+    every term the reference adds that is not kept here is an exact zero."""
     zero, one, half = np.float32(0.0), np.float32(1.0), np.float32(0.5)
     two, four, eight = np.float32(2.0), np.float32(4.0), np.float32(8.0)
-    card = np.empty((N_SLOTS, N_CARDS), dtype=np.float32)
-    options = np.empty((N_SLOTS, N_CARDS), dtype=np.float32)
-    same = np.empty((N_SLOTS, N_CARDS), dtype=np.float32)
+    options = np.empty((N_SLOTS, _MOST), dtype=np.float32)
+    held = np.empty(N_SLOTS, dtype=np.int64)
+    blue_at = np.empty(N_SLOTS, dtype=np.int64)
     expected = np.empty((N_SLOTS, N_NUMBERS), dtype=np.float32)
     chance = np.empty((N_SLOTS, N_NUMBERS), dtype=np.float32)
     kept = np.empty(N_CARDS, dtype=np.float32)
-    pool = np.empty(N_CARDS, dtype=np.float32)
+    taken = np.empty(N_CARDS, dtype=np.float32)
     certain = np.empty(N_SLOTS, dtype=np.float32)
     occupied = np.empty(N_SLOTS, dtype=np.float32)
-    same_count = np.empty(N_SLOTS, dtype=np.float32)
     n_options = np.empty(N_SLOTS, dtype=np.float32)
     deduced = np.empty(N_SLOTS, dtype=np.float32)
     sure_total = np.empty(N_NUMBERS, dtype=np.float32)
@@ -82,60 +100,78 @@ def slot_features(obs: np.ndarray, masks: np.ndarray, out: np.ndarray) -> None: 
         v = obs[row]
         o = out[row]
         # The deduction (dejavu_agents.grid.beliefs.deduce_cards).
+        for n in range(N_NUMBERS):
+            left[n] = _ALL_SHOWS[n]
         for c in range(N_CARDS):
             kept[c] = v[PILE_ME + c] + v[PILE_OPP + c]
+            taken[c] = zero
+            if kept[c] != zero:  # whole numbers: the reference's (1 - kept) @ shows, in any order
+                for n in range(N_NUMBERS):
+                    left[n] -= kept[c] * _SHOWS[c, n]
         for s in range(N_SLOTS):
             occupied[s] = zero
-            same_count[s] = zero
+            blue_at[s] = -1
             for b in range(N_BLUES):
                 occupied[s] += v[SLOT_BLUE + s * N_BLUES + b]
-            code = zero
-            for n in range(N_NUMBERS):
-                code += v[FACES + s * N_NUMBERS + n] * _POWERS[n]
-            known = v[KNOWN_ME + s]
-            for c in range(N_CARDS):
-                same[s, c] = v[SLOT_BLUE + s * N_BLUES + _BLUE_OF[c]]
-                same_count[s] += same[s, c]
-                card[s, c] = (one if code == _CODES[c] else zero) * known
-            certain[s] = known
-        for _ in range(DEDUCTION_ROUNDS + 1):
-            for c in range(N_CARDS):
-                taken = zero
-                for s in range(N_SLOTS):
-                    taken += card[s, c]
-                pool[c] = one - min(kept[c] + taken, one)
-            for s in range(N_SLOTS):
-                count = zero
+                if v[SLOT_BLUE + s * N_BLUES + b] != zero:
+                    blue_at[s] = b
+            certain[s] = v[KNOWN_ME + s]
+            held[s] = -1
+            if certain[s] != zero:
+                code = zero
+                for n in range(N_NUMBERS):
+                    code += v[FACES + s * N_NUMBERS + n] * _POWERS[n]
                 for c in range(N_CARDS):
-                    options[s, c] = same[s, c] * pool[c]
-                    count += options[s, c]
-                if count == zero:  # an inconsistent view: every card of the blue number
-                    for c in range(N_CARDS):
-                        options[s, c] += same[s, c]
-                    count += same_count[s]
+                    if code == _CODES[c]:
+                        held[s] = c
+                        taken[c] += one
+        for _ in range(DEDUCTION_ROUNDS + 1):
+            for s in range(N_SLOTS):
+                b = blue_at[s]
+                count = zero
+                if b >= 0:
+                    same = v[SLOT_BLUE + s * N_BLUES + b]
+                    for j in range(_COUNT[b]):
+                        c = _CARDS_OF[b, j]
+                        options[s, j] = same * (one - min(kept[c] + taken[c], one))
+                        count += options[s, j]
+                    if count == zero:  # an inconsistent view: every card of the blue number
+                        for j in range(_COUNT[b]):
+                            options[s, j] += same
+                        count += same * _COUNT_F[b]
                 n_options[s] = max(count, one)
                 deduced[s] = (one - certain[s]) * occupied[s] * (one if n_options[s] == one else zero)
             for s in range(N_SLOTS):
-                for c in range(N_CARDS):
-                    card[s, c] += deduced[s] * options[s, c]
+                if deduced[s] != zero:
+                    for j in range(_COUNT[blue_at[s]]):
+                        if options[s, j] != zero:
+                            held[s] = _CARDS_OF[blue_at[s], j]
+                            taken[held[s]] += one
                 certain[s] += deduced[s]
-        # The facts (GridFacts.facts).
-        for n in range(N_NUMBERS):
-            left[n] = zero
-        for c in range(N_CARDS):
-            for n in range(N_NUMBERS):
-                left[n] += (one - kept[c]) * _SHOWS[c, n]
+        # The facts (GridFacts.facts): each slot's expected shows and chances, its cards in the order of
+        # the reference's sum over the 32 cards.
         for s in range(N_SLOTS):
             unsure = (one - certain[s]) * occupied[s]
             for n in range(N_NUMBERS):
                 expected[s, n] = zero
                 chance[s, n] = zero
-            for c in range(N_CARDS):
-                p = card[s, c] + options[s, c] / n_options[s] * unsure
+            b = blue_at[s]
+            h = held[s]
+            pending = h >= 0
+            for j in range(_COUNT[b] if b >= 0 else 0):
+                c = _CARDS_OF[b, j]
+                if pending and h < c:
+                    _add_card(expected, chance, s, h, one)
+                    pending = False
+                p = options[s, j] / n_options[s] * unsure
+                if c == h:
+                    p = one + p
+                    pending = False
                 if p != zero:
-                    for n in range(N_NUMBERS):
-                        expected[s, n] += p * _SHOWS[c, n]
-                        chance[s, n] += p * _HAS[c, n]
+                    _add_card(expected, chance, s, c, p)
+            if pending:
+                _add_card(expected, chance, s, h, one)
+        for s in range(N_SLOTS):
             for n in range(N_NUMBERS):
                 sure[s, n] = expected[s, n] * certain[s]
                 seen_opp[s, n] = expected[s, n] * v[KNOWN_OPP + s]
