@@ -15,7 +15,8 @@ potential, bonus and auxiliary target (:mod:`dejavu_agents.learners.targets`), t
 league (how many snapshot slots, how often a snapshot joins) and the curriculum *stages*:
 each a number of env steps against a weighted mix of the game's batch opponents
 (the game adapter's ``batch_opponents``) and ``self`` (the snapshots). One env serves
-the whole run; a stage only changes the weights.
+the whole run; a stage only changes the weights. ``device`` (``cpu``, the default, or ``cuda``)
+is where the network trains; the env, the features and the evaluations stay on the CPU.
 
 A run writes to its folder: ``progress.csv`` (one row per
 iteration: steps, wall time, speed, episode results per opponent, losses), ``eval.csv``
@@ -48,7 +49,7 @@ from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
-from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats
+from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats, learner_device
 from dejavu_agents.ppo import ModelCard
 from dejavu_agents.progress import Progress
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
@@ -87,6 +88,7 @@ class BatchedConfig:
     eval_games: int = 200
     eval_opponents: list[str] = field(default_factory=list)
     best_against: str = ""
+    device: str = "cpu"
 
     @classmethod
     def load(cls, path: Path) -> BatchedConfig:
@@ -132,6 +134,7 @@ class BatchedConfig:
                 )
             if stage.opponents.get("self", 0) > 0 and self.league.size == 0:
                 raise ValueError(f"stages[{index}] plays 'self' but the league has no snapshot slots (league.size)")
+        learner_device(self.device)
         targets = game.learner_targets
         for key, value, known_names, what in (("shaping", self.shaping, targets.potentials, "potential"),
                                               ("bonus", self.bonus, targets.bonuses, "bonus"),
@@ -226,7 +229,8 @@ def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
         if config.shaping else (None, False)  # fmt: skip
     bonus = resolve(targets.bonuses[config.bonus]) if config.bonus else None
     history = bool(config.aux_target) or reads_seen or bonus is not None
-    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus)
+    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus,
+               device=config.device)
 
 
 def stage_learner(config: BatchedConfig, stage: int = 0) -> PPO:
@@ -301,7 +305,7 @@ class Recorder:
         self.last_eval = ppo.num_timesteps
         train_s = round(self.train_s, 2)
         config = self.config
-        net = copy.deepcopy(ppo.net).eval()
+        net = copy.deepcopy(ppo.net).cpu().eval()  # the evaluation's players run on the CPU
         player = LearnerPlayer(net=net, card=config.card, seed=config.seed)
         game = get_game(config.game)
         table_size = game.n_opponents(config.env_kwargs) + 1

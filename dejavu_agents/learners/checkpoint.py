@@ -36,7 +36,7 @@ def save(net: LearnerNet, card: ModelCard, path: Path) -> Path:
     path = Path(path).with_suffix(".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    torch.save({k: v.detach().clone() for k, v in net.state_dict().items()}, buffer)
+    torch.save({k: v.detach().cpu().clone() for k, v in net.state_dict().items()}, buffer)  # loads on any machine
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(NET_FILE, json.dumps(net.config.to_dict(), indent=2) + "\n")
         archive.writestr(WEIGHTS_FILE, buffer.getvalue())

@@ -161,14 +161,15 @@ class GridSlots(nn.Module):
 
     def featurize(self, vector: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """The inputs of :meth:`forward`, computed by the compiled kernel of :mod:`dejavu_agents.learners.slot_kernel`
-        (a third of the time of :meth:`reference_inputs`, whose floats it gives bit for bit)."""
+        (a third of the time of :meth:`reference_inputs`, whose floats it gives bit for bit), on the CPU
+        whatever the device; the result goes to the encoder's device."""
         from dejavu_agents.learners.slot_kernel import slot_features
 
         rows = np.ascontiguousarray(vector.detach().cpu().numpy(), dtype=np.float32)
         legal = np.ascontiguousarray(masks.detach().cpu().numpy(), dtype=bool)
         out = np.empty((len(rows), self.size), dtype=np.float32)
         slot_features(rows, legal, out)
-        return torch.from_numpy(out).to(vector.device)
+        return torch.from_numpy(out).to(self.slot_in.weight.device)
 
     def reference_inputs(self, vector: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """:meth:`featurize` written with torch operations over the facts of :class:`GridFacts`: the readable

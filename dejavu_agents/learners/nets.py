@@ -133,6 +133,7 @@ class FlatEncoder(nn.Module):
         self.out = width
 
     def featurize(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        obs = obs.to(self.inv_high.device)
         scaled = obs * self.inv_high
         return scaled if self.facts is None else torch.cat([scaled, self.facts(obs)], dim=-1)
 
@@ -181,11 +182,12 @@ class LearnerNet(nn.Module):
         return int(self.encoder.size)
 
     def initial_state(self, n: int) -> torch.Tensor:
-        """``(n, core_size)`` zeros for a recurrent net; ``(n, 0)`` for a feed-forward one."""
-        return torch.zeros(n, self.config.core_size if self.config.recurrent else 0)
+        """``(n, core_size)`` zeros for a recurrent net; ``(n, 0)`` for a feed-forward one; on the net's device."""
+        return torch.zeros(n, self.config.core_size if self.config.recurrent else 0, device=self.critic.weight.device)
 
     def featurize(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        """``(B, input_size)`` inputs from observation vectors ``(B, obs_size)`` and bool masks ``(B, A)``."""
+        """``(B, input_size)`` inputs, on the net's device, from observation vectors ``(B, obs_size)`` and bool
+        masks ``(B, A)`` (on any device)."""
         with torch.no_grad():
             return self.encoder.featurize(obs, masks)
 

@@ -20,7 +20,10 @@ learner is the textbook algorithm over the batched env's arrays:
   a linear entropy schedule, learning-rate annealing, a KL early stop.
 
 Everything runs in one process on one torch thread (``torch.set_num_threads(1)`` is the
-caller's job: the training script does it).
+caller's job: the training script does it). The network and the rollout's tensors live on
+``device`` (``"cpu"`` by default, ``"cuda"`` when asked); the env, the features (a compiled CPU
+kernel) and the sampling stay on the CPU, so a seed draws the same random numbers on any device,
+though a GPU's float arithmetic, and so its run, differs from the CPU's.
 """
 
 from __future__ import annotations
@@ -142,20 +145,42 @@ class Stats:
         }
 
 
-class Rollout:
-    """The tensors of one rollout, ``(n_steps, n_envs, ...)``."""
+def learner_device(name: str) -> torch.device:
+    """The torch device ``name`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``...), or a ``ValueError`` saying why not."""
+    if not isinstance(name, str):
+        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {name!r}")
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {name!r}") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda' (optionally 'cuda:N'), got {name!r}")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r} was asked but torch sees no CUDA GPU here (torch.cuda.is_available() is False)")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise ValueError(f"device {name!r} was asked but torch sees {torch.cuda.device_count()} CUDA GPU(s)")
+    return device
 
-    def __init__(self, steps: int, envs: int, obs_size: int, n_actions: int, aux_items: int) -> None:
-        self.obs = torch.zeros(steps, envs, obs_size)
-        self.masks = torch.zeros(steps, envs, n_actions, dtype=torch.bool)
-        self.starts = torch.zeros(steps, envs, dtype=torch.bool)
-        self.actions = torch.zeros(steps, envs, dtype=torch.long)
-        self.logprobs = torch.zeros(steps, envs)
-        self.values = torch.zeros(steps, envs)
-        self.rewards = torch.zeros(steps, envs)
-        self.aux = torch.zeros(steps, envs, aux_items, dtype=torch.long) if aux_items else None
-        self.advantages = torch.zeros(steps, envs)
-        self.returns = torch.zeros(steps, envs)
+
+class Rollout:
+    """The tensors of one rollout, ``(n_steps, n_envs, ...)``, on ``device``."""
+
+    def __init__(
+        self, steps: int, envs: int, obs_size: int, n_actions: int, aux_items: int, device: torch.device
+    ) -> None:
+        def zeros(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+            return torch.zeros(*shape, dtype=dtype, device=device)
+
+        self.obs = zeros(steps, envs, obs_size)
+        self.masks = zeros(steps, envs, n_actions, dtype=torch.bool)
+        self.starts = zeros(steps, envs, dtype=torch.bool)
+        self.actions = zeros(steps, envs, dtype=torch.long)
+        self.logprobs = zeros(steps, envs)
+        self.values = zeros(steps, envs)
+        self.rewards = zeros(steps, envs)
+        self.aux = zeros(steps, envs, aux_items, dtype=torch.long) if aux_items else None
+        self.advantages = zeros(steps, envs)
+        self.returns = zeros(steps, envs)
 
 
 class PPO:
@@ -168,6 +193,7 @@ class PPO:
     ``seen_counts``: keep Grab's :class:`~dejavu_agents.learners.targets.SeenCounts` over the
     agent's observations, the auxiliary head's target and the history a potential or a
     bonus may read (required when the net has an auxiliary head or a bonus is given).
+    ``device``: where the network trains (see the module docstring); the net is moved there.
     """
 
     def __init__(
@@ -179,11 +205,13 @@ class PPO:
         potential: Potential | None = None,
         seen_counts: bool = False,
         bonus: Bonus | None = None,
+        device: str = "cpu",
     ) -> None:
+        self.device = learner_device(device)
         if (net.aux is not None or bonus is not None) and not seen_counts:
             raise ValueError("the auxiliary head's target and the bonus are the seen counts: pass seen_counts=True")
         self.env = env
-        self.net = net
+        self.net = net.to(self.device)
         self.config = config
         self.n_envs = int(env.num_envs)
         # Fused: one kernel for every parameter instead of a loop of small ops per tensor (CPU and CUDA).
@@ -193,7 +221,7 @@ class PPO:
         self.bonus = bonus
         self.seen = SeenCounts(self.n_envs) if seen_counts else None
         items = net.config.aux_shape[0] if net.config.aux_shape else 0
-        self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items)
+        self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items, self.device)
         self.num_timesteps = 0
         self.iterations = 0
         self._seed = seed
@@ -226,17 +254,18 @@ class PPO:
         for t in range(config.n_steps):
             current = self._current()
             obs = current["observation"]
-            masks = current["action_mask"].astype(bool)
-            r.masks[t] = torch.from_numpy(masks)
-            r.obs[t] = self.net.featurize(torch.from_numpy(obs), r.masks[t])
+            masks = torch.from_numpy(current["action_mask"].astype(bool))
+            r.masks[t] = masks
+            r.obs[t] = self.net.featurize(torch.from_numpy(obs), masks)
             r.starts[t] = torch.from_numpy(self._starts)
             seen = None if self.seen is None else self.seen(obs, self._starts)
             if r.aux is not None and seen is not None:
                 r.aux[t] = torch.from_numpy(seen)
             with torch.no_grad():
                 out = self.net(r.obs[t], r.masks[t], self._state, r.starts[t])
-                action = sample(out.logits, self.generator)
-                logp = torch.log_softmax(out.logits, -1).gather(1, action[:, None])[:, 0]
+                logits = out.logits.cpu()  # sampled on the CPU: the same draws on every device
+                action = sample(logits, self.generator)
+                logp = torch.log_softmax(logits, -1).gather(1, action[:, None])[:, 0]
             self._state = out.state
             r.actions[t], r.logprobs[t], r.values[t] = action, logp, out.value
             seated = self._seated()
@@ -299,10 +328,12 @@ class PPO:
         rows = np.flatnonzero(cut)
         obs = torch.from_numpy(np.stack([info["final_obs"][i]["observation"] for i in rows.tolist()]))
         masks = torch.from_numpy(np.stack([info["final_obs"][i]["action_mask"] for i in rows.tolist()]).astype(bool))
+        device = self.device
         with torch.no_grad():
             inputs = self.net.featurize(obs, masks)
-            tail = self.net(inputs, masks, out.state[rows], torch.zeros(len(rows), dtype=torch.bool))
-        return tail.value.numpy() * 1.0
+            state = out.state[torch.from_numpy(rows).to(device)]
+            tail = self.net(inputs, masks.to(device), state, torch.zeros(len(rows), dtype=torch.bool, device=device))
+        return tail.value.cpu().numpy() * 1.0
 
     def _seated(self) -> np.ndarray:
         """Which league member sits at each env's first opponent seat now (0 without a league)."""
@@ -330,9 +361,9 @@ class PPO:
             obs = torch.from_numpy(current["observation"])
             masks = torch.from_numpy(current["action_mask"].astype(bool))
             inputs = self.net.featurize(obs, masks)
-            next_value = self.net(inputs, masks, self._state, torch.from_numpy(self._starts)).value
-        next_start = torch.from_numpy(self._starts)
-        last = torch.zeros(self.n_envs)
+            next_start = torch.from_numpy(self._starts).to(self.device)
+            next_value = self.net(inputs, masks.to(self.device), self._state, next_start).value
+        last = torch.zeros(self.n_envs, device=self.device)
         for t in reversed(range(config.n_steps)):
             if t == config.n_steps - 1:
                 going, value = (~next_start).float(), next_value
@@ -370,7 +401,7 @@ class PPO:
         count = 0
         kl_stop = False
         for _ in range(config.n_epochs):
-            order = torch.randperm(units, generator=self.generator)
+            order = torch.randperm(units, generator=self.generator).to(self.device)
             for start in range(0, units, per_batch):
                 chosen = order[start : start + per_batch]
                 loss, parts = self._loss(chosen, recurrent, ent_coef)
@@ -400,7 +431,8 @@ class PPO:
         else:
             obs = r.obs.reshape(-1, self.net.input_size).index_select(0, chosen)
             masks = r.masks.reshape(-1, self.net.config.n_actions).index_select(0, chosen)
-            out = self.net(obs, masks, self.net.initial_state(len(chosen)), torch.zeros(len(chosen), dtype=torch.bool))
+            starts = torch.zeros(len(chosen), dtype=torch.bool, device=self.device)
+            out = self.net(obs, masks, self.net.initial_state(len(chosen)), starts)
 
         def take(tensor: torch.Tensor) -> torch.Tensor:
             return tensor[:, chosen] if recurrent else tensor.reshape(-1, *tensor.shape[2:]).index_select(0, chosen)
