@@ -109,6 +109,27 @@ def as_json(config: BatchedConfig) -> Any:
     return json.loads(json.dumps(dataclasses.asdict(config)))
 
 
+def with_defaults(stored: Any, like: Any) -> Any:
+    """``stored`` (a recorded config, or a part of one) with every field of the dataclass ``like`` that it lacks
+    set to that field's default: a run recorded before a field existed ran with its default."""
+    if not (dataclasses.is_dataclass(like) and isinstance(stored, dict)):
+        return stored
+    filled = dict(stored)
+    for spec in dataclasses.fields(like):
+        if spec.name not in filled:
+            if spec.default is not dataclasses.MISSING:
+                filled[spec.name] = spec.default
+            elif spec.default_factory is not dataclasses.MISSING:
+                filled[spec.name] = spec.default_factory()
+            else:
+                continue
+            default = filled[spec.name]
+            if dataclasses.is_dataclass(default) and not isinstance(default, type):
+                filled[spec.name] = dataclasses.asdict(default)
+        filled[spec.name] = with_defaults(filled[spec.name], getattr(like, spec.name))
+    return json.loads(json.dumps(filled))
+
+
 def finished(folder: Path, config: BatchedConfig) -> bool:
     """Whether ``folder`` holds a finished run of ``config``; a ``ValueError`` if it can be neither used
     nor trained again (a file, a run of another config, files that no run writes)."""
@@ -121,7 +142,7 @@ def finished(folder: Path, config: BatchedConfig) -> bool:
     except (OSError, ValueError):
         record = None  # no done.json, or a torn one: unfinished
     if isinstance(record, dict):
-        wanted, stored = as_json(config), record.get("config")
+        wanted, stored = as_json(config), with_defaults(record.get("config"), config)
         if stored != wanted:
             stored = stored if isinstance(stored, dict) else {}
             changed = ", ".join(sorted(key for key in wanted if stored.get(key) != wanted[key]))

@@ -156,7 +156,7 @@ def learner_device(name: str) -> torch.device:
     if device.type not in ("cpu", "cuda"):
         raise ValueError(f"device must be 'cpu' or 'cuda' (optionally 'cuda:N'), got {name!r}")
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {name!r} was asked but torch sees no CUDA GPU here (torch.cuda.is_available() is False)")
+        raise ValueError(f"device {name!r} was asked but torch sees no CUDA GPU (torch.cuda.is_available() is False)")
     if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
         raise ValueError(f"device {name!r} was asked but torch sees {torch.cuda.device_count()} CUDA GPU(s)")
     return device

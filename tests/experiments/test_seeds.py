@@ -9,6 +9,7 @@ seed trained again from scratch repeats its evaluations exactly.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import shlex
@@ -358,3 +359,17 @@ def test_a_seed_run_records_the_config_it_trained(tmp_path: Path) -> None:
     assert not seeds.finished(tmp_path / "seed-2", config)  # unfinished: trained again
     with pytest.raises(ValueError, match="differs in seed"):
         seeds.finished(tmp_path / "seed-0", seeds.seeded(config, 3))
+
+
+def test_a_run_recorded_before_a_config_field_existed_counts_as_its_default(tmp_path: Path) -> None:
+    """A field added later (``device``, ``ppo.step_cost``) is absent from an older ``done.json``: that run ran with
+    the default, so it is finished for a config at the default, and another for a config that changes it."""
+    config = BatchedConfig.load(_tiny(tmp_path))
+    older = seeds.as_json(config)
+    del older["device"]
+    del older["ppo"]["step_cost"]
+    _finished(tmp_path / "seed-0", older)
+    assert seeds.finished(tmp_path / "seed-0", config)
+    changed = dataclasses.replace(config, ppo=dataclasses.replace(config.ppo, step_cost=0.01))
+    with pytest.raises(ValueError, match="differs in ppo"):
+        seeds.finished(tmp_path / "seed-0", changed)
