@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, stops_once, user_path
+from dejavu_agents.cli import Parser, checked, fail, interrupted, positive_int, seed_type, stops_once, user_path
 from dejavu_agents.text import counted
 from experiments import config_file
 from experiments.config_file import CONFIGS
@@ -81,6 +81,7 @@ def build_parser() -> Parser:
         "--out", type=user_path, help="a new (or empty) folder for the run (default: runs/<config>/<date-time>)"
     )
     add_length_arguments(parser)
+    parser.add_argument("--seed", type=seed_type, help="the run's seed, replacing the config's (to train over seeds)")
     parser.add_argument("--n-envs", type=positive_int, help="parallel envs (default from the config)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return parser
@@ -136,6 +137,8 @@ def plan(argv: Sequence[str] | None = None) -> Plan:
     config = as_asked(checked(parser, lambda: load_config(args.config)), args)
     if args.n_envs:
         config = dataclasses.replace(config, n_envs=args.n_envs)
+    if args.seed is not None:
+        config = dataclasses.replace(config, seed=args.seed)
     config = config.in_whole_rollouts()
     out = args.out or new_run_folder(args.config.stem)
     checked(parser, lambda: check_run_folder(out))

@@ -309,6 +309,7 @@ def test_the_benchmark_never_fails_obscurely(argv: list[str]) -> None:
         _option("--timesteps", COUNTS),
         _option("--n-envs", ["0", "-1", "1", "2"]),
         _option("--eval-games", ["0", "3"]),
+        _option("--seed", ["-1", "x", "0", "7"]),
         _option("--out", ["{run}", "{file}", "{root}/new"]),
         JUNK,
     )

@@ -95,3 +95,13 @@ def test_a_short_compact_run_trains_exactly_the_planned_steps(tmp_path: Path) ->
         train(config, tmp_path / "run", progress=False)
     done = int(re.search(r"trained ([\d,]+) env steps", printed.getvalue()).group(1).replace(",", ""))
     assert done == config.timesteps and abs(done - 3000) <= TOLERANCE * 3000
+
+
+@pytest.mark.parametrize("config", ["grid", "grid-scratch"])
+def test_seed_replaces_the_configs_seed_and_nothing_else(config: str, tmp_path: Path) -> None:
+    from experiments.train import plan
+
+    default = plan([config, "--out", str(tmp_path / "a")]).config
+    seeded = plan([config, "--out", str(tmp_path / "b"), "--seed", "3"]).config
+    assert default.seed == 0 and seeded.seed == 3
+    assert dataclasses.replace(seeded, seed=0) == default
