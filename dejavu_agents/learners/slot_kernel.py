@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from dejavu_agents.grid.beliefs import DEDUCTION_ROUNDS
-from dejavu_agents.learners.features import GLOBAL_INPUTS, SLOT_INPUTS
+from dejavu_agents.learners.features import SLOT_INPUTS
 from dejavu_env.core.compiled import inline_jit, jit
 from dejavu_env.grid.cards import BLUE, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
 from dejavu_env.grid.observation import LAYOUTS
@@ -32,9 +32,7 @@ TOKENS, DECK_SIZE, DECK_TOP_BLUE, END_CARD = _AT["tokens"], _AT["deck_size"], _A
 LAST_TURN, PHASE, CANDIDATES = _AT["last_turn"], _AT["phase"], _AT["candidates"]
 CANDIDATE_COUNT, COSTS_TOKEN = _AT["candidate_count"], _AT["costs_token"]
 PILE_ME, PILE_OPP, PILE_SIZES = _AT["pile_me"], _AT["pile_opp"], _AT["pile_sizes"]
-OBS_SIZE = LAYOUTS["info_state"].size
 
-WIDTH = N_SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
 
 _SHOWS = np.array(SHOWS, dtype=np.float32)
 _HAS = (_SHOWS > 0).astype(np.float32)
@@ -71,8 +69,8 @@ def _over_slots(values: np.ndarray, n: int) -> np.float32:  # pragma: no cover -
 
 @jit
 def slot_features(obs: np.ndarray, masks: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """Write each row's ``GridSlots`` inputs (``WIDTH`` float32) into ``out`` from ``obs`` ``(B, OBS_SIZE)``
-    float32 info_state vectors and ``masks`` ``(B, N_ACTIONS)`` bools.
+    """Write each row's ``GridSlots`` inputs (``8 * SLOT_INPUTS + GLOBAL_INPUTS`` float32) into ``out``, from
+    ``obs`` ``(B, 282)`` float32 info_state vectors and ``masks`` ``(B, N_ACTIONS)`` bools.
 
     The reference's ``(8, 32)`` card tables are held sparsely: a slot's card is the one its known faces
     name (``held``), else one of its blue number's cards (``options``, in the order of the card list);
