@@ -127,7 +127,7 @@ def with_defaults(stored: Any, like: Any) -> Any:
             if dataclasses.is_dataclass(default) and not isinstance(default, type):
                 filled[spec.name] = dataclasses.asdict(default)
         filled[spec.name] = with_defaults(filled[spec.name], getattr(like, spec.name))
-    return json.loads(json.dumps(filled))
+    return filled
 
 
 def finished(folder: Path, config: BatchedConfig) -> bool:
@@ -142,7 +142,7 @@ def finished(folder: Path, config: BatchedConfig) -> bool:
     except (OSError, ValueError):
         record = None  # no done.json, or a torn one: unfinished
     if isinstance(record, dict):
-        wanted, stored = as_json(config), with_defaults(record.get("config"), config)
+        wanted, stored = as_json(config), json.loads(json.dumps(with_defaults(record.get("config"), config)))
         if stored != wanted:
             stored = stored if isinstance(stored, dict) else {}
             changed = ", ".join(sorted(key for key in wanted if stored.get(key) != wanted[key]))
