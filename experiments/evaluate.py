@@ -49,6 +49,7 @@ from dejavu_agents.text import counted
 from dejavu_agents.tournament.report import markdown_table, write_csv
 from dejavu_agents.tournament.run import JobsInterrupted, run_in_order
 from dejavu_agents.tournament.schedule import Match, make_schedule
+from experiments.seed_report import Estimate, iqm
 
 PROG = "python -m experiments.evaluate"
 PLAYER = "__player__"
@@ -245,6 +246,73 @@ def _rows(
     ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class SeedsRow:
+    """Training seeds of one recipe against one opponent: the IQM over the seeds of each score.
+
+    The intervals are rliable's stratified bootstrap over the seeds (``experiments.seed_report``):
+    they say how far another seed of the recipe may land, where each row's own interval is over
+    games. ``each``: every seed's win rate, in the order the seeds were named.
+    """
+
+    opponent: str
+    seeds: int
+    win_rate: Estimate
+    mean_points: Estimate
+    points_vs_reference: Estimate | None
+    each: tuple[float, ...]
+
+
+def over_seeds(rows: Sequence[GauntletRow], seeds: Sequence[str]) -> list[SeedsRow]:
+    """One :class:`SeedsRow` per opponent of ``rows``, over the players named in ``seeds``.
+
+    A ``ValueError`` names a seed without rows, or one that is named twice: a summary over
+    seeds counts each training run once.
+    """
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"a seed is named twice in {list(seeds)}")
+    if len(seeds) < 2:
+        raise ValueError(f"a summary over seeds needs at least 2 players, got {list(seeds)}")
+    players = {r.player for r in rows}
+    missing = [s for s in seeds if s not in players]
+    if missing:
+        raise ValueError(f"no results for {', '.join(missing)}: the seeds must be among the players")
+    summary = []
+    for opponent in dict.fromkeys(r.row.opponent for r in rows):
+        found = {r.player: r for r in rows if r.row.opponent == opponent and r.player in seeds}
+        if len(found) < len(seeds):
+            continue  # an interrupted gauntlet: not every seed met this opponent
+        ordered = [found[s] for s in seeds]
+        ratios = [r.points_vs_reference for r in ordered]
+        summary.append(SeedsRow(
+            opponent, len(seeds), iqm([r.row.win_rate for r in ordered]), iqm([r.row.mean_points for r in ordered]),
+            None if None in ratios else iqm([float(x) for x in ratios if x is not None]),
+            tuple(r.row.win_rate for r in ordered),
+        ))  # fmt: skip
+    return summary
+
+
+SEEDS_HEADERS = ("opponent", "seeds", "win_rate IQM [95% CI]", "mean_points IQM [95% CI]",
+                 "points_vs_reference IQM [95% CI]", "each seed's win_rate")  # fmt: skip
+
+
+def _shown(value: Estimate | None, digits: int) -> str:
+    return "" if value is None else f"{value.iqm:.{digits}f} [{value.low:.{digits}f}, {value.high:.{digits}f}]"
+
+
+def seeds_markdown(summary: Sequence[SeedsRow], seeds: Sequence[str]) -> str:
+    """The summary over seeds as a Markdown section: what was pooled, how, and the table."""
+    lines = ["", "## Over training seeds", "",
+             f"{', '.join(seeds)}: {counted(len(seeds), 'training seed')} of one recipe. The interquartile mean "
+             "(IQM) of each score over the seeds, with rliable's stratified-bootstrap 95% interval: the interval is "
+             "over seeds (how far another seed may land), the rows above are over games. With fewer than 4 seeds "
+             "the IQM cuts none and is their mean.", "",
+             markdown_table(SEEDS_HEADERS, [[s.opponent, s.seeds, _shown(s.win_rate, 4), _shown(s.mean_points, 2),
+                                             _shown(s.points_vs_reference, 4), ", ".join(f"{w:.4f}" for w in s.each)]
+                                            for s in summary])]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 def describe(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int) -> str:
     """How to read the gauntlet's numbers, one paragraph."""
     how = game.wording.gauntlet.format(others=table_size - 1, table_size=table_size)
@@ -328,6 +396,11 @@ def build_parser() -> Parser:
     parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals: same seed, same games")
     parser.add_argument("--table-size", type=positive_int, help="grab: players per table, 2 to 6 (default 4); grid: 2")
     parser.add_argument("--reference", help="a player of --players whose mean points the others are compared with")
+    parser.add_argument(
+        "--over-seeds", metavar="PLAYERS",
+        help="comma-separated players of --players that are training seeds of one recipe: "
+        "also report the IQM over them, with rliable's 95%% interval over seeds",
+    )  # fmt: skip
     parser.add_argument("--workers", type=workers_type, default=usable_cores(), help="processes, at most the cores")
     parser.add_argument("--out", type=out_folder, help="folder for gauntlet.csv and gauntlet.md")
     parser.add_argument("--overwrite", action="store_true", help="replace the files of an earlier run in --out")
@@ -340,24 +413,32 @@ OUTPUTS = ("gauntlet.csv", "gauntlet.md")
 
 
 def _save(
-    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str]
+    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str],
+    seeds: Sequence[str],
 ) -> None:
     if out is None:
         return
     command = shlex.join(["python", "-m", "experiments.evaluate", *argv])
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / OUTPUTS[0], HEADERS, [r.values() for r in rows])
-    (out / OUTPUTS[1]).write_text(gauntlet_markdown(game, rows, size, seed, command))
+    text = gauntlet_markdown(game, rows, size, seed, command)
+    if seeds:
+        text += seeds_markdown(over_seeds(rows, seeds), seeds)
+    (out / OUTPUTS[1]).write_text(text)
     print(f"wrote {out / OUTPUTS[0]}\nwrote {out / OUTPUTS[1]}")
 
 
 def _show(
-    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str]
+    game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str],
+    seeds: Sequence[str],
 ) -> bool:
-    """Print and save the rows, a Ctrl-C meanwhile held until both are done; whether one came."""
+    """Print and save the rows (and the summary over ``seeds``, if any), a Ctrl-C meanwhile held until
+    both are done; whether one came."""
     with shielded(reraise=False) as deferred:
         print_gauntlet(game, rows, size, seed)
-        _save(game, rows, size, seed, out, argv)
+        if seeds:
+            print(seeds_markdown(over_seeds(rows, seeds), seeds))
+        _save(game, rows, size, seed, out, argv, seeds)
     return deferred.pressed
 
 
@@ -377,6 +458,14 @@ def _main(argv: Sequence[str] | None) -> int:
     size = checked(parser, lambda: game.table_size(args.table_size))
     if args.reference is not None and args.reference not in [p.name for p in players]:
         parser.error(f"--reference {args.reference!r} must be one of --players ({', '.join(p.name for p in players)})")
+    seeds = [] if args.over_seeds is None else [name.strip() for name in args.over_seeds.split(",")]
+    if seeds:
+        names = [p.name for p in players]
+        strangers = [s for s in seeds if s not in names]
+        if strangers:
+            parser.error(f"--over-seeds {', '.join(map(repr, strangers))} must be among --players ({', '.join(names)})")
+        if len(seeds) < 2 or len(set(seeds)) != len(seeds):
+            parser.error(f"--over-seeds needs at least 2 different players, got {args.over_seeds!r}")
     if args.out is not None:
         checked(parser, lambda: check_fresh(args.out, OUTPUTS, args.overwrite))
     try:
@@ -387,13 +476,13 @@ def _main(argv: Sequence[str] | None) -> int:
     except GauntletInterrupted as stop:
         if not stop.rows:
             return interrupted(PROG, "no game had finished, nothing to show")
-        _show(game, stop.rows, size, args.seed, args.out, argv)
+        _show(game, stop.rows, size, args.seed, args.out, argv, seeds)
         return interrupted(PROG, "stopped early; the rows above count the games finished")
     except KeyboardInterrupt:
         return interrupted(PROG, "stopped before the first game finished, nothing to show")
     except ValueError as error:
         return fail(PROG, str(error))
-    if _show(game, rows, size, args.seed, args.out, argv):
+    if _show(game, rows, size, args.seed, args.out, argv, seeds):
         written = f"; the files in {args.out} were written in full" if args.out else ""
         return interrupted(PROG, f"Ctrl-C while showing the results: waited until they were done{written}")
     return 0

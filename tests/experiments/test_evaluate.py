@@ -91,3 +91,61 @@ def test_the_gauntlet_is_the_same_for_any_worker_count() -> None:
     serial = gauntlet("grid", ["greedy", "random"], ["counting"], games=6, seed=2, workers=1)
     parallel = gauntlet("grid", ["greedy", "random"], ["counting"], games=6, seed=2, workers=2)
     assert serial == parallel
+
+
+def test_seeds_of_one_recipe_are_summarised_by_their_iqm_over_seeds() -> None:
+    from experiments.evaluate import over_seeds
+
+    rows = gauntlet("grab", ["human-child", "human-casual", "perfect"], ["human-child"], games=6, seed=4,
+                    reference="perfect")  # fmt: skip
+    (summary,) = over_seeds(rows, ["human-child", "human-casual"])
+    child, casual, _ = rows
+    assert summary.opponent == "human-child" and summary.seeds == 2
+    assert summary.each == (child.row.win_rate, casual.row.win_rate)
+    assert summary.mean_points.iqm == pytest.approx((child.row.mean_points + casual.row.mean_points) / 2)
+    assert summary.mean_points.low <= summary.mean_points.iqm <= summary.mean_points.high
+    assert summary.mean_points.low >= min(child.row.mean_points, casual.row.mean_points)
+    assert summary.points_vs_reference is not None
+    assert summary.points_vs_reference.iqm == pytest.approx(
+        (child.points_vs_reference + casual.points_vs_reference) / 2  # type: ignore[operator]
+    )
+    assert over_seeds(rows, ["human-child", "human-casual"]) == [summary], "the bootstrap is seeded"
+
+
+@pytest.mark.parametrize(
+    ("seeds", "message"),
+    [
+        (["human-child"], "at least 2 players"),
+        (["human-child", "human-child"], "named twice"),
+        (["human-child", "greedy"], "no results for greedy"),
+    ],
+)
+def test_a_summary_over_seeds_refuses_what_it_cannot_pool(seeds: list[str], message: str) -> None:
+    from experiments.evaluate import over_seeds
+
+    rows = gauntlet("grab", ["human-child", "human-casual"], ["human-child"], games=2, seed=0)
+    with pytest.raises(ValueError, match=message):
+        over_seeds(rows, seeds)
+
+
+def test_the_shell_command_reports_the_seeds_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--game", "grab", "--players", "human-child,human-casual,perfect", "--opponents", "human-child",
+            "--games", "4", "--reference", "perfect", "--over-seeds", "human-child,human-casual",
+            "--workers", "1", "--no-progress", "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    markdown = (tmp_path / "gauntlet.md").read_text()
+    assert "## Over training seeds" in markdown
+    assert "| human-child | 2 |" in markdown
+    assert "## Over training seeds" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("seeds", "message"),
+    [("human-casual,greedy", "--over-seeds 'greedy' must be among --players"), ("human-casual", "at least 2")],
+)
+def test_the_shell_command_names_bad_seeds(seeds: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--game", "grab", "--players", "human-child,human-casual", "--opponents", "human-child",
+              "--games", "2", "--over-seeds", seeds])  # fmt: skip
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
