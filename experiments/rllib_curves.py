@@ -27,8 +27,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "iteration": ("training_iteration",),
     "env_steps": ("num_env_steps_sampled_lifetime",),
     "wall_s": ("time_total_s",),
-    "train_win_rate_vs_greedy": ("env_runners", "win_rate_vs_greedy"),
-    "train_win_rate_vs_random": ("env_runners", "win_rate_vs_random"),
+    "train_win_rate_vs_greedy": ("env_runners", "win_rate_vs_heuristic_greedy"),
+    "train_win_rate_vs_random": ("env_runners", "win_rate_vs_heuristic_random"),
     "episode_len_mean": ("env_runners", "episode_len_mean"),
     "entropy": ("learners", "main", "entropy"),
     "league_snapshots": ("league_snapshots",),
@@ -56,7 +56,9 @@ def _lookup(row: dict[str, Any], path: tuple[str, ...]) -> Any:
         if not isinstance(value, dict) or key not in value:
             return ""
         value = value[key]
-    return round(value, 4) if isinstance(value, float) else value
+    if isinstance(value, float):  # Tune sums counts as floats: 33001.0 env steps are 33001
+        return int(value) if value.is_integer() else round(value, 4)
+    return value
 
 
 def curve_rows(name: str, results: Path) -> list[list[Any]]:

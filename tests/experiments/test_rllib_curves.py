@@ -20,10 +20,12 @@ def _trial(folder: Path, rows: list[dict[str, object]]) -> Path:
 
 ROWS = [
     {"training_iteration": 1, "num_env_steps_sampled_lifetime": 32768, "time_total_s": 14.123456,
-     "env_runners": {"win_rate_vs_greedy": 0.25, "win_rate_vs_random": 0.5, "episode_len_mean": 20.0},
+     "env_runners": {"win_rate_vs_heuristic_greedy": 0.25, "win_rate_vs_heuristic_random": 0.5,
+                     "episode_len_mean": 20.5},
      "learners": {"main": {"entropy": 2.4}}, "league_snapshots": 0},
-    {"training_iteration": 2, "num_env_steps_sampled_lifetime": 65536, "time_total_s": 29.0,
-     "env_runners": {"win_rate_vs_greedy": 0.5}, "learners": {"main": {"entropy": 2.3}}, "league_snapshots": 0,
+    {"training_iteration": 2, "num_env_steps_sampled_lifetime": 65536.0, "time_total_s": 29.5,
+     "env_runners": {"win_rate_vs_heuristic_greedy": 0.5}, "learners": {"main": {"entropy": 2.3}},
+     "league_snapshots": 0,
      "evaluation_vs_heuristics": {"win_rate_vs_greedy": 0.41, "mean_points_vs_greedy": 12.5}},
 ]  # fmt: skip
 
@@ -34,7 +36,7 @@ def test_each_iteration_is_a_row_and_the_evaluations_fill_their_columns(tmp_path
     with (tmp_path / "out" / "curves.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == HEADERS
-    assert [r["env_steps"] for r in rows] == ["32768", "65536"]
+    assert [r["env_steps"] for r in rows] == ["32768", "65536"], "Tune's float counts are written whole"
     assert rows[0]["wall_s"] == "14.1235" and rows[0]["train_win_rate_vs_random"] == "0.5"
     assert rows[0]["eval_win_rate_vs_greedy"] == "", "no evaluation at iteration 1"
     assert rows[1]["eval_win_rate_vs_greedy"] == "0.41" and rows[1]["eval_mean_points_vs_greedy"] == "12.5"
