@@ -12,6 +12,7 @@ where there was one (empty elsewhere), into ``FOLDER/curves.csv``. It needs no R
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 import sys
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=out_folder, required=True, help=f"the folder to write {OUTPUT} into")
     parser.add_argument("--overwrite", action="store_true", help=f"replace an earlier {OUTPUT} in --out")
     args = parser.parse_args(argv)
-    runs = [checked(parser, lambda text=text: _run(text)) for text in args.runs]
+    runs = [checked(parser, functools.partial(_run, text)) for text in args.runs]
     names = [name for name, _ in runs]
     if len(set(names)) != len(names):
         parser.error(f"a run name is given twice in {names}")
