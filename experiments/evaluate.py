@@ -49,7 +49,7 @@ from dejavu_agents.text import counted
 from dejavu_agents.tournament.report import markdown_table, write_csv
 from dejavu_agents.tournament.run import JobsInterrupted, run_in_order
 from dejavu_agents.tournament.schedule import Match, make_schedule
-from experiments.seed_report import Estimate, iqm
+from experiments.seed_report import Estimate, estimate_text, iqm
 
 PROG = "python -m experiments.evaluate"
 PLAYER = "__player__"
@@ -296,10 +296,6 @@ SEEDS_HEADERS = ("opponent", "seeds", "win_rate IQM [95% CI]", "mean_points IQM 
                  "points_vs_reference IQM [95% CI]", "each seed's win_rate")  # fmt: skip
 
 
-def _shown(value: Estimate | None, digits: int) -> str:
-    return "" if value is None else f"{value.iqm:.{digits}f} [{value.low:.{digits}f}, {value.high:.{digits}f}]"
-
-
 def seeds_markdown(summary: Sequence[SeedsRow], seeds: Sequence[str]) -> str:
     """The summary over seeds as a Markdown section: what was pooled, how, and the table."""
     lines = ["", "## Over training seeds", "",
@@ -307,8 +303,11 @@ def seeds_markdown(summary: Sequence[SeedsRow], seeds: Sequence[str]) -> str:
              "(IQM) of each score over the seeds, with rliable's stratified-bootstrap 95% interval: the interval is "
              "over seeds (how far another seed may land), the rows above are over games. With fewer than 4 seeds "
              "the IQM cuts none and is their mean.", "",
-             markdown_table(SEEDS_HEADERS, [[s.opponent, s.seeds, _shown(s.win_rate, 4), _shown(s.mean_points, 2),
-                                             _shown(s.points_vs_reference, 4), ", ".join(f"{w:.4f}" for w in s.each)]
+             markdown_table(SEEDS_HEADERS, [[s.opponent, s.seeds, estimate_text(s.win_rate, 4),
+                                             estimate_text(s.mean_points, 2),
+                                             "" if s.points_vs_reference is None
+                                             else estimate_text(s.points_vs_reference, 4),
+                                             ", ".join(f"{w:.4f}" for w in s.each)]
                                             for s in summary])]  # fmt: skip
     return "\n".join(lines) + "\n"
 
@@ -414,17 +413,14 @@ OUTPUTS = ("gauntlet.csv", "gauntlet.md")
 
 def _save(
     game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str],
-    seeds: Sequence[str],
+    seeds_section: str,
 ) -> None:
     if out is None:
         return
     command = shlex.join(["python", "-m", "experiments.evaluate", *argv])
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / OUTPUTS[0], HEADERS, [r.values() for r in rows])
-    text = gauntlet_markdown(game, rows, size, seed, command)
-    if seeds:
-        text += seeds_markdown(over_seeds(rows, seeds), seeds)
-    (out / OUTPUTS[1]).write_text(text)
+    (out / OUTPUTS[1]).write_text(gauntlet_markdown(game, rows, size, seed, command) + seeds_section)
     print(f"wrote {out / OUTPUTS[0]}\nwrote {out / OUTPUTS[1]}")
 
 
@@ -432,13 +428,14 @@ def _show(
     game: GameAdapter, rows: Sequence[GauntletRow], size: int, seed: int, out: Path | None, argv: list[str],
     seeds: Sequence[str],
 ) -> bool:
-    """Print and save the rows (and the summary over ``seeds``, if any), a Ctrl-C meanwhile held until
-    both are done; whether one came."""
+    """Print and save the rows (and the summary over ``seeds``, if any, its bootstrap run once), a Ctrl-C
+    meanwhile held until both are done; whether one came."""
     with shielded(reraise=False) as deferred:
         print_gauntlet(game, rows, size, seed)
-        if seeds:
-            print(seeds_markdown(over_seeds(rows, seeds), seeds))
-        _save(game, rows, size, seed, out, argv, seeds)
+        seeds_section = seeds_markdown(over_seeds(rows, seeds), seeds) if seeds else ""
+        if seeds_section:
+            print(seeds_section)
+        _save(game, rows, size, seed, out, argv, seeds_section)
     return deferred.pressed
 
 

@@ -43,7 +43,7 @@ OUTPUT = "curves.csv"
 
 def trial_results(folder: Path) -> Path:
     """The ``result.json`` of the one trial under ``folder``; a ``ValueError`` if there is none or several."""
-    found = sorted(folder.glob("result.json")) or sorted(folder.glob("**/result.json"))
+    found = sorted(folder.glob("**/result.json"))  # "**" matches the folder itself too
     if not found:
         raise ValueError(f"no result.json under {folder}: not an experiments.rllib run folder")
     if len(found) > 1:

@@ -273,7 +273,8 @@ def _spread(value: Spread, show: Callable[[float | None], str]) -> str:
     return f"{show(value.median)} [{show(value.min)}, {show(value.max)}]"
 
 
-def _estimate(value: Estimate, digits: int) -> str:
+def estimate_text(value: Estimate, digits: int) -> str:
+    """``iqm [low, high]`` with ``digits`` decimals, as the seed reports print an estimate."""
     return f"{value.iqm:.{digits}f} [{value.low:.{digits}f}, {value.high:.{digits}f}]"
 
 
@@ -300,7 +301,8 @@ def markdown(report: SeedReport) -> str:
         rows.append(row)
     final = markdown_table(
         ["anchor", "win rate: IQM [95% CI]", "mean points: IQM [95% CI]"],
-        [[a, _estimate(s.final_win_rate, 3), _estimate(s.final_mean_points, 2)] for a, s in report.summaries.items()],
+        [[a, estimate_text(s.final_win_rate, 3), estimate_text(s.final_mean_points, 2)]
+         for a, s in report.summaries.items()],
     )
     listed = ", ".join(str(seed) for seed in seeds)
     return "\n".join([
