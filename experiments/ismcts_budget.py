@@ -1,4 +1,4 @@
-"""Strength of ``ismcts`` against its budget: a match against one opponent per budget, a table and a plot.
+"""A search player's strength against its budget: a match against one opponent per budget, a table and a plot.
 
 Each budget is an :mod:`experiments.ismcts_match` run (``budget-<simulations>.jsonl`` in
 ``--out-dir``, resumed if it is there, so a cut run continues where it stopped); then the
@@ -7,6 +7,10 @@ table ``budget.md`` (win rate, Wilson 95% interval, seconds per decision) and th
 ``seed .. seed + games - 1``, seats swapped game by game)::
 
     python -m experiments.ismcts_budget --budgets 250,500,1000,2000 --games 100 --out-dir experiments/results/ismcts
+    python -m experiments.ismcts_budget --player ismcts-ppo --opponent ismcts --budgets 125,250,500,1000,2000 \
+        --games 400 --out-dir experiments/results/ismcts-ppo/budget
+
+The budget is the player's; the opponent plays at its own default.
 """
 
 from __future__ import annotations
@@ -36,19 +40,22 @@ def cpu(seconds: float | None) -> str:
 
 def table(rows: list[dict]) -> str:
     """The Markdown table of the budget runs' summaries."""
+    player, opponent = rows[0].get("player", "ismcts"), rows[0]["opponent"]
     lines = [
-        f"`ismcts` against `{rows[0]['opponent']}`, by playouts per decision ({rows[0]['games']} games each, "
-        "seats swapped; win rate over decided games, Wilson 95%).",
+        f"`{player}` against `{opponent}`, by playouts per decision ({rows[0]['games']} games each, "
+        f"seats swapped; win rate over decided games, Wilson 95%; `{opponent}` at its default).",
         "",
-        "| playouts | games | wins | draws | losses | win rate [95% CI] | s / decision (wall, CPU) |",
-        "|---|---|---|---|---|---|---|",
+        f"| playouts | games | wins | draws | losses | win rate [95% CI] | s / decision (wall, CPU) | "
+        f"{opponent} CPU s / decision |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         low, high = r["wilson95_decided"]
         lines.append(
             f"| {r['simulations']} | {r['games']} | {r['wins']} | {r['draws']} | {r['losses']} | "
             f"{r['win_rate_decided']:.3f} [{low:.3f}, {high:.3f}] | "
-            f"{r['seconds_per_decision']:.3f}, {cpu(r['cpu_seconds_per_decision'])} |"
+            f"{r['seconds_per_decision']:.3f}, {cpu(r['cpu_seconds_per_decision'])} | "
+            f"{cpu(r.get('opponent_cpu_seconds_per_decision'))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -72,7 +79,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.set_xticks(x, [str(v) for v in x])
     ax.set_xlabel("playouts per decision")
     ax.set_ylabel(f"win rate against {rows[0]['opponent']}")
-    ax.set_title("ismcts: strength against budget")
+    ax.set_title(f"{rows[0].get('player', 'ismcts')}: strength against budget")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -83,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budgets", default="250,500,1000,2000")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--player", default="ismcts", help="the search player whose budget varies (default ismcts)")
+    parser.add_argument("--checkpoint", default=None, help="the network the player's prior reads (ismcts-ppo's)")
     parser.add_argument("--opponent", default="counting")
     parser.add_argument("--out-dir", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -94,10 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for budget in budgets:
         out = args.out_dir / f"budget-{budget}.jsonl"
+        checkpoint = [] if args.checkpoint is None else ["--checkpoint", args.checkpoint]
         code = ismcts_match.main(
             [
-                "--opponent", args.opponent, "--games", str(args.games), "--seed", str(args.seed),
-                "--simulations", str(budget), "--out", str(out), "--resume",
+                "--player", args.player, *checkpoint, "--opponent", args.opponent, "--games", str(args.games),
+                "--seed", str(args.seed), "--simulations", str(budget), "--out", str(out), "--resume",
             ]
         )  # fmt: skip
         if code:

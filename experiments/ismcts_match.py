@@ -1,14 +1,17 @@
-"""Play ``ismcts`` against one Grid opponent, seats swapped game by game, writing each game as it ends.
+"""Play a search player against one Grid opponent, seats swapped game by game, writing each game as it ends.
 
 Why a script beside the tournament: evaluating a search player takes an hour of CPU, so
 each game is appended to a JSON-lines file the moment it ends (a run cut short still
-reports the games it finished, and ``--resume`` continues it), and the search's own
-seconds per decision are timed. Game ``i`` uses seed ``seed + i``; ``ismcts`` sits at seat
-``i % 2``. The summary (win rate with draws as half, its 95% Wilson interval on the
-win/loss games, wall and CPU seconds per decision) is printed and written next to the games as JSON::
+reports the games it finished, and ``--resume`` continues it), and both sides' seconds per
+decision are timed, so two searches can be held to the same CPU. Game ``i`` uses seed
+``seed + i``; the ``--player`` sits at seat ``i % 2``. ``--simulations`` and the other search
+options set the player's search, never the opponent's. The summary (win rate with draws as half, its
+95% Wilson interval on the win/loss games, wall and CPU seconds per decision of each side)
+is printed and written next to the games as JSON::
 
     python -m experiments.ismcts_match --opponent counting --games 200 --out experiments/results/ismcts/counting.jsonl
     python -m experiments.ismcts_match --opponent counting --games 100 --simulations 500 --out /tmp/b500.jsonl
+    python -m experiments.ismcts_match --player ismcts-ppo --opponent ismcts --games 100 --out /tmp/p.jsonl
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 from dejavu_agents import make_player
 from dejavu_agents.base import Player
 from dejavu_agents.stats import wilson_interval
+from dejavu_agents.tournament.run import limit_torch_threads
 from dejavu_env.grid.match import play_game
 
 
@@ -59,7 +63,8 @@ class TimedPlayer:
 
 
 def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
-    """Win rate (draws half), Wilson interval over the decided games, and seconds per decision."""
+    """Win rate (draws half), Wilson interval over the decided games, and seconds per decision
+    (the opponent's too, where the games recorded it)."""
     wins = sum(g["result"] == "win" for g in games)
     losses = sum(g["result"] == "loss" for g in games)
     draws = len(games) - wins - losses
@@ -70,6 +75,8 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
     cpu_seconds = sum(g["cpu_seconds"] for g in timed)
     cpu_decisions = sum(g["decisions"] for g in timed)
     decisions = sum(g["decisions"] for g in games)
+    opponent_timed = [g for g in games if "opponent_cpu_seconds" in g]
+    opponent_decisions = sum(g["opponent_decisions"] for g in opponent_timed)
     return {
         "games": len(games),
         "wins": wins,
@@ -81,11 +88,16 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
         "seconds_per_decision": seconds / decisions if decisions else 0.0,
         "cpu_seconds_per_decision": cpu_seconds / cpu_decisions if cpu_decisions else None,
         "decisions_per_game": decisions / len(games) if games else 0.0,
+        "opponent_cpu_seconds_per_decision": (
+            sum(g["opponent_cpu_seconds"] for g in opponent_timed) / opponent_decisions if opponent_decisions else None
+        ),
     }
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m experiments.ismcts_match", description=__doc__.splitlines()[0])
+    parser.add_argument("--player", default="ismcts", help="the search player (default ismcts)")
+    parser.add_argument("--checkpoint", default=None, help="the network the player's prior reads (ismcts-ppo's)")
     parser.add_argument("--opponent", default="counting", help="a registered grid player (default counting)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
@@ -109,9 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         overrides["switch_z"] = args.switch_z
     if args.guard_tokens is not None:
         overrides["guard_tokens"] = args.guard_tokens
+    if args.checkpoint is not None:
+        overrides["checkpoint"] = args.checkpoint
+    limit_torch_threads()  # a learned prior's forward pass on one core: its CPU is the search's to pay
     try:
-        search = TimedPlayer(make_player("grid", "ismcts", seed=0, **overrides))
-        opponent = make_player("grid", args.opponent, seed=1)
+        search = TimedPlayer(make_player("grid", args.player, seed=0, **overrides))
+        opponent = TimedPlayer(make_player("grid", args.opponent, seed=1))
     except (ValueError, ImportError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -125,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(len(games), args.games):
             seat = i % 2
             players: list[Any] = [search, opponent] if seat == 0 else [opponent, search]
-            search.seconds, search.cpu_seconds, search.decisions = 0.0, 0.0, 0
+            for side in (search, opponent):
+                side.seconds, side.cpu_seconds, side.decisions = 0.0, 0.0, 0
             result = play_game(players, seed=args.seed + i)
             outcome = "draw" if result.winner is None else ("win" if result.winner == seat else "loss")
             game = {
@@ -138,11 +154,13 @@ def main(argv: list[str] | None = None) -> int:
                 "seconds": search.seconds,
                 "cpu_seconds": search.cpu_seconds,
                 "decisions": search.decisions,
+                "opponent_cpu_seconds": opponent.cpu_seconds,
+                "opponent_decisions": opponent.decisions,
             }
             games.append(game)
             out.write(json.dumps(game) + "\n")
             out.flush()
-    summary = {"opponent": args.opponent, "seed": args.seed, **overrides, **summarize(games)}
+    summary = {"player": args.player, "opponent": args.opponent, "seed": args.seed, **overrides, **summarize(games)}
     args.out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary))
     return 0

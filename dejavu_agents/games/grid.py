@@ -35,6 +35,11 @@ PLAYERS = {
         "dejavu_agents.grid.ismcts:ISMCTSGridPlayer",
         summary="determinized search with compiled playouts, anchored on counting (500 playouts a decision)",
     ),
+    "ismcts-ppo": PlayerEntry(
+        "dejavu_agents.grid.ismcts_ppo:PolicyPriorISMCTS",
+        {"checkpoint": "ppo-grid-scratch"},
+        "ismcts anchored on ppo-grid-scratch's move, searching only the moves its policy finds plausible",
+    ),
     "ppo-grid": PlayerEntry(
         "dejavu_agents.ppo:PPOPlayer",
         {"checkpoint": "ppo-grid", "game": "grid"},

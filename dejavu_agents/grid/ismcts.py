@@ -206,11 +206,12 @@ class ISMCTSGridPlayer(Player):
 
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
         view = read_view(observation["observation"], self.obs_mode)
-        mask = action_mask.tolist()
-        anchor = self._counting.decide(view, mask)
+        anchor, worth = self.prior(observation, action_mask, view)
         beliefs = Beliefs(view)
         candidates = [
-            a for a, legal in enumerate(mask) if legal and not (LOOK <= a < REVEAL and beliefs.card[a - LOOK] >= 0)
+            a
+            for a, keep in enumerate(worth.tolist())
+            if keep and not (LOOK <= a < REVEAL and beliefs.card[a - LOOK] >= 0)
         ]
         if view.tokens_me < self.params.guard_tokens:
             candidates = [a for a in candidates if not risks_a_token(view, beliefs, a)]
@@ -221,6 +222,15 @@ class ISMCTSGridPlayer(Player):
         values = self._search(root_of(view, beliefs), np.array(candidates, dtype=np.int64))
         pick = choose(values, candidates.index(anchor), self.params.switch_z, self.params.min_gain)
         return candidates[pick]
+
+    def prior(
+        self, observation: dict[str, np.ndarray], action_mask: np.ndarray, view: GridView
+    ) -> tuple[int, np.ndarray]:
+        """The anchor (the move the search starts from and leaves only on a clear gain) and
+        which actions are worth a search (a bool per action): here ``counting``'s move and
+        every legal action. A subclass that knows better moves (a learned policy) overrides
+        this and keeps the rest of the search."""
+        return self._counting.decide(view, action_mask.tolist()), np.asarray(action_mask) != 0
 
     def _search(self, root: Root, actions: np.ndarray) -> np.ndarray:
         """Paired playout values of ``simulations // len(actions)`` determinizations (at

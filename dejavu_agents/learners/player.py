@@ -63,17 +63,27 @@ class LearnerPlayer(Player):
         self._start = torch.ones(1, dtype=torch.bool)
 
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        logits = self._logits(observation, action_mask)
+        self.decisions += 1
+        if self.deterministic:
+            return int(logits.argmax())
+        probs = torch.softmax(logits, -1).double().numpy()
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+
+    def policy(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> np.ndarray:
+        """The network's masked policy at this decision: a probability per action (0 where
+        illegal). A search uses it as its prior (``ismcts-ppo``). A recurrent network's memory
+        moves on, so call it once per decision, in place of :meth:`act`."""
+        return torch.softmax(self._logits(observation, action_mask), -1).double().numpy()
+
+    def _logits(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> torch.Tensor:
         obs = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32)).reshape(1, -1)
         mask = torch.as_tensor(np.asarray(action_mask) != 0).reshape(1, -1)
         with torch.no_grad():
             out = self.net(self.net.featurize(obs, mask), mask, self._state, self._start)
         self._state = out.state
         self._start = torch.zeros(1, dtype=torch.bool)
-        self.decisions += 1
-        if self.deterministic:
-            return int(out.logits.argmax())
-        probs = torch.softmax(out.logits[0], -1).double().numpy()
-        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+        return out.logits[0]
 
 
 def _playable(card: ModelCard | ExportCard) -> ModelCard:

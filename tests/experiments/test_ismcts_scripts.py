@@ -49,3 +49,22 @@ def test_the_timing_reports_decisions_beside_cartpole(capsys: pytest.CaptureFixt
     assert report["decisions"] > 10 and 0 < report["seconds_per_decision_cpu"] <= report["max_seconds_per_decision_cpu"]
     assert len(report["cartpole_steps_per_second_wall"]) == 2
     assert ismcts_timing.main(["--games", "0"]) == 2
+
+
+def test_a_match_times_both_sides_of_another_search_player(tmp_path: Path) -> None:
+    out = tmp_path / "p.jsonl"
+    args = ["--player", "ismcts-ppo", "--opponent", "greedy", "--simulations", "20", "--games", "2", "--out", str(out)]
+    assert ismcts_match.main(args) == 0
+    summary = json.loads(out.with_suffix(".summary.json").read_text())
+    assert summary["player"] == "ismcts-ppo" and summary["simulations"] == 20
+    assert summary["cpu_seconds_per_decision"] > 0 and summary["opponent_cpu_seconds_per_decision"] > 0
+    assert all(json.loads(line)["opponent_decisions"] > 0 for line in out.read_text().splitlines())
+
+
+def test_a_checkpoint_for_a_player_without_a_prior_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert ismcts_match.main(["--checkpoint", "ppo-grid-scratch", "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == "error: unknown ismcts parameters ['checkpoint']; known: " + str(
+        sorted(["simulations", "time_limit", "switch_z", "min_gain", "max_turns", "guard_tokens"])
+    )
