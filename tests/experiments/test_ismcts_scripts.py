@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import ismcts_budget, ismcts_match, ismcts_timing
+import dejavu_agents
+from experiments import ismcts_budget, ismcts_match, ismcts_timing, prior_seeds
 
 
 def test_a_match_writes_each_game_and_resumes_where_it_stopped(tmp_path: Path) -> None:
@@ -68,3 +69,33 @@ def test_a_checkpoint_for_a_player_without_a_prior_is_one_line(
     assert capsys.readouterr().err.strip() == "error: unknown ismcts parameters ['checkpoint']; known: " + str(
         sorted(["simulations", "time_limit", "switch_z", "min_gain", "max_turns", "guard_tokens"])
     )
+
+
+def test_the_seeds_study_plays_each_network_and_reports_the_iqm(tmp_path: Path) -> None:
+    net = str(Path(dejavu_agents.__file__).parent / "checkpoints" / "ppo-grid-scratch.zip")
+    args = ["--checkpoints", f"a={net},b={net}", "--opponent", "greedy", "--games", "2", "--out-dir", str(tmp_path)]
+    assert prior_seeds.main(args) == 0
+    a, b = (json.loads((tmp_path / f"{n}.summary.json").read_text()) for n in "ab")
+    assert a["checkpoint"] == net and a["player"] == "ismcts-ppo"
+    assert a["wins"] == b["wins"]  # the same network on the same deals: the same games
+    text = (tmp_path / "seeds.md").read_text()
+    assert "| a |" in text and "| b |" in text and "interquartile mean" in text
+
+
+@pytest.mark.parametrize(
+    "checkpoints, message",
+    [
+        ("a=x.zip", "no file 'x.zip' for 'a'"),
+        ("nameless", "NAME=CHECKPOINT"),
+        ("a={net},a={net}", "names 'a' twice"),
+        ("a={net}", "at least 2"),
+    ],
+)
+def test_the_seeds_study_refuses_bad_checkpoints_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], checkpoints: str, message: str
+) -> None:
+    net = str(Path(dejavu_agents.__file__).parent / "checkpoints" / "ppo-grid-scratch.zip")
+    assert prior_seeds.main(["--checkpoints", checkpoints.format(net=net), "--out-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())
