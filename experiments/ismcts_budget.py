@@ -16,7 +16,6 @@ The budget is the player's; the opponent plays at its own default.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -104,15 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     for budget in budgets:
         out = args.out_dir / f"budget-{budget}.jsonl"
         checkpoint = [] if args.checkpoint is None else ["--checkpoint", args.checkpoint]
-        code = ismcts_match.main(
+        summary = ismcts_match.resumed(
+            out,
             [
                 "--player", args.player, *checkpoint, "--opponent", args.opponent, "--games", str(args.games),
-                "--seed", str(args.seed), "--simulations", str(budget), "--out", str(out), "--resume",
-            ]
+                "--seed", str(args.seed), "--simulations", str(budget),
+            ],
         )  # fmt: skip
-        if code:
-            return code
-        rows.append(json.loads(out.with_suffix(".summary.json").read_text()))
+        if summary is None:
+            return 2
+        rows.append(summary)
     (args.out_dir / "budget.md").write_text(table(rows))
     plot(rows, args.out_dir / "budget.png")
     return 0

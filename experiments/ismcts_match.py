@@ -166,5 +166,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def resumed(out: Path, options: list[str]) -> dict[str, Any] | None:
+    """Play the match of ``options`` into ``out``, resuming the games already there, and give its
+    summary; ``None`` if :func:`main` refused the options (it printed why). The studies over
+    budgets and over seeds are each a series of these."""
+    if main([*options, "--out", str(out), "--resume"]):
+        return None
+    return json.loads(out.with_suffix(".summary.json").read_text())
+
+
 if __name__ == "__main__":
     raise SystemExit(main())

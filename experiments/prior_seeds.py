@@ -16,7 +16,6 @@ stratified-bootstrap interval (:func:`experiments.seed_report.iqm`)::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -90,15 +89,16 @@ def main(argv: list[str] | None = None) -> int:
     summaries = {}
     for name, path in checkpoints.items():
         out = args.out_dir / f"{name}.jsonl"
-        code = ismcts_match.main(
+        summary = ismcts_match.resumed(
+            out,
             [
                 "--player", args.player, "--checkpoint", path, "--opponent", args.opponent,
-                "--games", str(args.games), "--seed", str(args.seed), "--out", str(out), "--resume",
-            ]
+                "--games", str(args.games), "--seed", str(args.seed),
+            ],
         )  # fmt: skip
-        if code:
-            return code
-        summaries[name] = json.loads(out.with_suffix(".summary.json").read_text())
+        if summary is None:
+            return 2
+        summaries[name] = summary
     (args.out_dir / "seeds.md").write_text(table(summaries))
     print(f"wrote {args.out_dir / 'seeds.md'}")
     return 0
