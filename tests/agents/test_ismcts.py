@@ -30,6 +30,8 @@ from tests.agents.test_grid_players import play_legally_as_the_env_agent
 from tests.agents.test_play import Script, first_legal_grid_move
 
 SMALL = {"simulations": 60}
+SEARCHES = ["ismcts", "ismcts-ppo"]
+"""The search players: ``ismcts`` and the same search on a learned prior (its own checks: test_ismcts_ppo.py)."""
 
 
 def mixed_states(seed: int, games: int) -> list[GridState]:
@@ -167,9 +169,10 @@ def test_ismcts_is_registered_and_reads_the_info_state() -> None:
 
 
 @pytest.mark.parametrize("opponent", ["random", "greedy", "counting"])
-def test_ismcts_plays_legal_whole_games_in_both_seats(opponent: str) -> None:
+@pytest.mark.parametrize("name", SEARCHES)
+def test_the_searches_play_legal_whole_games_in_both_seats(name: str, opponent: str) -> None:
     """``play_game`` checks every choice with ``ask_player``: an illegal one raises."""
-    me = make_player("grid", "ismcts", seed=0, **SMALL)
+    me = make_player("grid", name, seed=0, **SMALL)
     other = make_player("grid", opponent, seed=1)
     for seed in range(2):
         result = play_game([me, other] if seed % 2 else [other, me], seed)
@@ -185,18 +188,20 @@ def test_ismcts_chooses_legal_actions_in_random_positions() -> None:
         assert state.legal >> action & 1
 
 
-def test_ismcts_acts_legally_as_the_env_agent() -> None:
-    play_legally_as_the_env_agent(make_player("grid", "ismcts", seed=0, **SMALL), [3])
+@pytest.mark.parametrize("name", SEARCHES)
+def test_the_searches_act_legally_as_the_env_agent(name: str) -> None:
+    play_legally_as_the_env_agent(make_player("grid", name, seed=0, **SMALL), [3])
 
 
-def test_same_seed_same_game_with_reused_or_fresh_players() -> None:
+@pytest.mark.parametrize("name", SEARCHES)
+def test_same_seed_same_game_with_reused_or_fresh_players(name: str) -> None:
     def games(players):
         return [play_game(players, seed) for seed in range(2)]
 
-    reused = [make_player("grid", "ismcts", seed=0, **SMALL), make_player("grid", "counting", seed=1)]
+    reused = [make_player("grid", name, seed=0, **SMALL), make_player("grid", "counting", seed=1)]
     first = games(reused)
     assert games(reused) == first
-    assert games([make_player("grid", "ismcts", seed=5, **SMALL), make_player("grid", "counting", seed=6)]) == first
+    assert games([make_player("grid", name, seed=5, **SMALL), make_player("grid", "counting", seed=6)]) == first
 
 
 def test_a_search_is_deterministic_for_its_seed_and_varies_with_it() -> None:

@@ -2,9 +2,9 @@
 
 What is checked: it starts from the network's greedy move and searches only the moves the
 policy finds plausible (a floor that leaves only the anchor plays the network move for move),
-it stays legal and deterministic, it refuses a network it cannot read, and ``ismcts`` itself
-is unchanged by the hook it overrides. Strength is the experiments' business
-(``experiments/results/ismcts-ppo``).
+it refuses a network it cannot read, and ``ismcts`` itself is unchanged by the hook it
+overrides. Legality and determinism are checked for both searches in ``test_ismcts.py``.
+Strength is the experiments' business (``experiments/results/ismcts-ppo``).
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from dejavu_agents.registry import available_players
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import mask_array
-from tests.agents.test_grid_players import play_legally_as_the_env_agent
-from tests.agents.test_ismcts import SMALL, mixed_states
+from tests.agents.test_ismcts import mixed_states
 
 
 def test_it_is_registered_on_the_shipped_network_with_ismcts_defaults() -> None:
@@ -58,30 +57,6 @@ def test_with_only_the_anchor_worth_a_search_it_plays_the_network_move_for_move(
         with_search = play_game([search, other], seed)
         other = make_player("grid", "counting", seed=1)
         assert play_game([net, other], seed) == with_search
-
-
-@pytest.mark.parametrize("opponent", ["greedy", "counting"])
-def test_it_plays_legal_whole_games_in_both_seats(opponent: str) -> None:
-    me = make_player("grid", "ismcts-ppo", seed=0, **SMALL)
-    other = make_player("grid", opponent, seed=1)
-    for seed in range(2):
-        result = play_game([me, other] if seed % 2 else [other, me], seed)
-        assert result.reason in ("hunches", "end_card", "truncated")
-
-
-def test_it_acts_legally_as_the_env_agent() -> None:
-    play_legally_as_the_env_agent(make_player("grid", "ismcts-ppo", seed=0, **SMALL), [4])
-
-
-def test_same_seed_same_game_with_reused_or_fresh_players() -> None:
-    def games(players):
-        return [play_game(players, seed) for seed in range(2)]
-
-    reused = [make_player("grid", "ismcts-ppo", seed=0, **SMALL), make_player("grid", "counting", seed=1)]
-    first = games(reused)
-    assert games(reused) == first
-    fresh = [make_player("grid", "ismcts-ppo", seed=0, **SMALL), make_player("grid", "counting", seed=1)]
-    assert games(fresh) == first
 
 
 @pytest.mark.parametrize(
