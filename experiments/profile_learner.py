@@ -134,6 +134,7 @@ def profile(config: BatchedConfig, iterations: int, stage: int = 0) -> Profile:
         return (update_forward if torch.is_grad_enabled() else rollout_forward)(*args, **kwargs)
 
     net.forward = routed  # type: ignore[method-assign]
+    net.unroll = timers.wrap("update_forward", net.unroll)  # type: ignore[method-assign]  # a recurrent update's pass
     backward = torch.Tensor.backward
     torch.Tensor.backward = timers.wrap("backward", backward)  # type: ignore[method-assign]
     clip, step = torch.nn.utils.clip_grad_norm_, ppo.optimizer.step

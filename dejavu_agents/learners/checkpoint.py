@@ -53,6 +53,9 @@ def load(path: Path) -> LearnerNet:
     except (KeyError, zipfile.BadZipFile, zlib.error, EOFError, json.JSONDecodeError, TypeError, ValueError) as err:
         raise ValueError(f"{path} is not a {ALGO} checkpoint: {err}") from None
     state = load_tensors(io.BytesIO(weights), f"{path}: its {WEIGHTS_FILE}")
+    # Saved before the cores had a module of their own, a GRU's weights were the net's "gru.*".
+    if isinstance(state, dict):
+        state = {(f"core.cell.{key[4:]}" if str(key).startswith("gru.") else key): v for key, v in state.items()}
     net = LearnerNet(config)
     fit_weights(net, state, str(path), NET_FILE)
     return net.eval()

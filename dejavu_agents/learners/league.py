@@ -75,7 +75,7 @@ class SnapshotPlayer:
 
     def _tables(self, request: Any) -> tuple[torch.Tensor, np.ndarray, np.ndarray]:
         n_envs = len(request.streams.keys)
-        size = self.net.config.core_size if self.net.config.recurrent else 0
+        size = self.net.state_size
         if self._state is None or self._state.shape[0] != n_envs:
             self._state = torch.zeros(n_envs, MAX_SEATS, size)
             self._fresh = np.ones((n_envs, MAX_SEATS), dtype=bool)

@@ -1,10 +1,14 @@
-"""The learner's network: one trunk, an optional recurrent core, and masked policy, value and auxiliary heads.
+"""The learner's network: an encoder, a memory core, and masked policy, value and auxiliary heads.
 
 Why one small module instead of SB3's policies: the batched envs hand over thousands of
 observations per call, and at that size what costs is the network, not Python. A shared
-trunk (one forward for policy and value), masked logits computed once, and a GRU cell
+trunk (one forward for policy and value), masked logits computed once, and a recurrent core
 stepped over the rollout (truncated back-propagation through time, as CleanRL's
-``ppo_atari_lstm.py`` does) keep a learning step to a few matrix products.
+``ppo_atari_lstm.py`` does) keep a learning step to a few matrix products. The cores (no memory,
+a frame stack, GRU, LSTM, a minimal GRU) are :mod:`dejavu_agents.learners.cores`'; the encoders are
+the flat MLP here, Grid's slots (:mod:`dejavu_agents.learners.features`) and Grab's object tokens
+(:mod:`dejavu_agents.learners.grab_objects`). A token encoder gives each decision ``K`` rows that
+share the core's weights and keep a state each (Grab: one per object).
 
 Inputs are the env's observation vectors divided by the layout's upper bounds
 (:meth:`dejavu_env.core.layout.Layout.high`), so every feature lies in [0, 1]; the bounds
@@ -26,13 +30,16 @@ import numpy as np
 import torch
 from torch import nn
 
+from dejavu_agents.learners.cores import CORES, Core, make_core
 from dejavu_agents.net_spec import check_sizes
 
 if TYPE_CHECKING:
     from dejavu_agents.learners.features import GridSlots
+    from dejavu_agents.learners.grab_objects import GrabObjects
 
-CORES = ("mlp", "gru")
-FEATURES = ("flat", "grid_facts", "grid_slots")
+FEATURES = ("flat", "grid_facts", "grid_slots", "grab_objects")
+MAX_FRAMES = 64
+"""The most frames the ``stack`` core may keep: a bound checked before any tensor is allocated."""
 MASKED = -1e9
 """The logit of an illegal action: exp() of it is exactly 0 in float32, so it is never sampled."""
 
@@ -41,12 +48,15 @@ MASKED = -1e9
 class NetConfig:
     """The shape of a :class:`LearnerNet`; stored in every checkpoint so it can be rebuilt.
 
-    ``hidden``: the trunk's layer widths; ``core``: ``"mlp"`` (no memory) or ``"gru"`` (a GRU
-    cell of ``core_size`` units after the trunk); ``aux_shape``: ``()`` for no auxiliary head,
-    else ``(items, classes)``; ``features``: ``"flat"`` (the scaled vector) or ``"grid_facts"``
+    ``hidden``: the trunk's layer widths; ``core``: one of :data:`~dejavu_agents.learners.cores.CORES`
+    (``"mlp"``: no memory; ``"stack"``: the last ``frames`` trunk outputs; ``"gru"``, ``"lstm"``,
+    ``"mingru"``: a recurrent cell), of ``core_size`` units after the trunk; ``aux_shape``: ``()`` for
+    no auxiliary head, else ``(items, classes)``; ``features``: ``"flat"`` (the scaled vector) or ``"grid_facts"``
     (the vector and :class:`dejavu_agents.learners.features.GridFacts`, Grid ``info_state`` only) or
     ``"grid_slots"`` (:class:`dejavu_agents.learners.features.GridSlots` in place of the trunk, whose
-    last width is then its output's; Look and Reveal logits come per slot). ``slot_width``: the width
+    last width is then its output's; Look and Reveal logits come per slot) or ``"grab_objects"``
+    (:class:`dejavu_agents.learners.grab_objects.GrabObjects`: 36 object tokens through the trunk and
+    the core, a grab logit and an auxiliary prediction per object). ``slot_width``: the width
     of ``grid_slots``' per-slot layers (unused by the other features); the slot layers run eight
     times per decision, so this width, more than ``hidden``, sets what an update costs.
     """
@@ -59,6 +69,7 @@ class NetConfig:
     aux_shape: tuple[int, ...] = field(default_factory=tuple)
     features: str = "flat"
     slot_width: int = 64
+    frames: int = 4
 
     def __post_init__(self) -> None:
         if self.core not in CORES:
@@ -71,6 +82,8 @@ class NetConfig:
         check_sizes("the net", widths, self.hidden)
         check_sizes("the net's core_size", [self.core_size])
         check_sizes("the net's slot_width", [self.slot_width])
+        if isinstance(self.frames, bool) or not isinstance(self.frames, int) or not 2 <= self.frames <= MAX_FRAMES:
+            raise ValueError(f"frames must be an integer from 2 to {MAX_FRAMES}, got {self.frames!r}")
         check_sizes("the net's aux_shape", [*self.aux_shape, prod(self.aux_shape)], self.aux_shape)
         object.__setattr__(self, "hidden", tuple(self.hidden))
         object.__setattr__(self, "aux_shape", tuple(self.aux_shape))
@@ -142,7 +155,7 @@ class FlatEncoder(nn.Module):
 
 
 class LearnerNet(nn.Module):
-    """Masked actor-critic over flat observations, with an optional GRU memory (see the module docstring).
+    """Masked actor-critic over flat observations, with an optional memory core (see the module docstring).
 
     ``high``: the observation's element-wise upper bounds (the layout's), used to scale inputs.
 
@@ -155,35 +168,50 @@ class LearnerNet(nn.Module):
     def __init__(self, config: NetConfig, high: np.ndarray | None = None) -> None:
         super().__init__()
         self.config = config
-        self.encoder: FlatEncoder | GridSlots
+        self.encoder: FlatEncoder | GridSlots | GrabObjects
         if config.features == "grid_slots":
             from dejavu_agents.learners.features import GridSlots
 
             self.encoder = GridSlots(width=config.slot_width, context=config.hidden[-1])
+        elif config.features == "grab_objects":
+            from dejavu_agents.learners.grab_objects import GrabObjects
+
+            self.encoder = GrabObjects(config.obs_size, config.hidden, high)
         else:
             self.encoder = FlatEncoder(config, high)
-        width = self.encoder.out
-        self.gru: nn.GRUCell | None = None
-        if config.recurrent:
-            self.gru = nn.GRUCell(width, config.core_size)
-            for name, param in self.gru.named_parameters():
-                if "bias" in name:
-                    nn.init.zeros_(param)
-                else:
-                    nn.init.orthogonal_(param, 1.0)
-            width = config.core_size
-        self.actor = _layer(width, config.n_actions, std=0.01)
-        self.critic = _layer(width, 1, std=1.0)
-        self.aux = _layer(width, prod(config.aux_shape), std=0.01) if config.aux_shape else None
+        self.tokens = int(getattr(self.encoder, "tokens", 0))
+        """Rows per decision that share the core (Grab's objects), or 0 for one flat row."""
+        self.core: Core = make_core(config.core, self.encoder.out, config.core_size, config.frames)
+        width = self.core.out
+        if self.tokens:
+            if config.n_actions != self.tokens + 1:
+                raise ValueError(f"{config.features} has {self.tokens} tokens: n_actions must be {self.tokens + 1} "
+                                 f"(pass and one per token), got {config.n_actions}")  # fmt: skip
+            if config.aux_shape and config.aux_shape[0] != self.tokens:
+                raise ValueError(f"{config.features} predicts one auxiliary target per token: aux_shape must be "
+                                 f"({self.tokens}, classes), got {config.aux_shape}")  # fmt: skip
+            self.actor = _layer(width, 1, std=0.01)  # a grab logit per token
+            self.passer = _layer(2 * width, 1, std=0.01)  # the pass logit, from the tokens' mean and max
+            self.critic = _layer(2 * width, 1, std=1.0)
+            self.aux = _layer(width, config.aux_shape[-1], std=0.01) if config.aux_shape else None
+        else:
+            self.actor = _layer(width, config.n_actions, std=0.01)
+            self.critic = _layer(width, 1, std=1.0)
+            self.aux = _layer(width, prod(config.aux_shape), std=0.01) if config.aux_shape else None
 
     @property
     def input_size(self) -> int:
         """Width of :meth:`featurize`'s rows."""
         return int(self.encoder.size)
 
+    @property
+    def state_size(self) -> int:
+        """Floats of memory per decision: the core's state, once per token for a token encoder."""
+        return max(self.tokens, 1) * self.core.state_size
+
     def initial_state(self, n: int) -> torch.Tensor:
-        """``(n, core_size)`` zeros for a recurrent net; ``(n, 0)`` for a feed-forward one; on the net's device."""
-        return torch.zeros(n, self.config.core_size if self.config.recurrent else 0, device=self.critic.weight.device)
+        """``(n, state_size)`` zeros (``(n, 0)`` for a net without memory), on the net's device."""
+        return torch.zeros(n, self.state_size, device=self.critic.weight.device)
 
     def featurize(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """``(B, input_size)`` inputs, on the net's device, from observation vectors ``(B, obs_size)`` and bool
@@ -192,37 +220,49 @@ class LearnerNet(nn.Module):
             return self.encoder.featurize(obs, masks)
 
     def _heads(self, h: torch.Tensor, masks: torch.Tensor, state: torch.Tensor, extra: torch.Tensor | None) -> Output:
-        logits = self.actor(h) if extra is None else self.actor(h) + extra
-        logits = logits.masked_fill(~masks, MASKED)
-        aux = None if self.aux is None else self.aux(h).reshape(*h.shape[:-1], *self.config.aux_shape)
-        return Output(logits, self.critic(h).squeeze(-1), aux, state)
+        if self.tokens:  # h: (B, tokens, width)
+            pooled = torch.cat([h.mean(1), h.amax(1)], dim=-1)
+            logits = torch.cat([self.passer(pooled), self.actor(h).squeeze(-1)], dim=-1)
+            value = self.critic(pooled).squeeze(-1)
+            aux = None if self.aux is None else self.aux(h)
+        else:
+            logits = self.actor(h) if extra is None else self.actor(h) + extra
+            value = self.critic(h).squeeze(-1)
+            aux = None if self.aux is None else self.aux(h).reshape(*h.shape[:-1], *self.config.aux_shape)
+        return Output(logits.masked_fill(~masks, MASKED), value, aux, state)
+
+    def _rows(self, h: torch.Tensor) -> torch.Tensor:
+        """The encoder's output as the core's rows: ``(B * tokens, width)`` for a token encoder."""
+        return h.reshape(-1, h.shape[-1])
 
     def forward(self, inputs: torch.Tensor, masks: torch.Tensor, state: torch.Tensor, starts: torch.Tensor) -> Output:
         """One decision for a batch: ``inputs (B, input_size)`` from :meth:`featurize`, bool ``masks (B, A)``,
-        ``state (B, H)``, bool ``starts (B,)`` (the state is cleared where an episode starts here)."""
+        ``state (B, state_size)``, bool ``starts (B,)`` (the state is cleared where an episode starts here)."""
         h, extra = self.encoder(inputs)
-        if self.gru is not None:
-            state = self.gru(h, state * (~starts).unsqueeze(-1))
-            h = state
+        if self.core.state_size:
+            rows = self._rows(h)
+            cleared = (state * (~starts).unsqueeze(-1)).reshape(rows.shape[0], -1)
+            out, after = self.core.step(rows, cleared)
+            h, state = out.reshape(*h.shape[:-1], -1), after.reshape(state.shape)
         return self._heads(h, masks, state, extra)
 
     def unroll(self, inputs: torch.Tensor, masks: torch.Tensor, state: torch.Tensor, starts: torch.Tensor) -> Output:
         """A whole segment at once: ``inputs (T, B, input_size)``, ``masks (T, B, A)``, the state before it
-        ``(B, H)``, ``starts (T, B)``; outputs are ``(T, B, ...)``, ``state`` the one after it.
+        ``(B, state_size)``, ``starts (T, B)``; outputs are ``(T, B, ...)``, ``state`` the one after it.
 
-        The encoder runs on all ``T * B`` rows in one product; only the GRU cell steps through time.
+        The encoder runs on all ``T * B`` rows in one product, and so do the cores' products that do
+        not depend on the past; only the recurrence steps through time.
         """
         steps, batch = inputs.shape[:2]
         flat_masks = masks.reshape(steps * batch, -1)
         h, extra = self.encoder(inputs.reshape(steps * batch, -1))
-        if self.gru is not None:
-            h = h.reshape(steps, batch, -1)
-            keep = (~starts).unsqueeze(-1).to(h.dtype)
-            outputs = []
-            for t in range(steps):
-                state = self.gru(h[t], state * keep[t])
-                outputs.append(state)
-            h = torch.stack(outputs).reshape(steps * batch, -1)
+        if self.core.state_size:
+            rows = self._rows(h).reshape(steps, -1, h.shape[-1])  # (T, B * tokens, width)
+            keep = (~starts).to(h.dtype)
+            if self.tokens:
+                keep = keep.repeat_interleave(self.tokens, dim=1)
+            outputs, after = self.core.unroll(rows, state.reshape(rows.shape[1], -1), keep.unsqueeze(-1))
+            h, state = outputs.reshape(*h.shape[:-1], -1), after.reshape(state.shape)
         out = self._heads(h, flat_masks, state, extra)
         return Output(
             out.logits.reshape(steps, batch, -1),
