@@ -30,15 +30,23 @@ def _net(core: str, features: str = "flat", obs_mode: str = "observation", frame
     return LearnerNet(config, layout.high()).eval()
 
 
-def _segment(net: LearnerNet, steps: int, batch: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
+def _observations(net: LearnerNet, steps: int, batch: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
     generator = torch.Generator().manual_seed(seed)
     high = torch.as_tensor(GRAB_LAYOUTS["info_state" if net.config.obs_size == 348 else "observation"].high())
     obs = torch.rand(steps, batch, net.config.obs_size, generator=generator) * high
     masks = torch.rand(steps, batch, net.config.n_actions, generator=generator) < 0.5
     masks[..., 0] = True
     starts = torch.rand(steps, batch, generator=generator) < 0.3
-    inputs = torch.stack([net.featurize(obs[t], masks[t]) for t in range(steps)])
-    return inputs, masks, starts
+    return obs, masks, starts
+
+
+def _featurized(net: LearnerNet, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    return torch.stack([net.featurize(obs[t], masks[t]) for t in range(len(obs))])
+
+
+def _segment(net: LearnerNet, steps: int, batch: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    obs, masks, starts = _observations(net, steps, batch, seed)
+    return _featurized(net, obs, masks), masks, starts
 
 
 @pytest.mark.parametrize("features", ["flat", "grab_objects"])
@@ -112,10 +120,11 @@ def _permuted(vector: torch.Tensor, order: np.ndarray, obs_mode: str) -> torch.T
 def test_the_object_net_treats_every_object_alike(core: str, obs_mode: str) -> None:
     """Renumbering the objects renumbers the grab logits and predictions; the pass logit and the value stay."""
     net = _net(core, "grab_objects", obs_mode)
-    inputs, masks, starts = _segment(net, 4, 3, seed=1)
+    obs, masks, starts = _observations(net, 4, 3, seed=1)
     masks[:] = True
     order = np.random.default_rng(0).permutation(N_OBJECTS)
-    moved = torch.stack([_permuted(inputs[t], order, obs_mode) for t in range(4)])
+    inputs = _featurized(net, obs, masks)
+    moved = _featurized(net, torch.stack([_permuted(obs[t], order, obs_mode) for t in range(4)]), masks)
     with torch.no_grad():
         a = net.unroll(inputs, masks, net.initial_state(3), starts)
         b = net.unroll(moved, masks, net.initial_state(3), starts)
@@ -160,3 +169,33 @@ def test_a_net_that_cannot_be_built_is_refused_with_its_reason(changes: dict, me
     raw = {"obs_size": 312, "n_actions": 37, "hidden": (16,), "core_size": 8, **changes}
     with pytest.raises(ValueError, match=message):
         LearnerNet(NetConfig(**raw))
+
+
+def test_the_object_tokens_mark_each_sighting_and_each_round_start_of_a_real_game() -> None:
+    """*Flipped now* is set for the objects of each flipped card only (not in grab-only ticks, where the
+    last card stays in view), and *a round begins* at each round's first tick only."""
+    import gymnasium as gym
+
+    import dejavu_env  # noqa: F401  (registers the ids)
+    from dejavu_env.grab.cards import N_FLIPS
+    from dejavu_env.grab.observation import decode
+
+    net = _net("mingru", "grab_objects")
+    encoder = net.encoder
+    env = gym.make(GRAB_INFO.env_id, obs_mode="observation", n_players=4)
+    obs, _ = env.reset(seed=3)
+    starts, sightings = [], 0
+    for tick in range(200):
+        vector = obs["observation"]
+        inputs = net.featurize(torch.from_numpy(vector[None]), torch.ones(1, 37, dtype=torch.bool))[0]
+        flipped = inputs[: N_OBJECTS * encoder.facts].reshape(N_OBJECTS, encoder.facts)[:, -1].numpy()
+        view = decode(vector, "observation")
+        np.testing.assert_array_equal(flipped, view["newest_card"] * view["new_card"][0])
+        sightings += int(flipped.any())
+        if inputs[-1] > 0:
+            starts.append(tick)
+            assert view["cards_left"][0] == N_FLIPS - 1 and view["new_card"][0] == 1
+        obs, _, terminated, truncated, _ = env.step(0)
+        if terminated or truncated:
+            break
+    assert sightings == 3 * N_FLIPS and len(starts) == 3 and starts[0] == 0
