@@ -18,8 +18,10 @@ The cases:
   8192, with SB3's default MLP (64, 64) and a wider one (256, 256);
 - Grab, sb3-contrib ``RecurrentPPO`` (LSTM 128) on the batched env through the same adapter;
 - the configs of ``experiments/train_batched.py`` (the compact learner of
-  :mod:`dejavu_agents.learners`): ``grid-scratch`` (slot encoder) and ``grab-scratch`` (GRU memory
-  with its auxiliary target), as they train.
+  :mod:`dejavu_agents.learners`), as their first stage trains: ``grid-scratch`` (slot encoder),
+  ``grab-scratch-gru`` (the earlier Grab recipe: a GRU of 128 over the flat vector, with its
+  auxiliary target, 4 epochs) and ``grab-scratch`` (today's: object tokens with a minimal GRU of
+  8 units each, 2 epochs), so the two Grab learners' ratio is timed in one run.
 """
 
 from __future__ import annotations
@@ -124,7 +126,8 @@ CASES = (
     Case("Grid: MaskablePPO, batched 1024 envs, batch 8192, MLP 256x256", grid_batched([256, 256])),
     Case("Grid: compact PPO grid-scratch (slots 32, 512 envs x 8, 2 x minibatch 512)", compact("grid-scratch")),
     Case("Grab: RecurrentPPO LSTM 128, batched 256 envs, batch 4096", grab_recurrent),
-    Case("Grab: compact PPO grab-scratch (GRU 128 + aux), 256 envs, batch 2048", compact("grab-scratch")),
+    Case("Grab: compact PPO grab-scratch-gru (flat GRU 128 + aux, 4 epochs)", compact("grab-scratch-gru")),
+    Case("Grab: compact PPO grab-scratch (object tokens, mingru 8 + aux, 2 ep.)", compact("grab-scratch")),
 )
 
 

@@ -228,8 +228,8 @@ def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
     potential, reads_seen = (resolve(targets.potentials[config.shaping][0]), targets.potentials[config.shaping][1]) \
         if config.shaping else (None, False)  # fmt: skip
     bonus = resolve(targets.bonuses[config.bonus]) if config.bonus else None
-    history = bool(config.aux_target) or reads_seen or bonus is not None
-    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, seen_counts=history, bonus=bonus,
+    history = resolve(targets.history) if bool(config.aux_target) or reads_seen or bonus is not None else None
+    return PPO(env, net, config.ppo, seed=config.seed, potential=potential, history=history, bonus=bonus,
                device=config.device)
 
 

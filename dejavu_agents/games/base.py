@@ -124,14 +124,16 @@ class LearnerTargets:
     """What the compact learner (:mod:`dejavu_agents.learners`) may add for a game, by the names a config uses.
 
     ``potentials``: name -> (``"module:function"`` of ``phi(observations, seen, over)``, whether it
-    reads the seen counts); ``bonuses``: name -> ``"module:function"``; ``aux_targets``: name ->
-    the auxiliary head's shape (``(items, classes)``), whose target is the seen counts. The
-    functions are :mod:`dejavu_agents.learners.targets`'.
+    reads the history); ``bonuses``: name -> ``"module:function"``; ``aux_targets``: name ->
+    the auxiliary head's shape (``(items, classes)``), whose target is the history; ``history``:
+    ``"module:Class"`` of what the learner keeps over the agent's own past views for them (Grab's
+    seen counts, Grid's pile sizes). The functions are :mod:`dejavu_agents.learners.targets`'.
     """
 
     potentials: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
     bonuses: Mapping[str, str] = field(default_factory=dict)
     aux_targets: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    history: str = ""
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ class GrabAdapter(GameAdapter):
         potentials={"grab_points": ("dejavu_agents.learners.targets:grab_points", True)},
         bonuses={"grab_bonus": "dejavu_agents.learners.targets:grab_bonus"},
         aux_targets={"seen_counts": (N_OBJECTS, SEEN_CLASSES)},
+        history="dejavu_agents.learners.targets:SeenCounts",
     )
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"

@@ -95,8 +95,9 @@ class GridAdapter(GameAdapter):
                                    "tally": "dejavu_agents.games.grid:own_tally"}},
     )  # fmt: skip
     learner_targets = LearnerTargets(
-        potentials={"grid_margin": ("dejavu_agents.learners.targets:grid_margin", False),
-                    "grid_tally": ("dejavu_agents.learners.targets:grid_tally", False)},
+        potentials={"grid_margin": ("dejavu_agents.learners.targets:grid_margin", True),
+                    "grid_tally": ("dejavu_agents.learners.targets:grid_tally", True)},
+        history="dejavu_agents.learners.targets:PileCounts",  # the current view hides the pile sizes
     )  # fmt: skip
     play_summary = "the grid game with hunch tokens, against one player"
     play_example = "grid --opponent counting"

@@ -38,7 +38,7 @@ import torch
 from torch import nn
 
 from dejavu_agents.learners.nets import LearnerNet, Output, sample
-from dejavu_agents.learners.targets import Bonus, Potential, SeenCounts
+from dejavu_agents.learners.targets import Bonus, Potential
 
 
 @dataclass(frozen=True)
@@ -190,9 +190,10 @@ class PPO:
     Déjà Vu dicts; ``net``: the :class:`~dejavu_agents.learners.nets.LearnerNet` to train;
     ``potential``: a shaping potential (:mod:`dejavu_agents.learners.targets`) or ``None``;
     ``bonus``: a reward for what each step did (:mod:`dejavu_agents.learners.targets`) or ``None``;
-    ``seen_counts``: keep Grab's :class:`~dejavu_agents.learners.targets.SeenCounts` over the
-    agent's observations, the auxiliary head's target and the history a potential or a
-    bonus may read (required when the net has an auxiliary head or a bonus is given).
+    ``history``: what to keep over the agent's own observations, built as ``history(n_envs)``
+    (:class:`~dejavu_agents.learners.targets.SeenCounts` for Grab: the auxiliary head's target and
+    what Grab's bonus and potential read; :class:`~dejavu_agents.learners.targets.PileCounts` for
+    Grid's tally on the current view); required when the net has an auxiliary head or a bonus is given.
     ``device``: where the network trains (see the module docstring); the net is moved there.
     """
 
@@ -203,13 +204,13 @@ class PPO:
         config: PPOConfig,
         seed: int = 0,
         potential: Potential | None = None,
-        seen_counts: bool = False,
+        history: Callable[[int], Any] | None = None,
         bonus: Bonus | None = None,
         device: str = "cpu",
     ) -> None:
         self.device = learner_device(device)
-        if (net.aux is not None or bonus is not None) and not seen_counts:
-            raise ValueError("the auxiliary head's target and the bonus are the seen counts: pass seen_counts=True")
+        if (net.aux is not None or bonus is not None) and history is None:
+            raise ValueError("the auxiliary head's target and the bonus read the history: pass history=SeenCounts")
         self.env = env
         self.net = net.to(self.device)
         self.config = config
@@ -219,7 +220,7 @@ class PPO:
         self.generator = torch.Generator().manual_seed(seed)
         self.potential = potential
         self.bonus = bonus
-        self.seen = SeenCounts(self.n_envs) if seen_counts else None
+        self.seen = None if history is None else history(self.n_envs)
         items = net.config.aux_shape[0] if net.config.aux_shape else 0
         self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items, self.device)
         self.num_timesteps = 0

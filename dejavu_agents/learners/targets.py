@@ -53,22 +53,61 @@ SEEN_CLASSES = 3
 _GRAB = GRAB_LAYOUTS["observation"]
 
 
-def _grid_tallies(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    view = GRID_LAYOUTS["info_state"].decode(observations)
-    piles, tokens, end = view["pile_sizes"], view["tokens"], view["end_card"]
+_GRID_OBSERVATION = GRID_LAYOUTS["observation"]
+
+
+def _grid_tallies(observations: np.ndarray, piles: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Both seats' tallies; the pile sizes from the ``info_state`` vector, or, for the current view
+    (which does not show them), from ``piles``: :class:`PileCounts` over the agent's own past views."""
+    if observations.shape[-1] == _GRID_OBSERVATION.size:
+        if piles is None:
+            raise ValueError("the current Grid view hides the pile sizes: give the learner the history (PileCounts)")
+        view = _GRID_OBSERVATION.decode(observations)
+    else:
+        view = GRID_LAYOUTS["info_state"].decode(observations)
+        piles = view["pile_sizes"]
+    tokens, end = view["tokens"], view["end_card"]
     me = piles[:, 0] + 0.5 * tokens[:, 0] + end[:, 2]
     return me, piles[:, 1] + 0.5 * tokens[:, 1] + end[:, 3]
 
 
 def grid_margin(observations: np.ndarray, seen: np.ndarray | None = None, over: np.ndarray | None = None) -> np.ndarray:
-    """The agent's tally minus the opponent's, from ``info_state`` vectors ``(N, 282)``."""
-    me, opp = _grid_tallies(observations)
+    """The agent's tally minus the opponent's, from Grid vectors (``seen``: :class:`PileCounts`' sizes)."""
+    me, opp = _grid_tallies(observations, seen)
     return me - opp
 
 
 def grid_tally(observations: np.ndarray, seen: np.ndarray | None = None, over: np.ndarray | None = None) -> np.ndarray:
-    """The agent's own tally (pile, End card, half a point per token), from ``info_state`` vectors."""
-    return _grid_tallies(observations)[0]
+    """The agent's own tally (pile, End card, half a point per token), from Grid vectors: ``info_state``
+    ones state the pile sizes; for ``observation`` ones ``seen`` is :class:`PileCounts`' sizes."""
+    return _grid_tallies(observations, seen)[0]
+
+
+class PileCounts:
+    """Per env, both piles' sizes (the agent's, the opponent's) counted over the agent's own Grid views.
+
+    The current view (``observation``) does not show the pile sizes (the rulebook forbids counting
+    piles at the table), but each view lists the cards that went to each pile since the agent's
+    previous decision (``kept_me``, ``kept_opp``): summed over an episode's views, they are the piles,
+    public history the agent saw, as :class:`SeenCounts` is for Grab. The same interface:
+    ``counts = piles(observations, starts)`` (``(N, 2)`` floats, remembered), :meth:`peek`.
+    ``info_state`` vectors state the sizes: for them the counts stay 0 and the potentials read the vector.
+    """
+
+    def __init__(self, n_envs: int) -> None:
+        self._kept = (_GRID_OBSERVATION.slices["kept_me"], _GRID_OBSERVATION.slices["kept_opp"])
+        self.counts = np.zeros((n_envs, 2))
+
+    def peek(self, observations: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """The counts after ``observations``, the remembered ones unchanged."""
+        counts = np.where(starts[:, None], 0.0, self.counts)
+        if observations.shape[-1] != _GRID_OBSERVATION.size:
+            return counts
+        return counts + np.stack([observations[:, kept].sum(axis=1) for kept in self._kept], axis=1)
+
+    def __call__(self, observations: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        self.counts = self.peek(observations, starts)
+        return self.counts.copy()
 
 
 def grab_points(observations: np.ndarray, seen: np.ndarray | None, over: np.ndarray | None = None) -> np.ndarray:

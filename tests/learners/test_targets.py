@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_agents.learners.targets import SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
+from dejavu_agents.learners.targets import PileCounts, SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
@@ -54,6 +54,45 @@ def test_grid_potentials_are_the_tallies_the_final_scores_report() -> None:
             assert grid_margin(final)[0] == reward[i] == scores[0] - scores[1]
             checked += 1
     assert checked > 20
+
+
+def test_pile_counts_over_the_current_view_are_the_pile_sizes_and_give_the_same_tallies() -> None:
+    """Two envs with the same seed and actions, one per view: counted over the agent's own current views
+    (the cards kept since its previous decision), the piles are the perfect-recall view's sizes, and
+    the tallies and margins read from either view agree, to the episode's last view."""
+    make = {mode: gym.make_vec(GRID_INFO.env_id, num_envs=16, vectorization_mode="vector_entry_point",
+                               autoreset_mode="SameStep", obs_mode=mode, reward="score")
+            for mode in ("info_state", "observation")}  # fmt: skip
+    obs = {mode: env.reset(seed=7)[0] for mode, env in make.items()}
+    piles = PileCounts(16)
+    sizes = GRID_LAYOUTS["info_state"].slices["pile_sizes"]
+    rng = np.random.default_rng(3)
+    starts = np.ones(16, dtype=bool)
+    ended = 0
+    for _ in range(300):
+        full, current = obs["info_state"]["observation"], obs["observation"]["observation"]
+        np.testing.assert_array_equal(obs["info_state"]["action_mask"], obs["observation"]["action_mask"])
+        counted = piles(current, starts)
+        np.testing.assert_array_equal(counted, full[:, sizes])
+        np.testing.assert_array_equal(grid_tally(current, counted), grid_tally(full))
+        np.testing.assert_array_equal(grid_margin(current, counted), grid_margin(full))
+        actions = _random_actions(obs["info_state"]["action_mask"], rng)
+        steps = {mode: env.step(actions) for mode, env in make.items()}
+        obs = {mode: step[0] for mode, step in steps.items()}
+        _, _, terminated, truncated, info = steps["observation"]
+        starts = terminated | truncated
+        following = obs["observation"]["observation"].copy()  # as the learner peeks: the last view where one ended
+        for i in np.flatnonzero(starts).tolist():
+            following[i] = info["final_obs"][i]["observation"]
+        after = piles.peek(following, np.zeros(16, dtype=bool))
+        for i in np.flatnonzero(starts).tolist():
+            full_last = steps["info_state"][4]["final_obs"][i]["observation"][None]
+            np.testing.assert_array_equal(after[i], full_last[0, sizes])
+            assert grid_tally(following[i : i + 1], after[i : i + 1])[0] == grid_tally(full_last)[0]
+            ended += 1
+    assert ended > 10
+    with np.testing.assert_raises(ValueError):
+        grid_tally(obs["observation"]["observation"])  # the current view without the history
 
 
 def test_grid_potentials_read_only_public_pieces() -> None:
