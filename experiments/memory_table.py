@@ -217,7 +217,8 @@ def markdown(plan: Plan, results: list[RowResult]) -> str:
         column, label = SCORES[game]
         twin = next((r for r in rows if r.name == TWIN), None)
         lines += [f"## {game}", "",
-                  f"Recipe `memory-{game}` ({recipe.timesteps:,} env steps per run, net {recipe.net}); score: "
+                  f"Recipe `memory-{game}` ({recipe.timesteps:,} env steps per run; net {recipe.net}, `core` set "
+                  "per row); score: "
                   f"the final evaluation's {label} (`{column}`) against `{recipe.eval_opponents[0]}` "
                   f"({recipe.eval_games} games), IQM over seeds with rliable's 95% bootstrap interval.", "",
                   "| core | view | seeds | score IQM [95% CI] | gap to the twin | each seed | learner steps/s |",

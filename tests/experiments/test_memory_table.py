@@ -73,29 +73,29 @@ def test_the_shipped_recipes_give_one_row_per_core_and_the_twin(game: str) -> No
 
 def test_a_tiny_table_trains_reports_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs, out = tmp_path / "runs", tmp_path / "out"
-    argv = ["--cores", "mlp,mingru", "--seeds", "2", "--configs", _recipes(tmp_path), "--runs", str(runs),
+    argv = ["--cores", "mingru", "--seeds", "1", "--configs", _recipes(tmp_path), "--runs", str(runs),
             "--out", str(out)]  # fmt: skip
     assert memory_table.main(argv) == 0
-    assert "12 to train" in capsys.readouterr().out  # 2 games x (2 cores + the twin) x 2 seeds
+    assert "4 to train" in capsys.readouterr().out  # 2 games x (1 core + the twin) x 1 seed
     table = (out / "table.md").read_text()
     for game in memory_table.GAMES:
         assert (out / f"memory-{game}.png").stat().st_size < 1_000_000
         assert f"## {game}" in table
-    assert table.count("| 2 of 2 |") == 6 and "Informative" in table
+    assert table.count("| 1 of 1 |") == 4 and "Informative (the twin and the memoryless `mlp` apart): not yet" in table
     summary = json.loads((out / "summary.json").read_text())
     assert {(r["game"], r["name"]) for r in summary} == {(g, n) for g in memory_table.GAMES
-                                                         for n in ("mlp", "mingru", "twin")}  # fmt: skip
+                                                         for n in ("mingru", "twin")}  # fmt: skip
     for r in summary:
-        assert len(r["scores"]) == 2 and r["steps_per_s"] > 0 and r["estimate"]["low"] <= r["estimate"]["high"]
+        assert len(r["scores"]) == 1 and r["steps_per_s"] > 0 and r["estimate"]["low"] <= r["estimate"]["high"]
     twin = next(r for r in summary if r["game"] == "grab" and r["name"] == "twin")
     assert twin["obs_mode"] == "info_state"
-    assert (runs / "grab" / "mingru" / "seed-1" / "done.json").is_file()
+    assert (runs / "grab" / "mingru" / "seed-0" / "done.json").is_file()
     before = (out / "runs.csv").read_text()
     assert memory_table.main(argv) == 0  # resumed: nothing left to train, the same report
     assert "0 to train" in capsys.readouterr().out
     assert (out / "runs.csv").read_text() == before
-    assert memory_table.main([*argv, "--seeds", "3", "--report-only"]) == 0
-    assert "| 2 of 3 |" in (out / "table.md").read_text()
+    assert memory_table.main([*argv, "--seeds", "2", "--report-only"]) == 0
+    assert "| 1 of 2 |" in (out / "table.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -115,3 +115,12 @@ def test_a_mistake_is_one_line_before_anything_trains(args: list[str], message: 
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_budget_is_informative_only_when_the_twin_and_the_mlp_intervals_are_disjoint() -> None:
+    from experiments.seed_report import Estimate
+
+    assert memory_table._disjoint(Estimate(40.0, 38.0, 42.0), Estimate(0.0, 0.0, 1.0)) is True
+    assert memory_table._disjoint(Estimate(0.0, 0.0, 0.0), Estimate(0.0, 0.0, 0.0)) is False
+    assert memory_table._disjoint(Estimate(5.0, 1.0, 9.0), Estimate(2.0, 0.0, 3.0)) is False
+    assert memory_table._disjoint(None, Estimate(2.0, 0.0, 3.0)) is None
