@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 
 from dejavu_agents.cli import Parser, checked, fail, interrupted, out_folder, positive_int, shielded, stops_once
+from dejavu_agents.games import GAMES as ADAPTERS
+from dejavu_agents.games import get_game
 from dejavu_agents.learners.cores import CORES
 from dejavu_agents.machine import check_workers
 from dejavu_agents.text import counted
@@ -54,9 +56,13 @@ from experiments.train_batched import BatchedConfig
 PROG = "python -m experiments.memory_table"
 TWIN = "twin"
 """The perfect-recall row: ``obs_mode: info_state``, no core."""
-GAMES = ("grab", "grid")
-SCORES = {"grab": ("mean_points", "points at the table"), "grid": ("win_rate", "win rate")}
-"""Per game, the ``eval.csv`` column a row is scored by, and what it is called."""
+GAMES = tuple(sorted(ADAPTERS))
+
+
+def score_of(game: str) -> tuple[str, str]:
+    """The ``eval.csv`` column a row of ``game`` is scored by (its adapter's best score), and its label."""
+    adapter = get_game(game)
+    return adapter.best_score, adapter.best_label
 FILES = ("table.md", "summary.json", "runs.csv", "command.txt")
 
 
@@ -191,7 +197,7 @@ def _speed(folder: Path) -> float:
 
 
 def row_result(plan: Plan, row: Row) -> RowResult:
-    column = SCORES[row.game][0]
+    column = score_of(row.game)[0]
     anchor = row.config.eval_opponents[0]
     seeds = plan.done(row)
     runs = [read_run(seed, plan.folder(row, seed)) for seed in seeds]
@@ -214,7 +220,7 @@ def markdown(plan: Plan, results: list[RowResult]) -> str:
     for game in dict.fromkeys(r.game for r in results):
         rows = [r for r in results if r.game == game]
         recipe = next(row.config for row in plan.rows if row.game == game)
-        column, label = SCORES[game]
+        column, label = score_of(game)
         twin = next((r for r in rows if r.name == TWIN), None)
         lines += [f"## {game}", "",
                   f"Recipe `memory-{game}` ({recipe.timesteps:,} env steps per run; net {recipe.net}, `core` set "
@@ -258,7 +264,7 @@ def plot(plan: Plan, results: list[RowResult], out: Path) -> list[Path]:
             assert r.estimate is not None
             bars.bar(index, r.estimate.iqm, color=color,
                      yerr=[[r.estimate.iqm - r.estimate.low], [r.estimate.high - r.estimate.iqm]], capsize=4)
-        label = SCORES[game][1]
+        label = score_of(game)[1]
         curves.set_xlabel("env steps")
         curves.set_ylabel(f"{label} (IQM over seeds)")
         curves.legend(fontsize="small")
@@ -290,7 +296,7 @@ def write_report(plan: Plan) -> list[Path]:
             writer.writerow(["game", "core", "obs_mode", "seed", "timesteps", "measure", "score"])
             for r in results:
                 for seed, curve in zip(r.seeds, r.curves, strict=True):
-                    writer.writerows([r.game, r.name, r.obs_mode, seed, step, SCORES[r.game][0], value]
+                    writer.writerows([r.game, r.name, r.obs_mode, seed, step, score_of(r.game)[0], value]
                                      for step, value in zip(r.timesteps, curve, strict=True))  # fmt: skip
         command.write_text(plan.command + "\n")
         pictures = plot(plan, results, plan.out)
