@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from dejavu_agents.learners.nets import inverse_scale
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS
 from dejavu_env.grab.observation import CARDS_LEFT, LAYOUTS, NEW_CARD, NEWEST
 
@@ -65,10 +66,7 @@ class GrabObjects(nn.Module):
     def __init__(self, obs_size: int, hidden: tuple[int, ...], high: np.ndarray | None) -> None:
         super().__init__()
         per_object, table = _indices(obs_size)
-        scale = np.ones(obs_size, dtype=np.float32) if high is None else np.asarray(high, dtype=np.float32)
-        if scale.shape != (obs_size,):
-            raise ValueError(f"high must have shape ({obs_size},), got {scale.shape}")
-        self.register_buffer("inv_high", torch.as_tensor(1.0 / np.maximum(scale, 1e-6)))
+        self.register_buffer("inv_high", inverse_scale(obs_size, high))
         facts = len(per_object) // N_OBJECTS
         by_object = np.asarray(per_object).reshape(facts, N_OBJECTS).T  # (36, facts): object-major
         self.register_buffer("objects", torch.as_tensor(by_object), persistent=False)

@@ -118,6 +118,15 @@ class Output:
     state: torch.Tensor
 
 
+def inverse_scale(size: int, high: np.ndarray | None) -> torch.Tensor:
+    """``1 / high`` (ones for ``None``), the factors that put every input in [0, 1]; ``ValueError`` for a
+    ``high`` of the wrong shape. The encoders keep it as a buffer, so it travels with the weights."""
+    scale = np.ones(size, dtype=np.float32) if high is None else np.asarray(high, dtype=np.float32)
+    if scale.shape != (size,):
+        raise ValueError(f"high must have shape ({size},), got {scale.shape}")
+    return torch.as_tensor(1.0 / np.maximum(scale, 1e-6))
+
+
 class FlatEncoder(nn.Module):
     """The scaled observation vector (and, for ``grid_facts``, :class:`~dejavu_agents.learners.features.GridFacts`)
     through an MLP of widths ``hidden``."""
@@ -126,10 +135,7 @@ class FlatEncoder(nn.Module):
 
     def __init__(self, config: NetConfig, high: np.ndarray | None) -> None:
         super().__init__()
-        scale = np.ones(config.obs_size, dtype=np.float32) if high is None else np.asarray(high, dtype=np.float32)
-        if scale.shape != (config.obs_size,):
-            raise ValueError(f"high must have shape ({config.obs_size},), got {scale.shape}")
-        self.register_buffer("inv_high", torch.as_tensor(1.0 / np.maximum(scale, 1e-6)))
+        self.register_buffer("inv_high", inverse_scale(config.obs_size, high))
         self.facts: nn.Module | None = None
         self.size = config.obs_size
         if config.features == "grid_facts":

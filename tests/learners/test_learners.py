@@ -238,27 +238,3 @@ def test_a_bad_compact_config_is_one_line_on_the_command_line(
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "memory-toddler" in err[0]
-
-
-def test_unrolling_a_segment_gives_the_decisions_the_rollout_took() -> None:
-    """The update re-runs the GRU over a segment from its first state, clearing it where episodes
-    start: the logits and values must be the ones stepping through it one decision at a time gave."""
-    net, _ = _net("grab", "gru")
-    steps, batch = 7, 3
-    obs = torch.rand(steps, batch, net.config.obs_size) * torch.as_tensor(GRAB_LAYOUTS["observation"].high())
-    masks = torch.rand(steps, batch, net.config.n_actions) < 0.5
-    masks[..., 0] = True
-    starts = torch.rand(steps, batch) < 0.3
-    state0 = torch.randn(batch, net.config.core_size)
-    inputs = torch.stack([net.featurize(obs[t], masks[t]) for t in range(steps)])
-    with torch.no_grad():
-        whole = net.unroll(inputs, masks, state0, starts)
-        state = state0
-        for t in range(steps):
-            out = net(inputs[t], masks[t], state, starts[t])
-            state = out.state
-            torch.testing.assert_close(out.logits, whole.logits[t])
-            torch.testing.assert_close(out.value, whole.value[t])
-            torch.testing.assert_close(out.aux, whole.aux[t])
-    torch.testing.assert_close(state, whole.state)
-    assert (whole.logits[~masks] < -1e8).all()
