@@ -112,6 +112,31 @@ def test_same_seed_same_trajectory(env_id):
 
 
 @pytest.mark.parametrize("env_id", IDS)
+def test_views_give_the_same_games_through_either_view(env_id):
+    """``views`` is the twin of a run: on the current view, ``views("info_state")`` is what an info_state env
+    playing the same seed and actions returns, and ``views("observation")`` what the env itself returned."""
+    current, twin = make(env_id, obs_mode="observation"), make(env_id, obs_mode="info_state")
+    rng = np.random.default_rng(3)
+    obs, _ = current.reset(seed=5)
+    twin_obs, _ = twin.reset(seed=5)
+    for _ in range(40):
+        np.testing.assert_array_equal(current.unwrapped.views("observation"), obs["observation"])
+        np.testing.assert_array_equal(current.unwrapped.views("info_state"), twin_obs["observation"])
+        actions = legal_actions(obs, rng)
+        obs = current.step(actions)[0]
+        twin_obs = twin.step(actions)[0]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_views_refuse_an_unknown_view_and_change_nothing(env_id):
+    env = make(env_id)
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match="obs_mode"):
+        env.unwrapped.views("everything")
+    np.testing.assert_array_equal(env.unwrapped.views(env.unwrapped.obs_mode), obs["observation"])
+
+
+@pytest.mark.parametrize("env_id", IDS)
 def test_each_env_is_its_own_game_whatever_the_batch(env_id):
     """Env i seeded with s + i plays the game env 0 of a batch of one plays when seeded with s + i."""
     batch = make(env_id, 5)

@@ -12,9 +12,11 @@ from dejavu_agents.base import Player
 from dejavu_agents.cli import seed_type
 from dejavu_agents.entries import PlayerEntry
 from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, Wording
+from dejavu_agents.learners.targets import FACE_CLASSES
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
 from dejavu_env.grid import match
+from dejavu_env.grid.cards import N_SLOTS
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, LAYOUTS, Observer, decode
 from dejavu_env.grid.rules import GAME_INFO, GridState, legal_mask
 
@@ -97,7 +99,9 @@ class GridAdapter(GameAdapter):
     learner_targets = LearnerTargets(
         potentials={"grid_margin": ("dejavu_agents.learners.targets:grid_margin", True),
                     "grid_tally": ("dejavu_agents.learners.targets:grid_tally", True)},
-        history="dejavu_agents.learners.targets:PileCounts",  # the current view hides the pile sizes
+        aux_targets={"known_faces": (N_SLOTS, FACE_CLASSES)},
+        # the current view hides the pile sizes; a memory learner predicts the faces it has seen
+        history="dejavu_agents.learners.targets:GridMemory",
     )  # fmt: skip
     play_summary = "the grid game with hunch tokens, against one player"
     play_example = "grid --opponent counting"

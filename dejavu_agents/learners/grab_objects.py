@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from dejavu_agents.learners.nets import inverse_scale
+from dejavu_agents.learners.nets import Encoder, inverse_scale
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS
 from dejavu_env.grab.observation import CARDS_LEFT, LAYOUTS, NEW_CARD, NEWEST
 
@@ -55,7 +55,7 @@ def _indices(obs_size: int) -> tuple[list[int], list[int]]:
     return per_object, table
 
 
-class GrabObjects(nn.Module):
+class GrabObjects(Encoder):
     """Observation vectors ``(B, 312 or 348)`` -> object tokens ``(B, 36, hidden[-1])`` (module docstring)."""
 
     tokens = N_OBJECTS
@@ -97,7 +97,7 @@ class GrabObjects(nn.Module):
         objects = torch.cat([scaled[:, self.objects], flipped.unsqueeze(-1)], dim=-1)
         return torch.cat([objects.reshape(len(obs), -1), scaled[:, self.table], begins], dim=-1)
 
-    def forward(self, inputs: torch.Tensor) -> tuple[torch.Tensor, None]:
+    def rows(self, inputs: torch.Tensor) -> tuple[torch.Tensor, None]:
         objects = inputs[:, : self.split].reshape(inputs.shape[0], N_OBJECTS, self.facts)
         table = inputs[:, self.split :]
         tokens = torch.relu(self.first_object(objects) + self.first_table(table).unsqueeze(1))

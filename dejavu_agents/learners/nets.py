@@ -7,8 +7,10 @@ stepped over the rollout (truncated back-propagation through time, as CleanRL's
 ``ppo_atari_lstm.py`` does) keep a learning step to a few matrix products. The cores (no memory,
 a frame stack, GRU, LSTM, a minimal GRU) are :mod:`dejavu_agents.learners.cores`'; the encoders are
 the flat MLP here, Grid's slots (:mod:`dejavu_agents.learners.features`) and Grab's object tokens
-(:mod:`dejavu_agents.learners.grab_objects`). A token encoder gives each decision ``K`` rows that
-share the core's weights and keep a state each (Grab: one per object).
+(:mod:`dejavu_agents.learners.grab_objects`), each an :class:`Encoder`: its ``rows`` go through the
+core, its ``readout`` turns the core's output into what the heads read. A token encoder gives each
+decision ``K`` rows that share the core's weights and keep a state each (Grab: one per object;
+Grid: one per slot, which its readout then mixes).
 
 Inputs are the env's observation vectors divided by the layout's upper bounds
 (:meth:`dejavu_env.core.layout.Layout.high`), so every feature lies in [0, 1]; the bounds
@@ -16,8 +18,9 @@ travel with the weights (a buffer), so a checkpoint needs nothing else to be fed
 
 The auxiliary head (``aux_shape``, e.g. ``(36, 3)``) predicts, from the recurrent state, a
 categorical target per item; the learner trains it on targets computed from the agent's own
-past observations (see :mod:`dejavu_agents.learners.targets`). The policy never reads the head's
-output: it only shapes what the memory keeps.
+past observations (see :mod:`dejavu_agents.learners.targets`). Only Grid's slot encoder reads its
+output back (each slot's recalled face, the argmax, from which it deduces the facts again); for
+the others it only shapes what the memory keeps.
 """
 
 from __future__ import annotations
@@ -54,7 +57,9 @@ class NetConfig:
     no auxiliary head, else ``(items, classes)``; ``features``: ``"flat"`` (the scaled vector) or ``"grid_facts"``
     (the vector and :class:`dejavu_agents.learners.features.GridFacts`, Grid ``info_state`` only) or
     ``"grid_slots"`` (:class:`dejavu_agents.learners.features.GridSlots` in place of the trunk, whose
-    last width is then its output's; Look and Reveal logits come per slot) or ``"grab_objects"``
+    last width is then its output's; Look and Reveal logits come per slot; a core runs once per slot,
+    ``core_size`` wide, before the slots mix; an auxiliary head ``(8, FACE_CLASSES)`` is its face head,
+    whose recalled faces the slots reason with) or ``"grab_objects"``
     (:class:`dejavu_agents.learners.grab_objects.GrabObjects`: 36 object tokens through the trunk and
     the core, a grab logit and an auxiliary prediction per object). ``slot_width``: the width
     of ``grid_slots``' per-slot layers (unused by the other features); the slot layers run eight
@@ -127,7 +132,29 @@ def inverse_scale(size: int, high: np.ndarray | None) -> torch.Tensor:
     return torch.as_tensor(1.0 / np.maximum(scale, 1e-6))
 
 
-class FlatEncoder(nn.Module):
+class Encoder(nn.Module):
+    """What :class:`LearnerNet` asks of an encoder: :meth:`rows`, which the core reads (``(B, width)``, or
+    ``(B, tokens, width)`` with a state per token), and :meth:`readout`, which turns the core's output into
+    what the heads read and per-action logit terms (``None``: none). Without a core, :meth:`forward` is
+    the one after the other (what RLlib's feed-forward module calls)."""
+
+    tokens = 0
+    pools = False
+    out: int
+
+    def rows(self, inputs: torch.Tensor) -> tuple[torch.Tensor, Any]:
+        """``(rows, context)``: the core's input and whatever :meth:`readout` needs beside it."""
+        raise NotImplementedError
+
+    def readout(self, h: torch.Tensor, context: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``(h, extra logits)`` from the core's output; the rows as they are, by default."""
+        return h, None
+
+    def forward(self, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        return self.readout(*self.rows(inputs))
+
+
+class FlatEncoder(Encoder):
     """The scaled observation vector (and, for ``grid_facts``, :class:`~dejavu_agents.learners.features.GridFacts`)
     through an MLP of widths ``hidden``."""
 
@@ -156,7 +183,7 @@ class FlatEncoder(nn.Module):
         scaled = obs * self.inv_high
         return scaled if self.facts is None else torch.cat([scaled, self.facts(obs)], dim=-1)
 
-    def forward(self, inputs: torch.Tensor) -> tuple[torch.Tensor, None]:
+    def rows(self, inputs: torch.Tensor) -> tuple[torch.Tensor, None]:
         return self.trunk(inputs), None
 
 
@@ -178,7 +205,9 @@ class LearnerNet(nn.Module):
         if config.features == "grid_slots":
             from dejavu_agents.learners.features import GridSlots
 
-            self.encoder = GridSlots(width=config.slot_width, context=config.hidden[-1])
+            self.encoder = GridSlots(width=config.slot_width, context=config.hidden[-1],
+                                     memory=config.core_size if config.recurrent else None, obs_size=config.obs_size,
+                                     faces=config.aux_shape[-1] if config.aux_shape else 0)
         elif config.features == "grab_objects":
             from dejavu_agents.learners.grab_objects import GrabObjects
 
@@ -186,24 +215,30 @@ class LearnerNet(nn.Module):
         else:
             self.encoder = FlatEncoder(config, high)
         self.tokens = int(getattr(self.encoder, "tokens", 0))
-        """Rows per decision that share the core (Grab's objects), or 0 for one flat row."""
-        self.core: Core = make_core(config.core, self.encoder.out, config.core_size, config.frames)
-        width = self.core.out
-        if self.tokens:
+        """Rows per decision that share the core (Grab's objects, Grid's slots), or 0 for one flat row."""
+        self.pools = bool(getattr(self.encoder, "pools", False))
+        """Whether the encoder pools the core's rows itself (Grid's slots): the heads then read its ``out``."""
+        row_width = int(getattr(self.encoder, "row_width", self.encoder.out))
+        self.core: Core = make_core(config.core, row_width, config.core_size, config.frames)
+        width = self.encoder.out if self.pools else self.core.out
+        if self.tokens and config.aux_shape and config.aux_shape[0] != self.tokens:
+            raise ValueError(f"{config.features} predicts one auxiliary target per token: aux_shape must be "
+                             f"({self.tokens}, classes), got {config.aux_shape}")  # fmt: skip
+        if self.tokens and not self.pools:
             if config.n_actions != self.tokens + 1:
                 raise ValueError(f"{config.features} has {self.tokens} tokens: n_actions must be {self.tokens + 1} "
                                  f"(pass and one per token), got {config.n_actions}")  # fmt: skip
-            if config.aux_shape and config.aux_shape[0] != self.tokens:
-                raise ValueError(f"{config.features} predicts one auxiliary target per token: aux_shape must be "
-                                 f"({self.tokens}, classes), got {config.aux_shape}")  # fmt: skip
             self.actor = _layer(width, 1, std=0.01)  # a grab logit per token
             self.passer = _layer(2 * width, 1, std=0.01)  # the pass logit, from the tokens' mean and max
             self.critic = _layer(2 * width, 1, std=1.0)
-            self.aux = _layer(width, config.aux_shape[-1], std=0.01) if config.aux_shape else None
         else:
             self.actor = _layer(width, config.n_actions, std=0.01)
             self.critic = _layer(width, 1, std=1.0)
-            self.aux = _layer(width, prod(config.aux_shape), std=0.01) if config.aux_shape else None
+        # The auxiliary head reads each token's row after the core (its memory), or the one flat row.
+        # With Grid's slots the head is the encoder's face head, whose predictions it reads back.
+        self.aux: nn.Linear | None = getattr(self.encoder, "face", None)
+        if self.aux is None and config.aux_shape:
+            self.aux = _layer(self.core.out, config.aux_shape[-1] if self.tokens else prod(config.aux_shape), std=0.01)
 
     @property
     def input_size(self) -> int:
@@ -225,16 +260,19 @@ class LearnerNet(nn.Module):
         with torch.no_grad():
             return self.encoder.featurize(obs, masks)
 
-    def _heads(self, h: torch.Tensor, masks: torch.Tensor, state: torch.Tensor, extra: torch.Tensor | None) -> Output:
-        if self.tokens:  # h: (B, tokens, width)
-            pooled = torch.cat([h.mean(1), h.amax(1)], dim=-1)
-            logits = torch.cat([self.passer(pooled), self.actor(h).squeeze(-1)], dim=-1)
+    def _heads(self, rows: torch.Tensor, context: Any, masks: torch.Tensor, state: torch.Tensor) -> Output:
+        """The heads on the core's output ``rows`` (``(B, tokens, width)`` for a token encoder)."""
+        aux = None if self.aux is None else self.aux(rows)
+        if self.tokens and not self.pools:
+            pooled = torch.cat([rows.mean(1), rows.amax(1)], dim=-1)
+            logits = torch.cat([self.passer(pooled), self.actor(rows).squeeze(-1)], dim=-1)
             value = self.critic(pooled).squeeze(-1)
-            aux = None if self.aux is None else self.aux(h)
         else:
+            h, extra = self.encoder.readout(rows, context)
             logits = self.actor(h) if extra is None else self.actor(h) + extra
             value = self.critic(h).squeeze(-1)
-            aux = None if self.aux is None else self.aux(h).reshape(*h.shape[:-1], *self.config.aux_shape)
+            if aux is not None and not self.tokens:
+                aux = aux.reshape(*h.shape[:-1], *self.config.aux_shape)
         return Output(logits.masked_fill(~masks, MASKED), value, aux, state)
 
     def _rows(self, h: torch.Tensor) -> torch.Tensor:
@@ -244,13 +282,13 @@ class LearnerNet(nn.Module):
     def forward(self, inputs: torch.Tensor, masks: torch.Tensor, state: torch.Tensor, starts: torch.Tensor) -> Output:
         """One decision for a batch: ``inputs (B, input_size)`` from :meth:`featurize`, bool ``masks (B, A)``,
         ``state (B, state_size)``, bool ``starts (B,)`` (the state is cleared where an episode starts here)."""
-        h, extra = self.encoder(inputs)
+        h, context = self.encoder.rows(inputs)
         if self.core.state_size:
             rows = self._rows(h)
             cleared = (state * (~starts).unsqueeze(-1)).reshape(rows.shape[0], -1)
             out, after = self.core.step(rows, cleared)
             h, state = out.reshape(*h.shape[:-1], -1), after.reshape(state.shape)
-        return self._heads(h, masks, state, extra)
+        return self._heads(h, context, masks, state)
 
     def unroll(self, inputs: torch.Tensor, masks: torch.Tensor, state: torch.Tensor, starts: torch.Tensor) -> Output:
         """A whole segment at once: ``inputs (T, B, input_size)``, ``masks (T, B, A)``, the state before it
@@ -261,7 +299,7 @@ class LearnerNet(nn.Module):
         """
         steps, batch = inputs.shape[:2]
         flat_masks = masks.reshape(steps * batch, -1)
-        h, extra = self.encoder(inputs.reshape(steps * batch, -1))
+        h, context = self.encoder.rows(inputs.reshape(steps * batch, -1))
         if self.core.state_size:
             rows = self._rows(h).reshape(steps, -1, h.shape[-1])  # (T, B * tokens, width)
             keep = (~starts).to(h.dtype)
@@ -269,7 +307,7 @@ class LearnerNet(nn.Module):
                 keep = keep.repeat_interleave(self.tokens, dim=1)
             outputs, after = self.core.unroll(rows, state.reshape(rows.shape[1], -1), keep.unsqueeze(-1))
             h, state = outputs.reshape(*h.shape[:-1], -1), after.reshape(state.shape)
-        out = self._heads(h, flat_masks, state, extra)
+        out = self._heads(h, context, flat_masks, state)
         return Output(
             out.logits.reshape(steps, batch, -1),
             out.value.reshape(steps, batch),

@@ -220,7 +220,12 @@ class PPO:
         self.generator = torch.Generator().manual_seed(seed)
         self.potential = potential
         self.bonus = bonus
-        self.seen = None if history is None else history(self.n_envs)
+        self.seen: Any = None if history is None else history(self.n_envs)
+        watch = getattr(self.seen, "watch", None)  # a history that reads the env's own record (Grid's faces)
+        if watch is not None:
+            watch(getattr(env, "unwrapped", env))
+        if net.aux is not None and not hasattr(self.seen, "target"):
+            raise ValueError(f"the auxiliary head needs a target: {type(self.seen).__name__} gives none")
         items = net.config.aux_shape[0] if net.config.aux_shape else 0
         self.rollout = Rollout(config.n_steps, self.n_envs, net.input_size, net.config.n_actions, items, self.device)
         self.num_timesteps = 0
@@ -261,7 +266,7 @@ class PPO:
             r.starts[t] = torch.from_numpy(self._starts)
             seen = None if self.seen is None else self.seen(obs, self._starts)
             if r.aux is not None and seen is not None:
-                r.aux[t] = torch.from_numpy(seen)
+                r.aux[t] = torch.from_numpy(self.seen.target(seen))
             with torch.no_grad():
                 out = self.net(r.obs[t], r.masks[t], self._state, r.starts[t])
                 logits = out.logits.cpu()  # sampled on the CPU: the same draws on every device

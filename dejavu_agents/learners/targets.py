@@ -1,7 +1,8 @@
 """What the learner adds to the env's reward and loss, computed from the agent's own observations only.
 
 Everything here reads the observation vectors the agent itself received, batched over the
-envs of a vector env, and nothing else. Which of them a game's config may name (under
+envs of a vector env, and, for Grid's face target alone, the agent's own perfect-recall view of
+the same games; never a hidden card. Which of them a game's config may name (under
 ``shaping``, ``bonus`` and ``aux_target``) is the game adapter's
 :class:`~dejavu_agents.games.LearnerTargets`:
 
@@ -12,6 +13,11 @@ envs of a vector env, and nothing else. Which of them a game's config may name (
   is the target of the memory learner's auxiliary head (the network learns to predict it
   from its recurrent state, which teaches the memory what to keep; the policy never reads
   the target or the prediction), and the history Grab's shaping potential reads.
+- :class:`PileCounts` (Grid): both piles' sizes, counted over the agent's own current views (the
+  kept cards each lists), for the tally potentials on the ``observation`` view; and
+  :class:`GridMemory`, which adds the target of a Grid memory learner's face head: per slot, the
+  face the agent saw of the card lying there, as its own ``info_state`` states it (the vector env's
+  ``views``), since the current view does not say which slot an opponent's reveal emptied.
 - **Potentials** for reward shaping: the learner adds ``coef * (gamma * phi(next) -
   phi(now))`` to each reward, with ``phi = 0`` once the episode ends (potential-based
   shaping, Ng, Harada and Russell 1999: the optimal policies do not change), or
@@ -42,6 +48,7 @@ import numpy as np
 
 from dejavu_env.grab.cards import N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+from dejavu_env.grid.cards import N_NUMBERS
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
 
 Potential = Callable[[np.ndarray, "np.ndarray | None", np.ndarray], np.ndarray]
@@ -110,6 +117,56 @@ class PileCounts:
         return self.counts.copy()
 
 
+FACE_CLASSES = 1 + N_NUMBERS * (N_NUMBERS + 1) // 2
+"""A Grid slot's face as the agent knows it: 0 for unknown, else 1 + the index of its pair of numbers."""
+_INFO = GRID_LAYOUTS["info_state"]
+_NUMBERS = np.arange(N_NUMBERS)
+
+
+def face_classes(known: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """``(N, 8)`` int64 :data:`FACE_CLASSES` from the info_state pieces ``known_me (N, 8)`` and ``faces (N, 8, 8)``
+    (how often each number shows on a known card): pair ``(a, b)``, ``a <= b``, is class ``1 + a * 8 - a * (a - 1)
+    / 2 + b - a``, in the order of ``itertools.combinations_with_replacement(range(8), 2)``."""
+    shows = faces > 0
+    low = np.where(shows, _NUMBERS, N_NUMBERS).min(-1)
+    high = np.where(shows, _NUMBERS, -1).max(-1)
+    pair = low * N_NUMBERS - low * (low - 1) // 2 + high - low
+    return np.where(known > 0, 1 + pair, 0).astype(np.int64)
+
+
+class GridMemory(PileCounts):
+    """:class:`PileCounts`, and the auxiliary target of a Grid memory learner: per slot, the face the agent has
+    seen of the card lying there (:data:`FACE_CLASSES`), as its perfect-recall view states it.
+
+    Why the env's record and not a count over the views, as for the pile sizes: the current view does
+    not say which slots an opponent's reveal emptied while the agent had no decision (the kept cards are
+    listed, not where they lay), so a tracker over the views would guess where the record is exact.
+    The target is never a face the agent has not seen: it is the ``known_me`` and ``faces`` pieces of
+    the agent's own ``info_state``, which the vector env's :meth:`~dejavu_env.core.vector.DejaVuVectorEnv.views`
+    gives for the same states. The policy never reads it; the head that predicts it from each slot's
+    memory teaches the core what to keep, as :class:`SeenCounts` does for Grab. Call :meth:`watch` with
+    the env before the first :meth:`target`.
+    """
+
+    def __init__(self, n_envs: int) -> None:
+        super().__init__(n_envs)
+        self._env: object | None = None
+
+    def watch(self, env: object) -> None:
+        """The vector env whose games the observations come from (its ``views(obs_mode)``)."""
+        if not callable(getattr(env, "views", None)):
+            raise ValueError("GridMemory reads the agent's info_state view of the same games: the env must be a "
+                             f"batched Grid env with views(obs_mode), got {type(env).__name__}")  # fmt: skip
+        self._env = env
+
+    def target(self, seen: np.ndarray) -> np.ndarray:
+        """``(N, 8)`` face classes of the games as they stand now (``seen``, the pile counts, is not needed)."""
+        if self._env is None:
+            raise ValueError("GridMemory.target needs the env: call watch(env) first")
+        view = _INFO.decode(self._env.views("info_state"))  # type: ignore[attr-defined]
+        return face_classes(view["known_me"], view["faces"])
+
+
 def grab_points(observations: np.ndarray, seen: np.ndarray | None, over: np.ndarray | None = None) -> np.ndarray:
     """Points of finished rounds, plus held objects seen twice minus the others while in the round.
 
@@ -151,6 +208,10 @@ class SeenCounts:
     def __call__(self, observations: np.ndarray, starts: np.ndarray) -> np.ndarray:
         self.counts, self.round = self._advance(observations, starts)
         return self.counts.copy()
+
+    def target(self, seen: np.ndarray) -> np.ndarray:
+        """The auxiliary head's target: the counts themselves."""
+        return seen
 
     def _advance(self, observations: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         round_index = observations[:, self._round].argmax(axis=1)

@@ -218,9 +218,20 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         """Why the well-formed ``action`` is illegal in ``env`` now: a sentence naming it (game hook)."""
         raise NotImplementedError
 
-    def _observe(self) -> np.ndarray:
-        """``(num_envs, size)`` float32 agent observations, a fresh array (game hook)."""
+    def _observe(self, obs_mode: str) -> np.ndarray:
+        """``(num_envs, size)`` float32 agent observations in ``obs_mode``, a fresh array (game hook)."""
         raise NotImplementedError
+
+    def views(self, obs_mode: str) -> np.ndarray:
+        """The agent's view of every game as it stands now, in ``obs_mode``: a fresh ``(num_envs, size)`` array.
+
+        Why: a run on the current view (``observation``) may want the same states through the
+        perfect-recall view (``info_state``), its fully observed twin, for an auxiliary target or a
+        probe of what the memory holds, as POPGym Arcade pairs each task with its twin. The env
+        never hands it to the agent by itself; the rows follow the observations :meth:`step` and
+        :meth:`reset` returned last (a finished game's row is its successor's first view).
+        """
+        return self._observe(check_choice("obs_mode", obs_mode, self.game.obs_modes))
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(winners (N, P) int8, scores (N, P) float32, reasons (N,) int8 codes of
@@ -588,7 +599,7 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
         """The observations and the stacked ``info`` of every env; the mask array is shared by both, as in the
         single env."""
         masks = self._masks().view(np.int8)
-        return {"observation": self._observe(), "action_mask": masks}, self._info(masks)
+        return {"observation": self._observe(self.obs_mode), "action_mask": masks}, self._info(masks)
 
     def _info(self, masks: np.ndarray) -> dict[str, Any]:
         """The stacked ``info`` of every env (the single env's keys, each with its ``_key`` mask)."""

@@ -424,10 +424,10 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
             return str(err)
         raise AssertionError(f"action {action} is legal in env {env}")
 
-    def _observe(self) -> np.ndarray:
+    def _observe(self, obs_mode: str) -> np.ndarray:
         s = self.state
-        views = np.empty((self.num_envs, self.layouts[self.obs_mode].size), dtype=np.float32)
-        kernels.observe(s.data, s.games, s.tables.card_bits, AGENT, self.obs_mode == "info_state", views)
+        views = np.empty((self.num_envs, self.layouts[obs_mode].size), dtype=np.float32)
+        kernels.observe(s.data, s.games, s.tables.card_bits, AGENT, obs_mode == "info_state", views)
         return views
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

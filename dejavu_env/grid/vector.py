@@ -316,9 +316,9 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
     def _illegal_reason(self, env: int, action: int) -> str:
         return to_scalar(self.state, env).illegal_reason(action)
 
-    def _observe(self) -> np.ndarray:
-        views = np.empty((self.num_envs, self.layouts[self.obs_mode].size), dtype=np.float32)
-        observe_into(views, self.state.data, self.seat, self.obs_mode == "info_state")
+    def _observe(self, obs_mode: str) -> np.ndarray:
+        views = np.empty((self.num_envs, self.layouts[obs_mode].size), dtype=np.float32)
+        observe_into(views, self.state.data, self.seat, obs_mode == "info_state")
         return views
 
     def _results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
