@@ -54,6 +54,8 @@ from experiments.train import config_path, load_config
 from experiments.train_batched import BatchedConfig
 
 PROG = "python -m experiments.memory_table"
+POINTS = "mean_points"
+"""The evaluation column of the agent's own points, reported beside a game's score when that is not it."""
 TWIN = "twin"
 """The perfect-recall row: ``obs_mode: info_state``, no core."""
 GAMES = tuple(sorted(ADAPTERS))
@@ -185,6 +187,8 @@ class RowResult:
     seeds: list[int]
     scores: list[float]
     estimate: Estimate | None
+    points: list[float]
+    points_estimate: Estimate | None
     steps_per_s: float | None
     timesteps: list[int]
     curves: list[list[float]]
@@ -203,10 +207,12 @@ def row_result(plan: Plan, row: Row) -> RowResult:
     runs = [read_run(seed, plan.folder(row, seed)) for seed in seeds]
     curves = [run.values(anchor, column).tolist() for run in runs]
     scores = [curve[-1] for curve in curves]
+    points = [float(run.values(anchor, POINTS)[-1]) for run in runs]
     timesteps = [int(r["timesteps"]) for r in runs[0].against(anchor)] if runs else []
     speeds = [_speed(plan.folder(row, seed)) for seed in seeds]
-    return RowResult(row.game, row.name, row.obs_mode, seeds, scores, iqm(scores) if scores else None,
-                     float(np.median(speeds)) if speeds else None, timesteps, curves)  # fmt: skip
+    return RowResult(row.game, row.name, row.obs_mode, seeds, scores, iqm(scores) if scores else None, points,
+                     iqm(points) if points else None, float(np.median(speeds)) if speeds else None, timesteps,
+                     curves)  # fmt: skip
 
 
 def _disjoint(a: Estimate | None, b: Estimate | None) -> bool | None:
@@ -222,21 +228,28 @@ def markdown(plan: Plan, results: list[RowResult]) -> str:
         recipe = next(row.config for row in plan.rows if row.game == game)
         column, label = score_of(game)
         twin = next((r for r in rows if r.name == TWIN), None)
+        with_points = column != POINTS  # a win rate near 0 everywhere hides what the points still tell
+        points_head, points_rule = (" points IQM [95% CI] |", "---|") if with_points else ("", "")
         lines += [f"## {game}", "",
                   f"Recipe `memory-{game}` ({recipe.timesteps:,} env steps per run; net {recipe.net}, `core` set "
                   "per row); score: "
                   f"the final evaluation's {label} (`{column}`) against `{recipe.eval_opponents[0]}` "
-                  f"({recipe.eval_games} games), IQM over seeds with rliable's 95% bootstrap interval.", "",
-                  "| core | view | seeds | score IQM [95% CI] | gap to the twin | each seed | learner steps/s |",
-                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+                  f"({recipe.eval_games} games), IQM over seeds with rliable's 95% bootstrap interval"
+                  + (f"; beside it the same evaluation's mean points (`{POINTS}`)." if with_points else "."), "",
+                  f"| core | view | seeds | score IQM [95% CI] | gap to the twin | each seed |{points_head} "
+                  "learner steps/s |",
+                  f"|---|---|---|---|---|---|{points_rule}---|"]  # fmt: skip
         for r in rows:
             estimate = estimate_text(r.estimate, 3) if r.estimate else "not trained"
             gap = "" if r.name == TWIN or not (r.estimate and twin and twin.estimate) else \
                 f"{twin.estimate.iqm - r.estimate.iqm:+.3f}"  # fmt: skip
             seeds = f"{len(r.seeds)} of {plan.seeds}"
             each = ", ".join(f"{s:.3f}" for s in r.scores)
+            points = ""
+            if with_points:
+                points = f" {estimate_text(r.points_estimate, 2) if r.points_estimate else ''} |"
             speed = f"{r.steps_per_s:,.0f}" if r.steps_per_s else ""
-            lines.append(f"| {r.name} | {r.obs_mode} | {seeds} | {estimate} | {gap} | {each} | {speed} |")
+            lines.append(f"| {r.name} | {r.obs_mode} | {seeds} | {estimate} | {gap} | {each} |{points} {speed} |")
         mlp = next((r for r in rows if r.name == "mlp"), None)
         apart = _disjoint(twin.estimate if twin else None, mlp.estimate if mlp else None)
         verdict = {None: "not yet measured (a row is missing)", True: "yes: their intervals are disjoint",
@@ -280,7 +293,8 @@ def plot(plan: Plan, results: list[RowResult], out: Path) -> list[Path]:
 
 
 def _summary(results: list[RowResult]) -> list[dict[str, Any]]:
-    return [{**dataclasses.asdict(r), "estimate": dataclasses.asdict(r.estimate) if r.estimate else None}
+    return [{**dataclasses.asdict(r), "estimate": dataclasses.asdict(r.estimate) if r.estimate else None,
+             "points_estimate": dataclasses.asdict(r.points_estimate) if r.points_estimate else None}
             for r in results]  # fmt: skip
 
 
@@ -317,12 +331,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     run = plan(argv)
-    jobs = [] if run.report_only else [
-        (seeded(row.config, seed), run.folder(row, seed))
-        for row in run.rows for seed in range(run.seeds) if seed not in run.done(row)
-    ]  # fmt: skip
+    missing = [(seeded(row.config, seed), run.folder(row, seed))
+               for row in run.rows for seed in range(run.seeds) if seed not in run.done(row)]  # fmt: skip
+    jobs = [] if run.report_only else missing
     total = len(run.rows) * run.seeds
-    print(f"memory table: {counted(len(run.rows), 'row')} x {counted(run.seeds, 'seed')}, {total - len(jobs)} "
+    print(f"memory table: {counted(len(run.rows), 'row')} x {counted(run.seeds, 'seed')}, {total - len(missing)} "
           f"finished, {len(jobs)} to train ({run.workers} at once) -> {run.runs}", flush=True)  # fmt: skip
     resume = "the same command resumes (an unfinished run starts over)"
     trained = 0

@@ -95,7 +95,9 @@ def test_a_tiny_table_trains_reports_and_resumes(tmp_path: Path, capsys: pytest.
     assert "0 to train" in capsys.readouterr().out
     assert (out / "runs.csv").read_text() == before
     assert memory_table.main([*argv, "--seeds", "2", "--report-only"]) == 0
+    assert "4 finished, 0 to train" in capsys.readouterr().out  # of 8: the second seeds are not trained
     assert "| 1 of 2 |" in (out / "table.md").read_text()
+    assert "points IQM" in table and table.count("## ") == 2  # grid's score is a win rate: its points beside it
 
 
 @pytest.mark.parametrize(
