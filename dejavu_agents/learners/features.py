@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from dejavu_agents.grid.beliefs import TABLES, card_tables, deduce_cards
-from dejavu_agents.learners.nets import Encoder
+from dejavu_agents.learners.nets import MASKED, Encoder
 from dejavu_agents.learners.targets import FACE_CLASSES
 from dejavu_env.grid.cards import BLUE, CARD_ID, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS
@@ -148,7 +148,6 @@ GLOBAL_INPUTS = 2 * (TOTAL_TOKENS + 1) + 1 + N_BLUES + 4 + 1 + 3 + N_NUMBERS + 1
 FACT_INPUTS = N_SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
 """The facts :class:`GridSlots` reads per decision (the kernel's output)."""
 _INFO_SLICES = LAYOUTS["info_state"].slices
-MASKED_LOGIT = -1e9
 
 
 def _face_tables() -> tuple[torch.Tensor, torch.Tensor]:
@@ -203,7 +202,10 @@ class GridSlots(Encoder):
     :func:`as_info_state`). A memory core goes between :meth:`rows` and :meth:`readout`, one state
     per slot with shared weights (``tokens``), so that the slots mix what each remembers;
     ``memory`` is then the core's output width, which the mixing layers read (``None``: no core,
-    the rows keep ``width``).
+    the rows keep ``width``). ``faces`` (:data:`~dejavu_agents.learners.targets.FACE_CLASSES`, or 0
+    for none) adds the face head: it predicts from each slot's row the face the agent saw of the
+    card there (the learner's auxiliary head, trained on :class:`~dejavu_agents.learners.targets.GridMemory`),
+    and :meth:`readout` reasons with its recall as the twin does with its perfect recall.
     """
 
     tokens = N_SLOTS
@@ -316,7 +318,7 @@ class GridSlots(Encoder):
             blue = info[:, _INFO_SLICES["slot_blue"]].reshape(-1, N_SLOTS, N_BLUES)
             allowed = (blue @ self.face_blues.T) > 0  # (B, 8, classes): the faces of the slot's blue number
             allowed[..., 0] = True
-            recalled = face_logits.masked_fill(~allowed, MASKED_LOGIT).argmax(-1)
+            recalled = face_logits.masked_fill(~allowed, MASKED).argmax(-1)
             known = info[:, _INFO_SLICES["known_me"]]
             fresh = (recalled > 0) & (known == 0)
             faces = info[:, _INFO_SLICES["faces"]].reshape(-1, N_SLOTS, N_NUMBERS)
