@@ -13,7 +13,7 @@ import torch
 
 from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.cores import CORES
-from dejavu_agents.learners.nets import LearnerNet, NetConfig
+from dejavu_agents.learners.nets import LearnerNet, NetConfig, Output
 from dejavu_agents.ppo import ModelCard
 from dejavu_env.grab.cards import N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
@@ -49,6 +49,23 @@ def _segment(net: LearnerNet, steps: int, batch: int, seed: int = 0) -> tuple[to
     return _featurized(net, obs, masks), masks, starts
 
 
+def unrolled_as_stepped(net: LearnerNet, inputs: torch.Tensor, masks: torch.Tensor, starts: torch.Tensor,
+                        state0: torch.Tensor) -> Output:  # fmt: skip
+    """The segment unrolled from ``state0``, after checking that stepping through it one decision at a time
+    gives the same logits, values, auxiliary predictions and final state."""
+    with torch.no_grad():
+        whole = net.unroll(inputs, masks, state0, starts)
+        state = state0
+        for t in range(len(inputs)):
+            out = net(inputs[t], masks[t], state, starts[t])
+            state = out.state
+            torch.testing.assert_close(out.logits, whole.logits[t])
+            torch.testing.assert_close(out.value, whole.value[t])
+            torch.testing.assert_close(out.aux, whole.aux[t])
+    torch.testing.assert_close(state, whole.state)
+    return whole
+
+
 @pytest.mark.parametrize("features", ["flat", "grab_objects"])
 @pytest.mark.parametrize("core", CORES)
 def test_unrolling_a_segment_gives_the_decisions_the_rollout_took(core: str, features: str) -> None:
@@ -57,21 +74,11 @@ def test_unrolling_a_segment_gives_the_decisions_the_rollout_took(core: str, fea
     net = _net(core, features)
     steps, batch = 7, 3
     inputs, masks, starts = _segment(net, steps, batch)
-    state0 = torch.randn(batch, net.state_size)
-    with torch.no_grad():
-        whole = net.unroll(inputs, masks, state0, starts)
-        state = state0
-        for t in range(steps):
-            out = net(inputs[t], masks[t], state, starts[t])
-            state = out.state
-            torch.testing.assert_close(out.logits, whole.logits[t])
-            torch.testing.assert_close(out.value, whole.value[t])
-            torch.testing.assert_close(out.aux, whole.aux[t])
-    torch.testing.assert_close(state, whole.state)
+    whole = unrolled_as_stepped(net, inputs, masks, starts, torch.randn(batch, net.state_size))
     assert (whole.logits[~masks] < -1e8).all()
     assert whole.aux is not None and whole.aux.shape == (steps, batch, 36, 3)
     expected = 0 if core == "mlp" else {"flat": 1, "grab_objects": N_OBJECTS}[features]
-    assert net.state_size == expected * net.core.state_size and state0.shape[1] == net.state_size
+    assert net.state_size == expected * net.core.state_size
 
 
 @pytest.mark.parametrize("core", [c for c in CORES if c != "mlp"])

@@ -19,6 +19,7 @@ from dejavu_env.grid.cards import N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS
 from dejavu_env.grid.rules import GAME_INFO, LOOK, REVEAL
 from dejavu_env.grid.vector import DejaVuGridVectorEnv
+from tests.learners.test_cores import unrolled_as_stepped
 
 
 def _played(n: int = 16, steps: int = 30, obs_mode: str = "observation") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,18 +80,7 @@ def test_unrolling_a_segment_of_slot_memories_gives_the_decisions_stepped(core: 
     observations, masks, starts = _played(n=4, steps=9)
     masks_t = torch.from_numpy(masks)
     inputs = torch.stack([net.featurize(torch.from_numpy(o), m) for o, m in zip(observations, masks_t, strict=True)])
-    starts_t = torch.from_numpy(starts)
-    state0 = torch.randn(4, net.state_size)
-    with torch.no_grad():
-        whole = net.unroll(inputs, masks_t, state0, starts_t)
-        state = state0
-        for t in range(len(inputs)):
-            out = net(inputs[t], masks_t[t], state, starts_t[t])
-            state = out.state
-            torch.testing.assert_close(out.logits, whole.logits[t])
-            torch.testing.assert_close(out.value, whole.value[t])
-            torch.testing.assert_close(out.aux, whole.aux[t])
-    torch.testing.assert_close(state, whole.state)
+    whole = unrolled_as_stepped(net, inputs, masks_t, torch.from_numpy(starts), torch.randn(4, net.state_size))
     assert whole.aux is not None and whole.aux.shape == (9, 4, N_SLOTS, FACE_CLASSES)
     assert net.state_size == (0 if core == "mlp" else N_SLOTS * net.core.state_size)
 
