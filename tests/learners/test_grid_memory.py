@@ -67,9 +67,12 @@ def test_the_kernel_gives_the_reference_inputs_on_the_current_view_too():
     torch.testing.assert_close(slots.featurize(obs, legal), slots.reference_inputs(obs, legal))
 
 
-def test_grid_slots_refuse_a_vector_of_neither_view():
+def test_grid_slots_refuse_a_vector_of_neither_view_and_a_face_head_of_other_classes():
     with pytest.raises(ValueError, match="grid_slots reads Grid observation vectors"):
         GridSlots(obs_size=281)
+    with pytest.raises(ValueError, match=f"among {FACE_CLASSES} classes, got 5"):
+        LearnerNet(NetConfig(LAYOUTS["observation"].size, GAME_INFO.n_actions, hidden=(16,), features="grid_slots",
+                             aux_shape=(N_SLOTS, 5)))  # fmt: skip
 
 
 @pytest.mark.parametrize("core", CORES)
