@@ -20,6 +20,7 @@ Ctrl-C stops a gauntlet, showing the rows of the games finished.
 from __future__ import annotations
 
 import dataclasses
+import math
 import shlex
 import sys
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ from dejavu_agents.cli import (
 )
 from dejavu_agents.games import GAMES, GameAdapter, get_game
 from dejavu_agents.machine import check_games_fit, usable_cores
+from dejavu_agents.progress import Progress
 from dejavu_agents.specs import PlayerSpec, as_specs, parse_players
 from dejavu_agents.stats import mean_interval, wilson_interval
 from dejavu_agents.text import counted
@@ -83,6 +85,38 @@ def _row(opponent: str, results: Sequence[int], points: Sequence[float]) -> Eval
     low, high = wilson_interval(wins, games)
     mean, p_low, p_high = mean_interval(points)
     return EvalRow(opponent, games, wins, draws, games - wins - draws, wins / games, low, high, mean, p_low, p_high)
+
+
+SCORE_WORDS = {"win_rate": ("win", "win_low", "win_high", 3), "mean_points": ("points", "points_low", "points_high", 2)}
+"""How :func:`eval_line` shows each score a game's adapter can rank by (``best_score``): word, bounds, decimals."""
+
+
+def eval_line(timesteps: int, rows: Sequence[EvalRow], score: str, wall_s: float, label: str = "") -> str:
+    """One evaluation during training as the console shows it, one line for all its opponents::
+
+        eval  303,104 steps  vs greedy  win 0.625 [0.556, 0.689]  (200 games)  wall 13.2 s
+
+    ``score``: the adapter's ``best_score`` (Grid's ``win_rate``, with its Wilson interval;
+    Grab's ``mean_points``, with its bootstrap interval), as ``eval.csv`` holds them; ``wall_s``:
+    seconds since training started; ``label`` (a seed's name) goes first, for runs that share a console.
+    """
+    word, low, high, digits = SCORE_WORDS[score]
+    parts = [f"{label}: eval" if label else "eval", f"{timesteps:,} steps"]
+    for row in rows:
+        lo, hi = getattr(row, low), getattr(row, high)
+        interval = "[no interval: 1 game]" if math.isnan(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+        parts.append(f"vs {row.opponent}  {word} {getattr(row, score):.{digits}f} {interval}")
+    games = sorted({row.games for row in rows})
+    each = " each" if len(rows) > 1 else ""
+    parts.append(f"({counted(games[0], 'game')}{each})" if len(games) == 1 else f"({'/'.join(map(str, games))} games)")
+    parts.append(f"wall {wall_s:,.1f} s")
+    return "  ".join(parts)
+
+
+def print_eval_line(timesteps: int, rows: Sequence[EvalRow], score: str, wall_s: float, label: str = "") -> None:
+    """Print :func:`eval_line` on stdout, above a live progress bar (not into it), with or without one."""
+    Progress.write(eval_line(timesteps, rows, score, wall_s, label))
+    sys.stdout.flush()
 
 
 def schedule_for(opponent: str, games: int, seed: int, table_size: int) -> list[Match]:

@@ -318,9 +318,9 @@ def write_report(plan: Plan) -> list[Path]:
 
 
 # ---------------------------------------------------------------------------------------------- training
-def _train_job(job: tuple[BatchedConfig, Path]) -> tuple[Path, float]:
-    config, folder = job
-    return folder, train_seed(config, folder, progress=False)
+def _train_job(job: tuple[BatchedConfig, Path, str]) -> tuple[Path, float]:
+    config, folder, label = job
+    return folder, train_seed(config, folder, progress=False, label=label)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -331,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     run = plan(argv)
-    missing = [(seeded(row.config, seed), run.folder(row, seed))
+    missing = [(seeded(row.config, seed), run.folder(row, seed), f"{row.game} {row.name} seed {seed}")
                for row in run.rows for seed in range(run.seeds) if seed not in run.done(row)]  # fmt: skip
     jobs = [] if run.report_only else missing
     total = len(run.rows) * run.seeds
@@ -341,8 +341,8 @@ def _main(argv: Sequence[str] | None) -> int:
     trained = 0
     try:
         if run.workers == 1:
-            for config, folder in jobs:
-                wall_s = train_seed(config, folder, progress=False)
+            for config, folder, label in jobs:
+                wall_s = train_seed(config, folder, progress=False, label=label)
                 trained += 1
                 print(f"{folder}: trained in {wall_s:,.0f} s", flush=True)
                 write_report(run)

@@ -195,14 +195,14 @@ def plan(argv: Sequence[str] | None = None) -> Plan:
                 not args.no_progress, command)  # fmt: skip
 
 
-def train_seed(config: BatchedConfig, folder: Path, progress: bool) -> float:
+def train_seed(config: BatchedConfig, folder: Path, progress: bool, label: str = "") -> float:
     """Train ``config`` into ``folder`` from the start (emptying it first), then write its ``done.json``;
-    the wall seconds it took."""
+    the wall seconds it took. ``label`` leads each evaluation's line (the runs share one console)."""
     if folder.is_dir():
         for path in folder.iterdir():
             path.unlink()
     began = time.perf_counter()
-    train_batched(config, folder, progress=progress)
+    train_batched(config, folder, progress=progress, label=label)
     wall_s = round(time.perf_counter() - began, 1)
     record = {"seed": config.seed, "timesteps": config.timesteps, "wall_s": wall_s, "config": as_json(config)}
     with shielded():
@@ -224,7 +224,7 @@ def _start_worker() -> None:
 
 def _train_job(job: tuple[BatchedConfig, Path]) -> tuple[int, float]:
     config, folder = job
-    return config.seed, train_seed(config, folder, progress=False)
+    return config.seed, train_seed(config, folder, progress=False, label=f"seed {config.seed}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -245,7 +245,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if run.workers == 1:
             for seed in todo:
-                wall_s = train_seed(seeded(run.config, seed), run.folder(seed), run.progress)
+                wall_s = train_seed(seeded(run.config, seed), run.folder(seed), run.progress, f"seed {seed}")
                 trained.append(seed)
                 print(f"seed {seed}: trained in {wall_s:,.0f} s -> {run.folder(seed)}", flush=True)
         elif todo:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,7 @@ from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats, learner_device
 from dejavu_agents.ppo import ModelCard
 from dejavu_agents.progress import Progress
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
-from experiments.evaluate import evaluate
+from experiments.evaluate import evaluate, print_eval_line
 from experiments.interrupted import TrainingInterrupted
 
 COMPACT = checkpoint.ALGO
@@ -260,9 +259,10 @@ def build_env(config: BatchedConfig, league: League) -> Any:
 class Recorder:
     """Writes ``progress.csv`` and ``eval.csv``, keeps ``best.zip``."""
 
-    def __init__(self, config: BatchedConfig, out: Path, league: League) -> None:
+    def __init__(self, config: BatchedConfig, out: Path, league: League, label: str = "") -> None:
         self.config = config
         self.out = out
+        self.label = label
         self.names = league.names + (["self"] if league.size else [])
         self.start = time.perf_counter()
         self.eval_s = 0.0
@@ -323,10 +323,7 @@ class Recorder:
                 writer.writerow([ppo.num_timesteps, wall_s, train_s, *dataclasses.asdict(row).values()])
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
         score = getattr(target, game.best_score)
-        summary = ", ".join(f"{r.opponent} {r.win_rate:.3f} / {r.mean_points:.1f} pts" for r in rows)
-        # Above the run's bar, not into its line (a print there leaves the bar's text before it in a log).
-        Progress.write(f"[{ppo.num_timesteps:,} steps, {train_s:,.0f} s training] {summary}")
-        sys.stdout.flush()
+        print_eval_line(ppo.num_timesteps, rows, game.best_score, time.perf_counter() - self.start, self.label)
         if score > self.best:
             self.best = score
             with shielded():  # a Ctrl-C now would leave a truncated zip: it waits until the save is done
@@ -337,8 +334,11 @@ class Recorder:
             self._progress[0].close()
 
 
-def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
+def train(config: BatchedConfig, out: Path, progress: bool = True, label: str = "") -> Path:
     """Run every stage of ``config`` into ``out``; return the path of ``best.zip``.
+
+    Each evaluation prints one line (:func:`experiments.evaluate.eval_line`), led by ``label`` when
+    given (a seed's name, where several runs share a console).
 
     Ctrl-C raises :class:`experiments.interrupted.TrainingInterrupted` after saving ``out/last.zip``.
     """
@@ -354,7 +354,7 @@ def train(config: BatchedConfig, out: Path, progress: bool = True) -> Path:
     league = League(config.game, names, net, config.obs_mode, size=config.league.size)
     env = build_env(config, league)
     ppo = make_learner(config, env, net)
-    recorder = Recorder(config, out, league)
+    recorder = Recorder(config, out, league, label)
     total = config.timesteps
     next_snapshot = config.league.snapshot_every
 

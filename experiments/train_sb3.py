@@ -8,7 +8,8 @@ as it was at the end of the previous stage). The env id comes from the game
 the learner depends on both and the envs' defaults change between versions.
 
 A run writes TensorBoard and CSV learning curves, periodic evaluations through the
-tournament's seats and seeds (``eval.csv``), a checkpoint per stage, and ``best.zip`` with
+tournament's seats and seeds (``eval.csv``, and one line on the console each:
+:func:`experiments.evaluate.eval_line`), a checkpoint per stage, and ``best.zip`` with
 its model card. Evaluations happen at the end of a rollout once ``eval_every`` env steps
 have passed since the last one, and once more at the end. Ctrl-C saves the model as it was
 as ``last.zip`` (with its card) and raises :class:`experiments.interrupted.TrainingInterrupted`;
@@ -61,7 +62,7 @@ from dejavu_agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
 from experiments.config_file import Stage, config_keys, fit_rollouts, scale_stages
-from experiments.evaluate import evaluate
+from experiments.evaluate import evaluate, print_eval_line
 from experiments.interrupted import TrainingInterrupted
 from experiments.runs import check_run_folder
 
@@ -425,6 +426,7 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
                 logger.record(f"eval/{row.opponent}/mean_points", row.mean_points)
         logger.record("eval/illegal_rate", illegal)
         logger.dump(timesteps)
+        print_eval_line(timesteps, rows, game.best_score, time.perf_counter() - start)
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
         score = getattr(target, game.best_score)
         if score > best["score"]:
