@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from traceback import print_exception
 from types import TracebackType
 from typing import Any, NoReturn
 
@@ -71,6 +72,26 @@ def fail(prog: str, message: str, status: int = 2) -> int:
     """Print ``prog: error: message`` as one line on stderr and return ``status`` for ``main`` to exit with."""
     print(f"{prog}: error: {' '.join(str(message).split())}", file=sys.stderr)
     return status
+
+
+def add_traceback_option(parser: argparse.ArgumentParser) -> None:
+    """``--traceback``: ask an error reported by :func:`fail_with` for its full traceback too."""
+    parser.add_argument(
+        "--traceback", action="store_true",
+        help="on an error, print its full traceback (a worker process's included) before the one-line message",
+    )  # fmt: skip
+
+
+def fail_with(prog: str, error: BaseException, traceback: bool = False, status: int = 2) -> int:
+    """:func:`fail` with ``error``'s message; with ``traceback`` (the ``--traceback`` flag), its whole
+    traceback first, the exceptions it was raised from included (a worker process's, as text).
+
+    Why not always: an error in a player or a setting is one line the user can act on, and the
+    60 lines of a pool worker's traceback above it hid that line; whoever debugs asks for them.
+    """
+    if traceback:
+        print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    return fail(prog, str(error), status)
 
 
 def interrupted(prog: str, message: str) -> int:

@@ -130,6 +130,43 @@ def test_the_docs_describe_info_reason_as_the_int8_code_it_is() -> None:
     assert not stale, f"these pages describe info['reason'] as a string: {stale}"
 
 
+PLAYER_CALL = re.compile(r"\b\w+\(observation, action_mask\)")
+"""A player's call as the docs show it (``player(observation, action_mask)``), not a ``def act(self, ...)``."""
+
+
+def _player_texts() -> dict[str, str]:
+    """Every text that shows a player's call to a reader: README, the pages (the env pages are
+    generated from the env docstrings, so those are read instead) and the players' own module."""
+    from dejavu_env.core import players
+    from dejavu_env.grab.env import DejaVuGrabEnv
+    from dejavu_env.grid.env import DejaVuGridEnv
+
+    pages = [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").rglob("*.md")) if "envs" not in p.parts)]
+    texts = {str(page.relative_to(ROOT)): page.read_text() for page in pages}
+    for source in (DejaVuGridEnv, DejaVuGrabEnv, players):
+        texts[f"{source.__name__} docstring"] = source.__doc__ or ""
+    return texts
+
+
+def test_every_player_call_says_that_the_observation_is_the_envs_dict() -> None:
+    """``observation`` is the whole dict, not the vector: a reader who guessed the vector got
+    ``PlayerError ... all the input arrays must have same number of dimensions`` (issue 36).
+    Wherever a page shows ``player(observation, action_mask)``, the lines that follow name the
+    dict's keys."""
+    shown, silent = [], []
+    for name, text in _player_texts().items():
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            if PLAYER_CALL.search(line):
+                shown.append(name)
+                following = " ".join(lines[number : number + 6])
+                if not ('{"observation"' in following and '"action_mask"' in following):
+                    silent.append(f"{name}:{number + 1}: {line.strip()}")
+    assert {"README.md", "docs/grid.md", "docs/grab.md", "docs/tutorials/tournament.md"} <= set(shown)
+    assert {"DejaVuGridEnv docstring", "DejaVuGrabEnv docstring"} <= set(shown)
+    assert not silent, "these show a player's call without saying what observation is:\n" + "\n".join(silent)
+
+
 # --- the pages' code runs as printed --------------------------------------------------------------
 
 PAGES = sorted((ROOT / "docs").rglob("*.md"))

@@ -1,4 +1,9 @@
-"""``python -m dejavu_agents.scorecard``: one player's score card on the fixed panel, printed and written."""
+"""``python -m dejavu_agents.scorecard``: one player's score card on the fixed panel, printed and written.
+
+A player that raises (or answers an illegal action) stops the card with one line naming it,
+its seat and the game's seed, exit status 2; ``--traceback`` adds the full traceback, the
+worker process's included.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dejavu_agents.cli import Parser, check_fresh, checked, fail, interrupted, out_folder, positive_int
+from dejavu_agents.cli import (
+    Parser,
+    add_traceback_option,
+    check_fresh,
+    checked,
+    fail_with,
+    interrupted,
+    out_folder,
+    positive_int,
+)
 from dejavu_agents.games import GAMES
 from dejavu_agents.scorecard.calibration import anchor_ratings
 from dejavu_agents.scorecard.card import card_markdown, make_card
@@ -41,6 +55,7 @@ def build_parser() -> Parser:
         "--calibrate", action="store_true",
         help="grid: measure the panel's anchor ratings (its members against each other) instead of a card",
     )  # fmt: skip
+    add_traceback_option(parser)
     return parser
 
 
@@ -74,8 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         card = make_card(args.game, spec, workers=args.workers, progress=progress)
     except (KeyboardInterrupt, JobsInterrupted):
         return interrupted(PROG, "stopped before the panel was played; a partial card is not a card, nothing written")
-    except ValueError as error:
-        return fail(PROG, str(error))
+    except ValueError as error:  # a player's fault too: PlayerError, naming the player and its seat
+        return fail_with(PROG, error, args.traceback)
     text = card_markdown(card)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -18,8 +18,9 @@ from typing import Any
 from dejavu_agents.base import Player
 from dejavu_agents.games import GameAdapter
 from dejavu_agents.specs import PlayerSpec
-from dejavu_agents.tournament.run import run_in_order
+from dejavu_agents.tournament.run import named_fault, run_in_order
 from dejavu_agents.tournament.schedule import Match, make_schedule
+from dejavu_env.core.players import PlayerError
 
 PLAYER = "__player__"
 """The evaluated player's name in the schedule, as :mod:`experiments.evaluate` names it: same deals."""
@@ -71,7 +72,11 @@ def _play(job: Seat) -> Played:
         else:
             seated.append(_built(("opponent", job.opponent.name, str(index)), job.opponent))
     seat = job.match.seats.index(PLAYER)
-    outcome = game.play(seated, job.match.seed)
+    try:
+        outcome = game.play(seated, job.match.seed)
+    except PlayerError as error:
+        names = [job.player.name if name == PLAYER else job.opponent.name for name in job.match.seats]
+        raise named_fault(error, names, job.match.seed) from error
     result = 1 if seat in outcome.winners else 0 if not outcome.winners else -1
     return Played(result, outcome.points[seat])
 

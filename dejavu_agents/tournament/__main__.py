@@ -8,7 +8,9 @@ Players are registered names or checkpoints (``runs/grid/<run>/best.zip``, or
 ``mine=runs/grid/<run>/best.zip`` to name it in the tables). Every argument is checked
 before the first game, sizes against the machine (``--workers`` against its cores, the
 games against its free memory), and ``--out`` must not hold an earlier run's files unless
-``--overwrite``. Ctrl-C stops early, printing and saving the tables of the games finished;
+``--overwrite``. A player that raises (or answers an illegal action) stops the run with one
+line naming it, its seat and the game's seed, exit status 2; ``--traceback`` adds the full
+traceback, the worker process's included. Ctrl-C stops early, printing and saving the tables of the games finished;
 a Ctrl-C while the files are written waits until they are complete.
 """
 
@@ -21,9 +23,10 @@ from pathlib import Path
 
 from dejavu_agents.cli import (
     Parser,
+    add_traceback_option,
     check_fresh,
     checked,
-    fail,
+    fail_with,
     interrupted,
     out_folder,
     positive_int,
@@ -67,6 +70,7 @@ def build_parser() -> Parser:
     parser.add_argument("--out", type=out_folder, help="folder for pairs.csv/.md, players.csv/.md and heatmap.png")
     parser.add_argument("--overwrite", action="store_true", help="replace the files of an earlier run in --out")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_traceback_option(parser)
     return parser
 
 
@@ -119,8 +123,8 @@ def _main(argv: Sequence[str] | None) -> int:
                                  f"the tables above count those{saved}")  # fmt: skip
     except KeyboardInterrupt:
         return interrupted(PROG, "stopped before the first game finished, nothing to show")
-    except ValueError as error:
-        return fail(PROG, str(error))
+    except ValueError as error:  # a player's fault too: PlayerError, naming the player and its seat
+        return fail_with(PROG, error, args.traceback)
     if _show(result, args.out, argv):
         written = f"; the files in {args.out} were written in full" if args.out else ""
         return interrupted(PROG, f"Ctrl-C while showing the results: waited until they were done{written}")

@@ -7,6 +7,11 @@ only on its :class:`~dejavu_agents.tournament.schedule.Match`. Results come back
 order (``imap``), which makes the whole tournament independent of the worker count and of
 which worker played which game.
 
+A player's fault (:class:`~dejavu_env.core.players.PlayerError`: it raised, or answered junk
+or an illegal action) stops the run with a ``PlayerError`` whose one-line message names the
+player, its seat and the game's seed (:func:`named_fault`), whichever process played the game;
+a worker's traceback rides along as the exception's cause.
+
 Ctrl-C: worker processes ignore SIGINT (the terminal sends it to the whole process group),
 so only the parent stops, with the games finished so far, and no worker prints a traceback.
 """
@@ -26,6 +31,7 @@ from dejavu_agents.games.base import MatchOutcome, TournamentGame
 from dejavu_agents.progress import Progress
 from dejavu_agents.specs import PlayerSpec
 from dejavu_agents.tournament.schedule import Match
+from dejavu_env.core.players import PlayerError
 
 _game: TournamentGame | None = None
 _specs: dict[str, PlayerSpec] = {}
@@ -130,7 +136,24 @@ def _play(match: Match) -> MatchOutcome:
         if player is None:
             player = _players[(name, seat)] = _specs.get(name, PlayerSpec(name)).build(_game)
         seated.append(player)
-    return _game.play(seated, match.seed)
+    try:
+        return _game.play(seated, match.seed)
+    except PlayerError as error:
+        raise named_fault(error, match.seats, match.seed) from error
+
+
+def named_fault(error: PlayerError, names: Sequence[str], seed: int) -> PlayerError:
+    """``error`` with a message that names the faulty player: ``names`` are the table's, by seat.
+
+    ``player 'mine' (seat 1, game seed 1234) raised ValueError: ...``: what the tournament and
+    the score card report, in one line, where the engine's message can only show the player's
+    ``repr``. An error that does not say its seat is named by the table instead.
+    """
+    seat = error.seat
+    if seat is None or not 0 <= seat < len(names):
+        return PlayerError(f"a player at the table {', '.join(names)} (game seed {seed}): {error}")
+    fault = error.fault or f"failed: {error}"
+    return PlayerError(f"player {names[seat]!r} (seat {seat}, game seed {seed}) {fault}", seat=seat, fault=fault)
 
 
 def worker_pool(

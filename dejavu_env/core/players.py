@@ -39,7 +39,17 @@ class PlayerFn(Protocol):
 
 
 class PlayerError(ValueError):
-    """A seated player raised, answered something that is not an action id, or chose an illegal action."""
+    """A seated player raised, answered something that is not an action id, or chose an illegal action.
+
+    ``seat`` is the faulty player's seat where the raiser knows it, and ``fault`` what it did
+    (``"raised ValueError: ..."``), so that a caller that knows the players' names (the
+    tournament) can name the player in its own message. Both survive pickling (a worker process).
+    """
+
+    def __init__(self, message: str, *, seat: int | None = None, fault: str | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.fault = fault
 
 
 def player_obs_mode(player: Any, default: str) -> str:
@@ -97,12 +107,15 @@ def ask_player(
     try:
         answer = player(observation, handed)
     except Exception as err:
-        raise PlayerError(f"the player at seat {seat} ({player!r:.60}) raised {type(err).__name__}: {err}") from err
+        raise _fault(player, seat, f"raised {type(err).__name__}: {err}") from err
     try:
         action = as_action(answer, len(mask), "its answer")
     except ValueError as err:
-        raise PlayerError(f"the player at seat {seat} ({player!r:.60}) answered {answer!r:.60}: {err}") from err
+        raise _fault(player, seat, f"answered {answer!r:.60}: {err}") from err
     if not is_legal(action):
-        legal = np.flatnonzero(mask).tolist()
-        raise PlayerError(f"the player at seat {seat} ({player!r:.60}) chose illegal action {action}; legal: {legal}")
+        raise _fault(player, seat, f"chose illegal action {action}; legal: {np.flatnonzero(mask).tolist()}")
     return action
+
+
+def _fault(player: Any, seat: int, fault: str) -> PlayerError:
+    return PlayerError(f"the player at seat {seat} ({player!r:.60}) {fault}", seat=seat, fault=fault)

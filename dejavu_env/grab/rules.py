@@ -381,7 +381,8 @@ def ask_bits(state: GrabState, seat: int, act_bits: BitPlayer, round_index: int,
 
 
 def _raised(seat: int, err: Exception) -> PlayerError:
-    return PlayerError(f"the player at seat {seat} raised {type(err).__name__}: {err}")
+    fault = f"raised {type(err).__name__}: {err}"
+    return PlayerError(f"the player at seat {seat} {fault}", seat=seat, fault=fault)
 
 
 def check_bit_action(seat: int, action: object, state: GrabState) -> int:
@@ -389,7 +390,7 @@ def check_bit_action(seat: int, action: object, state: GrabState) -> int:
     try:
         return check_action(state, seat, action, f"the player at seat {seat}")
     except ValueError as err:
-        raise PlayerError(str(err)) from err
+        raise PlayerError(str(err), seat=seat) from err
 
 
 def play_bit_ticks(

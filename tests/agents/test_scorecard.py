@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
+import numpy as np
 import pytest
 
+from dejavu_agents.base import Player
 from dejavu_agents.scorecard import (
     GRAB_PANEL,
     GRID_PANEL,
@@ -145,8 +148,9 @@ def test_the_cli_refuses_to_replace_a_card_without_overwrite(tmp_path, monkeypat
     assert played == ["greedy"], "refused before the panel was played"
     assert (tmp_path / "grid-greedy.md").read_text() == "an earlier card"
     assert cli.main([*argv, "--overwrite"]) == 0 and played == ["greedy", "greedy"]
-    assert (tmp_path / "grid-greedy.json").read_text() == first, "same seeds, same card"
-    assert (tmp_path / "grid-greedy.md").read_text() == card_markdown(json.loads(first))
+    second = json.loads((tmp_path / "grid-greedy.json").read_text())
+    assert {**second, "wall_s": None} == {**json.loads(first), "wall_s": None}, "same seeds, same card (but its time)"
+    assert (tmp_path / "grid-greedy.md").read_text() == card_markdown(second)
 
 
 def test_a_card_of_another_player_in_the_same_folder_is_no_conflict(tmp_path, monkeypatch) -> None:
@@ -154,7 +158,10 @@ def test_a_card_of_another_player_in_the_same_folder_is_no_conflict(tmp_path, mo
     for player in ("greedy", "random"):
         assert cli.main(["--game", "grid", "--player", player, "--out", str(tmp_path), "--no-progress"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "grid-greedy.json", "grid-greedy.md", "grid-random.json", "grid-random.md"
+        "grid-greedy.json",
+        "grid-greedy.md",
+        "grid-random.json",
+        "grid-random.md",
     ]
 
 
@@ -185,3 +192,32 @@ def test_calibration_plays_every_registered_pair_and_holds_random_at_0() -> None
     assert played == 8 and 0 <= score <= 1, "the larger of the two counts; random scores next to nothing"
     ratings, same = anchor_ratings(SMALL_GRID)
     assert same == games and ratings["random"] == 0.0 and ratings["greedy"] > 300
+
+
+class _WrongGuess(Player):
+    """A player that takes ``observation`` for the vector (it is the env's whole dict): it raises."""
+
+    obs_mode = "info_state"
+
+    def act(self, observation, action_mask) -> int:
+        np.concatenate([observation, action_mask])
+        return int(action_mask.argmax())
+
+
+def test_the_cli_reports_a_raising_player_in_one_line_and_the_flag_adds_the_traceback(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from dejavu_agents import PLAYERS, PlayerEntry
+
+    monkeypatch.setitem(PLAYERS["grid"], "mine", PlayerEntry(_WrongGuess))
+    monkeypatch.setattr(cli, "make_card", lambda game, spec, **kw: grid_card(spec, panel=SMALL_GRID, **kw))
+    argv = ["--game", "grid", "--player", "mine", "--out", str(tmp_path), "--no-progress", "--workers", "2"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert re.match(r"python -m dejavu_agents.scorecard: error: player 'mine' \(seat [01], game seed \d+\) "
+                    r"raised ValueError: ", err)  # fmt: skip
+    assert not list(tmp_path.iterdir()), "no card written"
+    assert cli.main([*argv, "--traceback"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "in act" in err, "the worker's traceback, down to the player's own code"

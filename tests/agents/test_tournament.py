@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import csv
+import re
 
+import numpy as np
 import pytest
 
+from dejavu_agents.base import Player
 from dejavu_agents.tournament import run_tournament, write_outputs
 from dejavu_agents.tournament.report import pairs_markdown
 from tests.agents.fake_game import FakeGame
@@ -165,3 +168,46 @@ def test_an_interrupted_tournament_says_so() -> None:
     assert "4 games, seed 0" in describe(result)
     assert "(interrupted)" in describe(dataclasses.replace(result, scheduled=10))
     assert "1 game hit the turn limit" in describe(dataclasses.replace(result, truncated=1))
+
+
+class _WrongGuess(Player):
+    """A player that takes ``observation`` for the vector (it is the env's whole dict): it raises."""
+
+    obs_mode = "info_state"
+
+    def act(self, observation, action_mask) -> int:
+        np.concatenate([observation, action_mask])
+        return int(action_mask.argmax())
+
+
+@pytest.fixture
+def wrong_guess(monkeypatch) -> str:
+    """``mine``, the raising player, registered for grid (forked workers inherit the registration)."""
+    from dejavu_agents import PLAYERS, PlayerEntry
+
+    monkeypatch.setitem(PLAYERS["grid"], "mine", PlayerEntry(_WrongGuess))
+    return "mine"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_raising_player_is_named_with_its_seat_whatever_the_workers(wrong_guess, workers) -> None:
+    from dejavu_env.core.players import PlayerError
+
+    with pytest.raises(PlayerError, match=r"^player 'mine' \(seat [01], game seed \d+\) raised ValueError: ") as caught:
+        run_tournament("grid", ["random", wrong_guess], games=2, workers=workers)
+    assert caught.value.seat in (0, 1) and caught.value.fault.startswith("raised ValueError: ")
+
+
+def test_the_cli_reports_a_raising_player_in_one_line_and_the_flag_adds_the_traceback(wrong_guess, capsys) -> None:
+    from dejavu_agents.tournament.__main__ import main
+
+    argv = ["--game", "grid", "--players", f"random,{wrong_guess}", "--games", "2", "--workers", "2", "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert re.match(r"python -m dejavu_agents.tournament: error: player 'mine' \(seat [01], game seed \d+\) "
+                    r"raised ValueError: ", err)  # fmt: skip
+    assert main([*argv, "--traceback"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "in act" in err, "the worker's traceback, down to the player's own code"
+    assert err.strip().splitlines()[-1].startswith("python -m dejavu_agents.tournament: error: player 'mine'")
