@@ -8,11 +8,16 @@ canonical choice is returned, so nothing odd is stored.
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import operator
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
+
+Init = TypeVar("Init", bound=Callable[..., None])
 
 
 def _integral(value: Any) -> bool:
@@ -81,3 +86,46 @@ def check_options(options: Any, allowed: Collection[str]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; allowed: {sorted(allowed)}")
     return dict(options)
+
+
+def did_you_mean(word: Any, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """``"did you mean 'x'?"`` for the choice nearest ``word`` (:func:`difflib.get_close_matches`), else ``""``."""
+    if not isinstance(word, str):
+        return ""
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=cutoff)
+    return f"did you mean {near[0]!r}?" if near else ""
+
+
+def check_keywords(owner: str, given: Iterable[str], accepted: Collection[str]) -> None:
+    """A ``ValueError`` naming ``owner``'s keywords when ``given`` holds one it does not take, with a
+    "did you mean" for a near miss (``opponents=`` for Grid's ``opponent=``)."""
+    unknown = [name for name in given if name not in accepted]
+    if not unknown:
+        return
+    hint = did_you_mean(unknown[0], accepted)
+    words = "keyword" if len(unknown) == 1 else "keywords"
+    raise ValueError(
+        f"{owner} got an unknown {words} {', '.join(map(repr, unknown))}{f' ({hint})' if hint else ''}; "
+        f"its keywords: {', '.join(accepted)}"
+    )
+
+
+def keywords_checked(init: Init) -> Init:
+    """Decorate a constructor so that an unknown keyword is a ``ValueError`` listing its keywords
+    (:func:`check_keywords`) instead of Python's ``TypeError``.
+
+    Why: ``gym.make(id, **kwargs)`` passes its keywords to the constructor, and re-raises a
+    ``TypeError`` from it chained under a second traceback; a ``ValueError`` passes through as it
+    is, like every other bad keyword's. The signature stays the constructor's own
+    (:func:`functools.wraps`: ``inspect.signature`` and the docs read it), without ``**kwargs``.
+    """
+    parameters = list(inspect.signature(init).parameters.values())[1:]  # without self
+    accepted = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    owner = init.__qualname__.rpartition(".")[0] or init.__qualname__
+
+    @functools.wraps(init)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> None:
+        check_keywords(owner, kwargs, accepted)
+        init(self, *args, **kwargs)
+
+    return checked  # type: ignore[return-value]

@@ -81,7 +81,7 @@ from dejavu_env.core.batch_players import PolicyPlayer, SingleGamePlayers
 from dejavu_env.core.env import LOSS_REWARD, DejaVuEnv
 from dejavu_env.core.game import GameInfo, reason_code
 from dejavu_env.core.layout import Layout
-from dejavu_env.core.providers import named_player, provided_names
+from dejavu_env.core.providers import name_hint, named_player, provided_names
 from dejavu_env.core.seeding import SEED_BOUND, check_seed
 from dejavu_env.core.sizes import check_batch_memory
 from dejavu_env.core.spaces import observation_space
@@ -127,6 +127,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
 
     scalar_env: ClassVar[type[DejaVuEnv]]
     batch_players: ClassVar[Mapping[str, type]]
+    seat_loaded: ClassVar[str] = "seat it as a batch player"
+    """What to do with a player loaded from a checkpoint, for the message that a path given as a name gets."""
     metadata: dict[str, Any] = {
         "render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
@@ -441,7 +443,8 @@ class DejaVuVectorEnv(gym.vector.VectorEnv):
             if name in provided_names(self.game.name):
                 raise ValueError(f"{where}: the player {name!r} could not be built: {err}") from err
             known = sorted({*self.batch_players, *provided_names(self.game.name)})
-            raise ValueError(f"{where} must be a player name ({', '.join(known)}), got {name!r:.80}") from None
+            hint = name_hint(self.game.name, name, known, self.seat_loaded)
+            raise ValueError(f"{where} must be a player name ({', '.join(known)}), got {name!r:.80}{hint}") from None
 
     def _opponent_slots(self, seats: np.ndarray) -> np.ndarray:
         """The opponent seats (1 .., as the resets of :meth:`_begin` name them) of the absolute ``seats`` a

@@ -16,7 +16,7 @@ import numpy as np
 from dejavu_env.core.env import DejaVuEnv
 from dejavu_env.core.players import reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
-from dejavu_env.core.validation import check_int
+from dejavu_env.core.validation import check_int, keywords_checked
 from dejavu_env.grab import rules as game_rules
 from dejavu_env.grab.cards import N_ASIDE, N_OBJECTS, GrabDeck, canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, MIDDLE, Observer, decode
@@ -105,11 +105,13 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
 
     - ``n_players``: 2..6 (default 4, as in the rulebook's example).
     - ``opponents``: ``n_players - 1`` callables ``opponent(observation, action_mask) -> int``
-      for seats 1.. (see ``dejavu_env.core.players``), or names of installed players
-      (``"perfect"``, ``"human-casual"``, ``"ppo-grab"``...:
-      :func:`dejavu_env.core.providers.provided_names` lists them), mixed as you like; each
-      is reset with a seed drawn from the env's generator at every reset. Default:
-      ``MemoryBot()`` at every seat.
+      for seats 1.. (see ``dejavu_env.core.players``; ``observation`` is the env's whole
+      observation dict of the opponent's own seat, ``{"observation": float32 vector,
+      "action_mask": int8 mask}``, in its own ``obs_mode``, else the env's, and
+      ``action_mask`` is that int8 mask), or names of installed players (``"perfect"``,
+      ``"human-casual"``, ``"ppo-grab"``...: :func:`dejavu_env.core.providers.provided_names`
+      lists them), mixed as you like; each is reset with a seed drawn from the env's
+      generator at every reset. Default: ``MemoryBot()`` at every seat.
     - ``obs_mode``: ``"info_state"`` (default) or ``"observation"``; an opponent may declare its own.
     - ``reaction_times``: mean reaction time (seconds) per player, the agent first. Default:
       each opponent's ``reaction_time`` attribute when set (read at every reset, so a player
@@ -144,6 +146,7 @@ class DejaVuGrabEnv(DejaVuEnv[GrabState]):
     pass_action = PASS
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
+    @keywords_checked
     def __init__(
         self,
         n_players: int = 4,

@@ -22,7 +22,7 @@ except ModuleNotFoundError as missing:
     raise missing_pettingzoo(missing, __name__) from None
 
 from dejavu_env.core.actions import as_action
-from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.validation import check_choice, check_int, keywords_checked
 from dejavu_env.grab.cards import canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, Observer, decode
 from dejavu_env.grab.render import render_ansi, render_rgb
@@ -127,6 +127,7 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
     layouts = LAYOUTS
     reset_options = ("cards", "orders")
 
+    @keywords_checked
     def __init__(
         self,
         n_players: int = 4,

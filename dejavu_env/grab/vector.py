@@ -18,7 +18,7 @@ from gymnasium.vector import AutoresetMode
 from dejavu_env.core.batch import all_set, any_set
 from dejavu_env.core.compiled import compile_notice
 from dejavu_env.core.game import REASON_DTYPE, reason_code
-from dejavu_env.core.validation import check_episode_steps, check_int
+from dejavu_env.core.validation import check_episode_steps, check_int, keywords_checked
 from dejavu_env.core.vector import DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grab import kernels
 from dejavu_env.grab.batched_opponents import (
@@ -144,7 +144,12 @@ class DejaVuGrabVectorEnv(DejaVuVectorEnv):
 
     scalar_env = DejaVuGrabEnv
     batch_players = BATCH_PLAYERS
+    seat_loaded = (
+        "pass it to the single env (gym.make), or seat its batched policy(observations, masks) -> actions "
+        "as dejavu_env.core.batch_players.PolicyPlayer(policy)"
+    )
 
+    @keywords_checked
     def __init__(
         self,
         num_envs: int = 1,

@@ -15,7 +15,7 @@ import numpy as np
 from dejavu_env.core.env import DejaVuEnv
 from dejavu_env.core.players import ask_player, player_obs_mode, reset_player, seat_player
 from dejavu_env.core.seeding import derive_seeds
-from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.validation import check_choice, check_int, keywords_checked
 from dejavu_env.grid import rules as game_rules
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
@@ -68,8 +68,10 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     - ``opponent``: any callable ``opponent(observation, action_mask) -> int`` (see
       :mod:`dejavu_env.core.players`), or the name of an installed player (``"counting"``,
       ``"greedy"``, ``"forgetful"``, ``"ppo-grid"``...: :func:`dejavu_env.core.providers.provided_names`
-      lists them); it gets observations of its own seat in
-      ``player_obs_mode(opponent, obs_mode)`` and is reset with a seed drawn from the env's
+      lists them); ``observation`` is the env's whole observation dict of the opponent's own
+      seat, ``{"observation": float32 vector, "action_mask": int8 mask}``, in
+      ``player_obs_mode(opponent, obs_mode)`` (its own ``obs_mode``, else the env's), and
+      ``action_mask`` is that int8 mask. It is reset with a seed drawn from the env's
       generator at every reset. Default: :class:`RandomOpponent`, uniform over the legal
       actions (no observation is built for it).
     - ``obs_mode``: ``"info_state"`` (perfect recall, default) or ``"observation"`` (current
@@ -141,6 +143,7 @@ class DejaVuGridEnv(DejaVuEnv[GridState]):
     reset_options = ("deck", "agent_seat")
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
+    @keywords_checked
     def __init__(
         self,
         opponent: Any = None,

@@ -21,7 +21,7 @@ except ModuleNotFoundError as missing:
     raise missing_pettingzoo(missing, __name__) from None
 
 from dejavu_env.core.game import Outcome
-from dejavu_env.core.validation import check_choice, check_int
+from dejavu_env.core.validation import check_choice, check_int, keywords_checked
 from dejavu_env.grid.cards import N_CARDS, parse_deck
 from dejavu_env.grid.observation import LAYOUTS, Observer, decode
 from dejavu_env.grid.render import render_ansi, render_rgb
@@ -99,6 +99,7 @@ class DejaVuGridAECEnv(MultiAgentFrontEnd, AECEnv[str, Observation, int]):
     layouts = LAYOUTS
     reset_options = ("deck",)
 
+    @keywords_checked
     def __init__(
         self,
         obs_mode: str = "info_state",

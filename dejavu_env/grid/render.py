@@ -20,6 +20,27 @@ SLOT_CELLS = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2))
 """``(row, column)`` of each slot in the 3x3 table; the deck sits at (1, 1)."""
 END_NAMES = {END_HIDDEN: "hidden", END_VISIBLE: "visible", END_MINE: "taken by you", END_OPPONENTS: "taken by opponent"}
 
+UNKNOWN, FACE_UP, OPPONENT_KNOWS, EMPTY_SLOT = "?", "*", "'", "."
+"""The marks of a slot: a face this seat does not know, a face-up card, a card the opponent knows, an empty slot."""
+DECK, END_CARD, NO_DECK = "deck", "END", "-"
+"""The marks of the centre: ``deck N`` (cards left), the End card on an empty deck, neither (the End card taken)."""
+MARKS = {
+    UNKNOWN: "unknown",
+    FACE_UP: "face up",
+    OPPONENT_KNOWS: "the opponent knows it",
+    EMPTY_SLOT: "empty slot",
+    DECK: "cards left",
+    END_CARD: "deck empty, End card to take",
+    NO_DECK: "deck empty, End card taken",
+}
+"""Every mark the text table draws besides numbers and faces, and what it means: the legend is written from it."""
+LEGEND = (
+    f"  slots: blue number, face a+b or {UNKNOWN} = {MARKS[UNKNOWN]}; "
+    + "; ".join(f"{mark} = {MARKS[mark]}" for mark in (FACE_UP, OPPONENT_KNOWS, EMPTY_SLOT)),
+    f"  centre: {DECK} N = {MARKS[DECK]}; " + "; ".join(f"{mark} = {MARKS[mark]}" for mark in (END_CARD, NO_DECK)),
+)
+"""The two lines under the text table that explain its marks (:data:`MARKS`)."""
+
 View = dict[str, np.ndarray]
 
 
@@ -72,13 +93,13 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
     cells = {}
     for slot, cell in enumerate(SLOT_CELLS):
         if view["slot_empty"][slot]:
-            cells[cell] = f"{'.':^9}"
+            cells[cell] = f"{EMPTY_SLOT:^9}"
             continue
-        face = _face(view["faces"][slot]) if view["known_me"][slot] else "?"
-        mark = "*" if view["face_up"][slot] else "'" if view["known_opp"][slot] else " "
+        face = _face(view["faces"][slot]) if view["known_me"][slot] else UNKNOWN
+        mark = FACE_UP if view["face_up"][slot] else OPPONENT_KNOWS if view["known_opp"][slot] else " "
         cells[cell] = f"{_blue(view, slot):>2} {face:<4}{mark} "
     deck = _scalar(view, "deck_size")
-    cells[(1, 1)] = f"{'deck ' + str(deck) if deck else 'END' if end == 'visible' else '-':^9}"
+    cells[(1, 1)] = f"{f'{DECK} {deck}' if deck else END_CARD if end == 'visible' else NO_DECK:^9}"
     rows = ["  [" + "][".join(cells[(r, c)] for c in range(3)) + "]" for r in range(3)]
     top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
     mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
@@ -88,7 +109,7 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
         f"tokens: you {_scalar(view, 'tokens', 0)}, opponent {_scalar(view, 'tokens', 1)}"
         + (", next Look/Reveal costs a token" if view["costs_token"][0] and not verdict else ""),
         *rows,
-        "  (blue number, the face you know or ?, * face up, ' the opponent knows it)",
+        *LEGEND,
         f"deck: {plural(deck, 'card')}" + (f", top blue {top}" if top else "") + f"; End card {end}",
         *([] if verdict else [f"reveal: {_reveal_text(view)}"]),
         f"your pile: {len(mine)} {' '.join(mine)}".rstrip(),

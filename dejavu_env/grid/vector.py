@@ -17,7 +17,7 @@ from gymnasium.vector import AutoresetMode
 
 from dejavu_env.core.batch import all_set, any_set
 from dejavu_env.core.game import REASON_DTYPE, Outcome, reason_code
-from dejavu_env.core.validation import check_choice, check_episode_steps, check_int
+from dejavu_env.core.validation import check_choice, check_episode_steps, check_int, keywords_checked
 from dejavu_env.core.vector import FORFEIT, DejaVuVectorEnv, scalar_defaults
 from dejavu_env.grid.batched_opponents import BATCH_PLAYERS, GreedyBatchPlayer, GridRequest, RandomBatchPlayer
 from dejavu_env.grid.block import (
@@ -100,7 +100,9 @@ class DejaVuGridVectorEnv(DejaVuVectorEnv):
 
     scalar_env = DejaVuGridEnv
     batch_players = BATCH_PLAYERS
+    seat_loaded = "seat it with dejavu_agents.exploit.batched.seat(player)"
 
+    @keywords_checked
     def __init__(
         self,
         num_envs: int = 1,
