@@ -3,7 +3,8 @@
 - a checkpoint path given as a player's name says how to load it, and a misspelt name gets a
   "did you mean";
 - an unknown constructor keyword is a ``ValueError`` listing the env's keywords (with a "did you
-  mean"), from every front end, instead of gymnasium's chained ``TypeError``;
+  mean"), from every front end; it stays a ``TypeError`` in Python's words,
+  which TorchRL's ``GymEnv`` and gymnasium probe for (``tests/test_torchrl.py`` runs the probe);
 - the quick start's ``gym.make("dejavu_env:DejaVuGrid-v0")`` works in a fresh interpreter that
   never imported ``dejavu_env``;
 - ``python -m dejavu_agents.exploit --game grab`` says grab is not supported before it asks for
@@ -141,14 +142,20 @@ def _keywords(cls: type) -> list[str]:
         (_grid_vec, DejaVuGridVectorEnv, {"opponents": ["greedy"]}, "opponent"),
         (_grab_vec, DejaVuGrabVectorEnv, {"opponent": "perfect"}, "opponents"),
         (_grid, DejaVuGridEnv, {"seed": 3}, None),
+        (_grid, DejaVuGridEnv, {"frameskip": 4}, None),
     ],
-    ids=["grid", "grab", "grid-vector", "grab-vector", "grid-no-near-miss"],
+    ids=["grid", "grab", "grid-vector", "grab-vector", "grid-no-near-miss", "torchrl-probe"],
 )
 def test_an_unknown_keyword_is_a_value_error_listing_the_keywords(make, cls, kwargs, near):
     error = _error(make, **kwargs)
     message = str(error)
-    assert error.__cause__ is None and error.__context__ is None, "raised as it is, not under a second traceback"
-    assert message.startswith(f"{cls.__name__} got an unknown keyword "), message
+    assert isinstance(error, ValueError) and isinstance(error, TypeError)
+    if make is gym.make or make is _grid:  # gymnasium re-raises a TypeError with the id, from the original
+        assert type(error.__cause__) is type(error) and str(error).startswith(str(error.__cause__))
+    else:
+        assert error.__cause__ is None and error.__context__ is None, "raised as it is, under one traceback"
+    first = next(iter(kwargs.keys() - {"id"}))
+    assert message.startswith(f"{cls.__name__}.__init__() got an unexpected keyword argument {first!r}"), message
     assert f"its keywords: {', '.join(_keywords(cls))}" in message
     assert (f"(did you mean {near!r}?)" in message) if near else ("did you mean" not in message)
 
@@ -173,7 +180,7 @@ def test_the_pettingzoo_constructors_name_an_unknown_keyword_too(module, factory
     pytest.importorskip("pettingzoo")
     make = getattr(importlib.import_module(module), factory)
     message = str(_error(make, **kwargs))
-    assert "got an unknown keyword" in message and "its keywords: " in message and "obs_mode" in message
+    assert "got an unexpected keyword argument" in message and "its keywords: " in message and "obs_mode" in message
     assert (f"(did you mean {near!r}?)" in message) if near else ("did you mean" not in message)
 
 

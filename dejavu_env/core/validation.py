@@ -96,27 +96,39 @@ def did_you_mean(word: Any, choices: Iterable[str], cutoff: float = 0.6) -> str:
     return f"did you mean {near[0]!r}?" if near else ""
 
 
+class UnknownKeywordError(ValueError, TypeError):
+    """An unknown constructor keyword: a ``ValueError`` like every other bad keyword, and a ``TypeError``
+    worded as Python words it (``"X.__init__() got an unexpected keyword argument 'k'"``).
+
+    Why both: callers probe constructors by that ``TypeError`` and its words. TorchRL's ``GymEnv``
+    passes ``frameskip=`` and drops it on ``"unexpected keyword argument 'frameskip'"``; gymnasium's
+    ``make`` reads ``render_mode``'s. A plain ``ValueError`` would break those standard tools.
+    (``gym.make`` re-raises a ``TypeError`` as its own type with the env id appended, from the
+    original: both then say the keywords and the hint.)
+    """
+
+
 def check_keywords(owner: str, given: Iterable[str], accepted: Collection[str]) -> None:
-    """A ``ValueError`` naming ``owner``'s keywords when ``given`` holds one it does not take, with a
-    "did you mean" for a near miss (``opponents=`` for Grid's ``opponent=``)."""
+    """An :class:`UnknownKeywordError` naming ``owner``'s keywords when ``given`` holds one it does not take,
+    with a "did you mean" for a near miss (``opponents=`` for Grid's ``opponent=``)."""
     unknown = [name for name in given if name not in accepted]
     if not unknown:
         return
     hint = did_you_mean(unknown[0], accepted)
-    words = "keyword" if len(unknown) == 1 else "keywords"
-    raise ValueError(
-        f"{owner} got an unknown {words} {', '.join(map(repr, unknown))}{f' ({hint})' if hint else ''}; "
+    also = f" (also unknown: {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
+    raise UnknownKeywordError(
+        f"{owner}.__init__() got an unexpected keyword argument {unknown[0]!r}{f' ({hint})' if hint else ''}{also}; "
         f"its keywords: {', '.join(accepted)}"
     )
 
 
 def keywords_checked(init: Init) -> Init:
-    """Decorate a constructor so that an unknown keyword is a ``ValueError`` listing its keywords
-    (:func:`check_keywords`) instead of Python's ``TypeError``.
+    """Decorate a constructor so that an unknown keyword is an :class:`UnknownKeywordError` listing its
+    keywords (:func:`check_keywords`) instead of Python's bare ``TypeError``.
 
-    Why: ``gym.make(id, **kwargs)`` passes its keywords to the constructor, and re-raises a
-    ``TypeError`` from it chained under a second traceback; a ``ValueError`` passes through as it
-    is, like every other bad keyword's. The signature stays the constructor's own
+    Why: ``gym.make(id, **kwargs)`` passes its keywords to the constructor, and a user who
+    misspells one deserves the list and a hint; the error stays a ``TypeError`` in Python's
+    words too, for the tools that probe keywords with it. The signature stays the constructor's own
     (:func:`functools.wraps`: ``inspect.signature`` and the docs read it), without ``**kwargs``.
     """
     parameters = list(inspect.signature(init).parameters.values())[1:]  # without self
