@@ -1,4 +1,7 @@
-"""Players exported from RLlib training: a plain torch ``state_dict`` plus a JSON model card, no Ray.
+"""Exported players: a plain torch ``state_dict`` plus a JSON model card, no Ray, no pickle.
+
+RLlib training exports them, and so does any PyTorch loop that trains a
+:class:`~dejavu_agents.policy_net.PolicyNet`, such as the CleanRL-style ``examples/cleanrl_ppo.py``.
 
 A policy trained on a cluster comes back to a laptop as two files in ``dejavu_agents/checkpoints``:
 ``<name>.pt`` (the :class:`dejavu_agents.policy_net.PolicyNet` weights) and ``<name>.json`` (an

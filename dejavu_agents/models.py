@@ -154,7 +154,10 @@ class ModelCard:
 
 @dataclass(frozen=True)
 class ExportCard:
-    """What an exported RLlib network is and how to feed it, stored beside its ``.pt`` weights as JSON.
+    """What an exported network is and how to feed it, stored beside its ``.pt`` weights as JSON.
+
+    Exported by RLlib training (:mod:`dejavu_agents.rllib`) or by any PyTorch loop that trains a
+    :class:`~dejavu_agents.policy_net.PolicyNet` (``examples/cleanrl_ppo.py``).
 
     ``env_id`` as for :class:`ModelCard` (a card without one is read as the game's ``-v0``).
     """

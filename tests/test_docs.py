@@ -172,7 +172,7 @@ def test_every_player_call_says_that_the_observation_is_the_envs_dict() -> None:
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
 NOT_ON_THEIR_OWN = {
     ("batched.md", 1): "a fragment: `snapshot` is the reader's own network",
-    ("training.md", 0): "loads a run the reader trained (runs/grid/latest/best.zip)",
+    ("training.md", 1): "loads a run the reader trained (runs/grid/latest/best.zip)",
     ("web.md", 0): "reads a log of games played in the browser (human-games.jsonl)",
 }
 SLOW = {

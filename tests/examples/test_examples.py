@@ -30,8 +30,11 @@ EXAMPLES = {
     "batched_random_play": ((), "1024 grid games x 200 steps, random moves against greedy"),
     "batched_maskable_ppo": (("sb3_contrib",), "steps on 256 batched games"),
     "torchrl_rollouts": (("torchrl", "pettingzoo"), "Grab (parallel) via PettingZooWrapper: 100 steps"),
+    "cleanrl_ppo": (("torch",), "score it with: python -m dejavu_agents.scorecard --game grid --player mine="),
 }
-SLOW = {"train_maskable_ppo", "load_checkpoint", "batched_maskable_ppo"}
+SLOW = {"train_maskable_ppo", "load_checkpoint", "batched_maskable_ppo", "cleanrl_ppo"}
+TINY_CLEANRL = ("--total-timesteps", "2048", "--num-envs", "64", "--num-steps", "8", "--eval-games", "8")
+"""A budget of seconds for the CleanRL-style script (its defaults are the documented minutes-long run)."""
 WAYS = {"module": lambda name: ["-m", f"examples.{name}"], "script": lambda name: [f"examples/{name}.py"]}
 
 
@@ -57,7 +60,8 @@ def run_example(name: str, way: str, *args: str) -> subprocess.CompletedProcess[
     "name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in EXAMPLES]
 )
 def test_example_runs(name: str, way: str, tmp_path: Path) -> None:
-    done = run_example(name, way, *([str(tmp_path / "out")] if name == "tournament" else []))  # leave no folder
+    args = {"tournament": [str(tmp_path / "out")], "cleanrl_ppo": [*TINY_CLEANRL, "--out", str(tmp_path / "mine")]}
+    done = run_example(name, way, *args.get(name, []))  # leave no folder
     assert done.returncode == 0, done.stderr[-2000:]
     assert EXAMPLES[name][1] in done.stdout
 
