@@ -55,12 +55,17 @@ def load_run(name: str, overrides: dict[str, Any]) -> RunSpec:
 
 
 def evaluation_metrics(player: Player, *, game: str, opponents: Sequence[str], games: int, seed: int,
-                       table_size: int) -> dict[str, float]:
-    """Win rate and mean points against each opponent, through :func:`experiments.evaluate.evaluate`."""
-    from experiments.evaluate import evaluate
+                       table_size: int, steps: int = 0, wall_s: float = 0.0) -> dict[str, float]:
+    """Win rate and mean points against each opponent, through :func:`experiments.evaluate.evaluate`; the
+    console gets the evaluation's line (:func:`experiments.evaluate.eval_line`) as every training command's,
+    ``steps`` and ``wall_s`` being the trial's env steps and seconds so far."""
+    from dejavu_agents.games import get_game
+    from experiments.evaluate import evaluate, print_eval_line
 
+    rows = evaluate(game, player, opponents, games, seed=seed, table_size=table_size)
+    print_eval_line(steps, rows, get_game(game).best_score, wall_s)
     metrics: dict[str, float] = {}
-    for row in evaluate(game, player, opponents, games, seed=seed, table_size=table_size):
+    for row in rows:
         metrics[f"win_rate_vs_{row.opponent}"] = row.win_rate
         metrics[f"mean_points_vs_{row.opponent}"] = row.mean_points
     return metrics

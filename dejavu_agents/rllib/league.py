@@ -20,7 +20,7 @@ from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
 from dejavu_agents.base import Player
 from dejavu_agents.rllib.games import get_spec
@@ -88,7 +88,8 @@ def episode_win(returns: Mapping[str, float], main_agent: str, draw_is_win: bool
 class LeagueCallback(RLlibCallback):
     """Win rates per opponent, snapshots when ``main`` passes ``threshold``, and periodic evaluation.
 
-    ``evaluate``: called every ``eval_every`` iterations with a player built from ``main``'s
+    ``evaluate``: called every ``eval_every`` iterations (with the run's ``steps`` and ``wall_s`` so far, for
+    its console line) with a player built from ``main``'s
     current weights; it returns metrics (e.g. win rates against the heuristics from the
     tournament's seats and seeds) that go into the result, hence into the CSV and
     TensorBoard curves. The training CLI passes :func:`experiments.evaluate.evaluate`.
@@ -104,7 +105,7 @@ class LeagueCallback(RLlibCallback):
         threshold: float,
         max_snapshots: int = 10,
         min_episodes: int = 50,
-        evaluate: Callable[[Player], dict[str, float]] | None = None,
+        evaluate: Callable[..., dict[str, float]] | None = None,
         eval_every: int = 0,
         player_factory: Callable[[Any], Player] | None = None,
         main_seat: int | None = None,
@@ -168,7 +169,10 @@ class LeagueCallback(RLlibCallback):
             module = algorithm.get_module(MAIN)
             player = self.player_factory(module) if self.player_factory else None
             if player is not None:
-                result["evaluation_vs_heuristics"] = self.evaluate(player)
+                lifetime = NUM_ENV_STEPS_SAMPLED_LIFETIME
+                steps = int(result.get(lifetime, result.get(ENV_RUNNER_RESULTS, {}).get(lifetime, 0)))
+                wall_s = float(result.get("time_total_s", 0.0))
+                result["evaluation_vs_heuristics"] = self.evaluate(player, steps=steps, wall_s=wall_s)
 
     def _add_snapshot(self, algorithm: Any) -> None:
         module_id = f"main_v{len(self.league.snapshots) + 1}"

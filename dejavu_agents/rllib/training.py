@@ -183,7 +183,7 @@ def heuristic_id(name: str) -> str:
 
 def ppo_config(
     run: RunSpec,
-    evaluate: Callable[[Player], dict[str, float]] | None = None,
+    evaluate: Callable[..., dict[str, float]] | None = None,
 ) -> Any:
     """The RLlib ``PPOConfig`` of ``run`` (new API stack); ``evaluate`` as :class:`LeagueCallback` takes it."""
     from ray.rllib.algorithms.ppo import PPOConfig

@@ -108,3 +108,23 @@ def test_checkpoint_export_and_registered_style_player_match_rllib(
     rllib_actions = module.get_inference_action_dist_cls().from_logits(logits).to_deterministic().sample().numpy()
     exported_actions = np.array([player.act(o, o["action_mask"]) for o in observations])
     assert np.array_equal(rllib_actions, exported_actions)
+
+
+def test_an_evaluation_prints_its_line_on_the_console(ray_cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """As in every training command: the trial's steps, each opponent's win rate with its interval, the wall."""
+    import functools
+
+    from experiments.rllib import evaluation_metrics
+
+    spec = tiny_spec("grid", eval_every=1, eval_games=4, eval_opponents=["random"])
+    evaluate = functools.partial(evaluation_metrics, game="grid", opponents=("random",), games=4, seed=0, table_size=2)
+    algo = ppo_config(spec, evaluate=evaluate).build_algo()
+    try:
+        result = algo.train()
+    finally:
+        algo.stop()
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("eval  ")]
+    steps = int(result["num_env_steps_sampled_lifetime"])
+    assert len(lines) == 1 and steps >= 300 and lines[0].startswith(f"eval  {steps:,} steps  vs random  win "), lines
+    assert "(4 games)" in lines[0] and "wall " in lines[0]
+    assert set(result["evaluation_vs_heuristics"]) == {"win_rate_vs_random", "mean_points_vs_random"}
