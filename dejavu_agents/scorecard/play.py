@@ -18,7 +18,7 @@ from typing import Any
 from dejavu_agents.base import Player
 from dejavu_agents.games import GameAdapter
 from dejavu_agents.specs import PlayerSpec
-from dejavu_agents.tournament.run import named_fault, run_in_order
+from dejavu_agents.tournament.run import built, named_fault, run_in_order
 from dejavu_agents.tournament.schedule import Match, make_schedule
 from dejavu_env.core.players import PlayerError
 
@@ -56,23 +56,23 @@ def _init(game: GameAdapter) -> None:
     _worker.update(game=game, players={})
 
 
-def _built(key: tuple[str, ...], spec: PlayerSpec) -> Player:
+def _built(key: tuple[str, ...], spec: PlayerSpec, seat: int) -> Player:
     players: dict[tuple[str, ...], Player] = _worker["players"]
     if key not in players:
-        players[key] = spec.build(_worker["game"])
+        players[key] = built(spec, _worker["game"], seat)
     return players[key]
 
 
 def _play(job: Seat) -> Played:
     game: GameAdapter = _worker["game"]
-    seated = []
-    for index, name in enumerate(job.match.seats):
-        if name == PLAYER:
-            seated.append(_built(("player", job.player.name, str(job.player.checkpoint)), job.player))
-        else:
-            seated.append(_built(("opponent", job.opponent.name, str(index)), job.opponent))
     seat = job.match.seats.index(PLAYER)
     try:
+        seated = []
+        for index, name in enumerate(job.match.seats):
+            if name == PLAYER:
+                seated.append(_built(("player", job.player.name, str(job.player.checkpoint)), job.player, index))
+            else:
+                seated.append(_built(("opponent", job.opponent.name, str(index)), job.opponent, index))
         outcome = game.play(seated, job.match.seed)
     except PlayerError as error:
         names = [job.player.name if name == PLAYER else job.opponent.name for name in job.match.seats]

@@ -130,16 +130,26 @@ def run_in_order(
 def _play(match: Match) -> MatchOutcome:
     if _game is None:
         raise RuntimeError("a tournament worker was used before _init_worker gave it its game")
-    seated = []
-    for seat, name in enumerate(match.seats):
-        player = _players.get((name, seat))
-        if player is None:
-            player = _players[(name, seat)] = _specs.get(name, PlayerSpec(name)).build(_game)
-        seated.append(player)
     try:
+        seated = []
+        for seat, name in enumerate(match.seats):
+            player = _players.get((name, seat))
+            if player is None:
+                player = _players[(name, seat)] = built(_specs.get(name, PlayerSpec(name)), _game, seat)
+            seated.append(player)
         return _game.play(seated, match.seed)
     except PlayerError as error:
         raise named_fault(error, match.seats, match.seed) from error
+
+
+def built(spec: PlayerSpec, game: TournamentGame, seat: int) -> Player:
+    """``spec``'s player for ``seat``. A player whose construction raises (its first ``reset`` included) is a
+    :class:`PlayerError` naming the seat, which :func:`named_fault` reports in one line as a fault in a move."""
+    try:
+        return spec.build(game)
+    except Exception as err:
+        fault = f"raised {type(err).__name__} when built: {err}"
+        raise PlayerError(f"the player at seat {seat} {fault}", seat=seat, fault=fault) from err
 
 
 def named_fault(error: PlayerError, names: Sequence[str], seed: int) -> PlayerError:

@@ -57,11 +57,22 @@ def player_obs_mode(player: Any, default: str) -> str:
     return getattr(player, "obs_mode", None) or default
 
 
-def reset_player(player: Any, seed: int) -> None:
-    """Reset ``player`` with ``seed`` if it has a ``reset`` method; plain functions need none."""
+def reset_player(player: Any, seed: int, seat: int | None = None) -> None:
+    """Reset ``player`` with ``seed`` if it has a ``reset`` method; plain functions need none.
+
+    With ``seat`` (the match runners), a ``reset`` that raises is a :class:`PlayerError` naming the
+    seat, as a fault in the player's move is, so the tournament reports it in one line too.
+    """
     reset = getattr(player, "reset", None)
-    if callable(reset):
+    if not callable(reset):
+        return
+    if seat is None:
         reset(seed=seed)
+        return
+    try:
+        reset(seed=seed)
+    except Exception as err:
+        raise _fault(player, seat, f"raised {type(err).__name__} in reset: {err}") from err
 
 
 def check_player(player: Any, where: str) -> Any:

@@ -67,8 +67,8 @@ def play_game(
     deck = canonical_deck() if cards is None else make_deck(cards)
     seats = Seats(list(players), obs_mode)
     rng = np.random.default_rng(seed)
-    for player, player_seed in zip(players, derive_seeds(rng, len(players))):
-        reset_player(player, player_seed)
+    for seat, (player, player_seed) in enumerate(zip(players, derive_seeds(rng, len(players)))):
+        reset_player(player, player_seed, seat)
     state = new_game(rng, n_players=len(players), deck=deck, reaction_times=means)
     seats.play(state, rng)
     eliminations = tuple(sum(flags[p] for flags in state.round_eliminated) for p in range(len(players)))

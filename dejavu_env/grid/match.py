@@ -69,8 +69,8 @@ def play_game(
     max_turns = check_int("max_turns", max_turns, 1)
     check_choice("obs_mode", obs_mode, OBS_MODES)
     rng = np.random.default_rng(seed)
-    for player, player_seed in zip(players, derive_seeds(rng, 2)):
-        reset_player(player, player_seed)
+    for seat, (player, player_seed) in enumerate(zip(players, derive_seeds(rng, 2))):
+        reset_player(player, player_seed, seat)
     state = new_game(rng, deck)
     fast = [fast_random(player) for player in players]
     observers = [Observer(seat, player_obs_mode(players[seat], obs_mode)) for seat in (0, 1)]

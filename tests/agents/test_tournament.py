@@ -211,3 +211,35 @@ def test_the_cli_reports_a_raising_player_in_one_line_and_the_flag_adds_the_trac
     err = capsys.readouterr().err
     assert "Traceback" in err and "in act" in err, "the worker's traceback, down to the player's own code"
     assert err.strip().splitlines()[-1].startswith("python -m dejavu_agents.tournament: error: player 'mine'")
+
+
+class _BadReset(Player):
+    """A player whose ``reset`` raises: at once (its construction resets it), or from its second reset on."""
+
+    obs_mode = "info_state"
+    fail_from = 1
+
+    def reset(self, seed=None) -> None:
+        self.resets = getattr(self, "resets", 0) + 1
+        if self.resets >= self.fail_from:
+            raise RuntimeError("no such file: weights.pt")
+
+    def act(self, observation, action_mask) -> int:
+        return int(action_mask.argmax())
+
+
+class _LaterBadReset(_BadReset):
+    fail_from = 2
+
+
+@pytest.mark.parametrize("game", ["grid", "grab"])
+@pytest.mark.parametrize(("cls", "when"), [(_BadReset, "when built"), (_LaterBadReset, "in reset")])
+def test_a_player_whose_reset_raises_is_named_with_its_seat_too(monkeypatch, game, cls, when) -> None:
+    from dejavu_agents import PLAYERS, PlayerEntry
+    from dejavu_env.core.players import PlayerError
+
+    monkeypatch.setitem(PLAYERS[game], "mine", PlayerEntry(cls))
+    players = ["mine", "random"] if game == "grid" else ["mine", "random", "perfect", "human-casual"]
+    pattern = rf"^player 'mine' \(seat \d, game seed \d+\) raised RuntimeError {when}: no such file: weights.pt"
+    with pytest.raises(PlayerError, match=pattern):
+        run_tournament(game, players, games=2, workers=1)
