@@ -90,6 +90,9 @@ def fail_with(prog: str, error: BaseException, traceback: bool = False, status: 
     60 lines of a pool worker's traceback above it hid that line; whoever debugs asks for them.
     """
     if traceback:
+        worker = getattr(error, "worker_traceback", None)  # a pool worker's, as text (tournament.run)
+        if worker:
+            print(f"In the worker process:\n{worker}\n", file=sys.stderr)
         print_exception(type(error), error, error.__traceback__, file=sys.stderr)
     return fail(prog, str(error), status)
 

@@ -122,6 +122,8 @@ def run_in_order(
                     bar.update()
     except KeyboardInterrupt:
         raise JobsInterrupted(done) from None
+    except PlayerError as error:
+        raise _from_worker(error) from None
     finally:
         bar.close()
     return done
@@ -150,6 +152,18 @@ def built(spec: PlayerSpec, game: TournamentGame, seat: int) -> Player:
     except Exception as err:
         fault = f"raised {type(err).__name__} when built: {err}"
         raise PlayerError(f"the player at seat {seat} {fault}", seat=seat, fault=fault) from err
+
+
+def _from_worker(error: PlayerError) -> PlayerError:
+    """``error`` as raised here, its pool worker's traceback kept as text in ``error.worker_traceback``.
+
+    Why: ``multiprocessing`` chains the worker's traceback under the error, and the user of the
+    API then reads some 60 lines of pool internals above the one line that names the player and
+    its seat. The text stays at hand for whoever asks (the CLIs' ``--traceback``).
+    """
+    remote = error.__cause__
+    error.worker_traceback = str(remote).strip() if remote is not None else None
+    return error
 
 
 def named_fault(error: PlayerError, names: Sequence[str], seed: int) -> PlayerError:

@@ -44,12 +44,15 @@ class PlayerError(ValueError):
     ``seat`` is the faulty player's seat where the raiser knows it, and ``fault`` what it did
     (``"raised ValueError: ..."``), so that a caller that knows the players' names (the
     tournament) can name the player in its own message. Both survive pickling (a worker process).
+    ``worker_traceback``: where the fault came from a pool worker, its traceback as text, kept
+    for whoever asks for it rather than chained above the message.
     """
 
     def __init__(self, message: str, *, seat: int | None = None, fault: str | None = None) -> None:
         super().__init__(message)
         self.seat = seat
         self.fault = fault
+        self.worker_traceback: str | None = None
 
 
 def player_obs_mode(player: Any, default: str) -> str:

@@ -196,6 +196,9 @@ def test_a_raising_player_is_named_with_its_seat_whatever_the_workers(wrong_gues
     with pytest.raises(PlayerError, match=r"^player 'mine' \(seat [01], game seed \d+\) raised ValueError: ") as caught:
         run_tournament("grid", ["random", wrong_guess], games=2, workers=workers)
     assert caught.value.seat in (0, 1) and caught.value.fault.startswith("raised ValueError: ")
+    assert caught.value.__cause__ is None, "the pool's traceback is not chained above the message"
+    if workers > 1:
+        assert "in act" in caught.value.worker_traceback, "but kept, down to the player's own code"
 
 
 def test_the_cli_reports_a_raising_player_in_one_line_and_the_flag_adds_the_traceback(wrong_guess, capsys) -> None:
