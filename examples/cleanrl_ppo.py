@@ -23,8 +23,9 @@ What a learner that reads one array needs, and nothing else:
   (docs/training.md has the runs that found them).
 
 At the end it plays ``--eval-games`` games against ``random`` and ``greedy`` (greedy moves, one
-line each) and saves the network the documented way: a plain ``state_dict`` (``<out>.pt``) and a
-small JSON card (``<out>.json``), which the project's commands load as a path::
+line each, in the form of the project's training commands) and saves the network the documented
+way: a plain ``state_dict`` (``<out>.pt``) and a small JSON card (``<out>.json``), which the
+project's commands load as a path::
 
     python -m dejavu_agents.scorecard --game grid --player mine=<out>.pt
     python -m dejavu_agents.tournament --game grid --players mine=<out>.pt,greedy --games 200
@@ -215,11 +216,12 @@ def main() -> None:
             results = []
 
     agent.eval()
-    for opponent in ("random", "greedy"):
+    for opponent in ("random", "greedy"):  # one line each, as the project's training commands print them
         wins, draws, losses = evaluate(agent, args, opponent)
         low, high = wilson_interval(wins, args.eval_games)
-        print(f"vs {opponent}: won {wins}, drew {draws}, lost {losses} of {args.eval_games}: "
-              f"win rate {wins / args.eval_games:.3f} [{low:.3f}, {high:.3f}]")  # fmt: skip
+        print(f"eval  {num_updates * batch_size:,} steps  vs {opponent}  win {wins / args.eval_games:.3f} "
+              f"[{low:.3f}, {high:.3f}]  ({args.eval_games} games: {wins} won, {draws} drawn, {losses} lost)  "
+              f"wall {time.perf_counter() - start:,.1f} s", flush=True)  # fmt: skip
     card = ExportCard(
         game="grid", obs_mode="info_state", net=agent.spec.to_dict(), env={"reward": "win"},
         training={"algorithm": "examples/cleanrl_ppo.py", **asdict(args), "wall_s": round(time.perf_counter() - start)},

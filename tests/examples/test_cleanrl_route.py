@@ -25,7 +25,9 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("cleanrl") / "mine"
     done = run_example("cleanrl_ppo", "script", *TINY_CLEANRL, "--out", str(out), "--encoder", "mlp")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "vs random: won" in done.stdout and "vs greedy: won" in done.stdout
+    evals = [line for line in done.stdout.splitlines() if line.startswith("eval  ")]
+    assert [line.split("  ")[2] for line in evals] == ["vs random", "vs greedy"], done.stdout
+    assert all("(8 games: " in line and " win " in line for line in evals)
     return out.with_suffix(".pt")
 
 
