@@ -2,7 +2,7 @@
 
 Run it from the clone's root (needs the ``train`` extra for torch)::
 
-    python examples/cleanrl_ppo.py                       # 1M env steps against greedy: about 3 min on 2 cores
+    python examples/cleanrl_ppo.py                       # 1M env steps against greedy: about 1 min on 2 cores
     python examples/cleanrl_ppo.py --total-timesteps 20000 --out runs/cleanrl/try
 
 What a learner that reads one array needs, and nothing else:
