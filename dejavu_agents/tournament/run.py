@@ -188,10 +188,16 @@ def worker_pool(
     SIGINT is ignored while the workers are forked, so not even a worker that has not yet run
     its initializer can print a traceback; the initializer ignores it again for start
     methods that do not fork.
+
+    On Linux the workers are forked whatever the process-wide start method: a player registered
+    in the parent (``register_player``, the tournament tutorial) must exist in the workers, and
+    importing TorchRL sets the global method to ``"spawn"``, under which it did not (the
+    workers rebuilt the registry from the installed entry points: "unknown grid player").
     """
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        return multiprocessing.Pool(workers, initializer=initializer, initargs=initargs)
+        return context.Pool(workers, initializer=initializer, initargs=initargs)
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -246,3 +246,20 @@ def test_a_player_whose_reset_raises_is_named_with_its_seat_too(monkeypatch, gam
     pattern = rf"^player 'mine' \(seat \d, game seed \d+\) raised RuntimeError {when}: no such file: weights.pt"
     with pytest.raises(PlayerError, match=pattern):
         run_tournament(game, players, games=2, workers=1)
+
+
+def test_a_registered_player_reaches_the_workers_whatever_the_start_method(wrong_guess, monkeypatch) -> None:
+    """Importing TorchRL sets the process-wide start method to spawn; the tournament's workers still fork
+    (on Linux), so a player registered in this process plays there: its fault is its own, not 'unknown'."""
+    import multiprocessing
+    import sys
+
+    from dejavu_env.core.players import PlayerError
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers fork on Linux only")
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "spawn")
+    monkeypatch.setattr(multiprocessing.context._default_context, "_actual_context",
+                        multiprocessing.get_context("spawn"))  # fmt: skip
+    with pytest.raises(PlayerError, match=r"raised ValueError: zero-dimensional"):
+        run_tournament("grid", ["random", wrong_guess], games=2, workers=2)

@@ -47,8 +47,8 @@ def test_each_config_trains_a_few_hundred_steps_with_its_league_and_writes_a_run
     log = io.StringIO()  # stdout and stderr in one file, as `python -m experiments.train ... > log 2>&1` writes
     with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
         best = train(config, tmp_path, progress=True)
-    said = [line.split("\r")[-1] for line in log.getvalue().split("\n") if " steps, " in line]
-    assert said and all(line.startswith("[") for line in said), said  # above the bar, not after its text
+    said = [line.split("\r")[-1] for line in log.getvalue().split("\n") if " steps  vs " in line]
+    assert said and all(line.startswith("eval  ") for line in said), said  # above the bar, not after its text
     progress = (tmp_path / "progress.csv").read_text().splitlines()
     assert progress[0].startswith("timesteps,wall_s,") and len(progress) >= 3
     assert (tmp_path / "eval.csv").read_text().count("\n") >= 2
