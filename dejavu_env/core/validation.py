@@ -103,9 +103,14 @@ class UnknownKeywordError(ValueError, TypeError):
     Why both: callers probe constructors by that ``TypeError`` and its words. TorchRL's ``GymEnv``
     passes ``frameskip=`` and drops it on ``"unexpected keyword argument 'frameskip'"``; gymnasium's
     ``make`` reads ``render_mode``'s. A plain ``ValueError`` would break those standard tools.
-    (``gym.make`` re-raises a ``TypeError`` as its own type with the env id appended, from the
-    original: both then say the keywords and the hint.)
+    (``gym.make`` re-raises a ``TypeError`` as its own type with the env id appended: gymnasium 1.4
+    from the original, so both tracebacks say the keywords and the hint; 1.2 inside its
+    ``except``, whose context this class leaves out, so one traceback shows.)
     """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.__suppress_context__ = True
 
 
 def check_keywords(owner: str, given: Iterable[str], accepted: Collection[str]) -> None:
