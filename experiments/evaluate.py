@@ -20,7 +20,6 @@ Ctrl-C stops a gauntlet, showing the rows of the games finished.
 from __future__ import annotations
 
 import dataclasses
-import math
 import shlex
 import sys
 from collections.abc import Sequence
@@ -47,7 +46,8 @@ from dejavu_agents.machine import check_games_fit, usable_cores
 from dejavu_agents.progress import Progress
 from dejavu_agents.specs import PlayerSpec, as_specs, parse_players
 from dejavu_agents.stats import mean_interval, wilson_interval
-from dejavu_agents.text import counted
+from dejavu_agents.text import EvalScore, counted
+from dejavu_agents.text import eval_line as text_eval_line
 from dejavu_agents.tournament.report import markdown_table, write_csv
 from dejavu_agents.tournament.run import JobsInterrupted, run_in_order
 from dejavu_agents.tournament.schedule import Match, make_schedule
@@ -92,25 +92,13 @@ SCORE_WORDS = {"win_rate": ("win", "win_low", "win_high", 3), "mean_points": ("p
 
 
 def eval_line(timesteps: int, rows: Sequence[EvalRow], score: str, wall_s: float, label: str = "") -> str:
-    """One evaluation during training as the console shows it, one line for all its opponents::
-
-        eval  303,104 steps  vs greedy  win 0.625 [0.556, 0.689]  (200 games)  wall 13.2 s
-
-    ``score``: the adapter's ``best_score`` (Grid's ``win_rate``, with its Wilson interval;
-    Grab's ``mean_points``, with its bootstrap interval), as ``eval.csv`` holds them; ``wall_s``:
-    seconds since training started; ``label`` (a seed's name) goes first, for runs that share a console.
-    """
+    """:func:`dejavu_agents.text.eval_line` of ``rows``; ``score`` is the adapter's ``best_score`` (Grid's
+    ``win_rate``, with its Wilson interval; Grab's ``mean_points``, with its bootstrap interval), as
+    ``eval.csv`` holds them."""
     word, low, high, digits = SCORE_WORDS[score]
-    parts = [f"{label}: eval" if label else "eval", f"{timesteps:,} steps"]
-    for row in rows:
-        lo, hi = getattr(row, low), getattr(row, high)
-        interval = "[no interval: 1 game]" if math.isnan(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
-        parts.append(f"vs {row.opponent}  {word} {getattr(row, score):.{digits}f} {interval}")
-    games = sorted({row.games for row in rows})
-    each = " each" if len(rows) > 1 else ""
-    parts.append(f"({counted(games[0], 'game')}{each})" if len(games) == 1 else f"({'/'.join(map(str, games))} games)")
-    parts.append(f"wall {wall_s:,.1f} s")
-    return "  ".join(parts)
+    scores = [EvalScore(row.opponent, word, getattr(row, score), getattr(row, low), getattr(row, high), digits,
+                        row.games) for row in rows]  # fmt: skip
+    return text_eval_line(timesteps, scores, wall_s, label)
 
 
 def print_eval_line(timesteps: int, rows: Sequence[EvalRow], score: str, wall_s: float, label: str = "") -> None:
