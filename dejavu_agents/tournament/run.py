@@ -10,7 +10,7 @@ which worker played which game.
 A player's fault (:class:`~dejavu_env.core.players.PlayerError`: it raised, or answered junk
 or an illegal action) stops the run with a ``PlayerError`` whose one-line message names the
 player, its seat and the game's seed (:func:`named_fault`), whichever process played the game;
-a worker's traceback rides along as the exception's cause.
+a worker's traceback rides along as text (``worker_traceback``), not chained above the message.
 
 Ctrl-C: worker processes ignore SIGINT (the terminal sends it to the whole process group),
 so only the parent stops, with the games finished so far, and no worker prints a traceback.
@@ -150,8 +150,7 @@ def built(spec: PlayerSpec, game: TournamentGame, seat: int) -> Player:
     try:
         return spec.build(game)
     except Exception as err:
-        fault = f"raised {type(err).__name__} when built: {err}"
-        raise PlayerError(f"the player at seat {seat} {fault}", seat=seat, fault=fault) from err
+        raise PlayerError.at(seat, f"raised {type(err).__name__} when built: {err}") from err
 
 
 def _from_worker(error: PlayerError) -> PlayerError:

@@ -54,6 +54,13 @@ class PlayerError(ValueError):
         self.fault = fault
         self.worker_traceback: str | None = None
 
+    @classmethod
+    def at(cls, seat: int, fault: str, player: Any = None) -> PlayerError:
+        """The fault of the player at ``seat``: ``"the player at seat 1 (<its repr>) raised ValueError: ..."``
+        (the repr where ``player`` is given)."""
+        who = "" if player is None else f" ({player!r:.60})"
+        return cls(f"the player at seat {seat}{who} {fault}", seat=seat, fault=fault)
+
 
 def player_obs_mode(player: Any, default: str) -> str:
     """The observation mode ``player`` asks for, or ``default`` when it does not say."""
@@ -69,13 +76,12 @@ def reset_player(player: Any, seed: int, seat: int | None = None) -> None:
     reset = getattr(player, "reset", None)
     if not callable(reset):
         return
-    if seat is None:
-        reset(seed=seed)
-        return
     try:
         reset(seed=seed)
     except Exception as err:
-        raise _fault(player, seat, f"raised {type(err).__name__} in reset: {err}") from err
+        if seat is None:
+            raise
+        raise PlayerError.at(seat, f"raised {type(err).__name__} in reset: {err}", player) from err
 
 
 def check_player(player: Any, where: str) -> Any:
@@ -121,15 +127,11 @@ def ask_player(
     try:
         answer = player(observation, handed)
     except Exception as err:
-        raise _fault(player, seat, f"raised {type(err).__name__}: {err}") from err
+        raise PlayerError.at(seat, f"raised {type(err).__name__}: {err}", player) from err
     try:
         action = as_action(answer, len(mask), "its answer")
     except ValueError as err:
-        raise _fault(player, seat, f"answered {answer!r:.60}: {err}") from err
+        raise PlayerError.at(seat, f"answered {answer!r:.60}: {err}", player) from err
     if not is_legal(action):
-        raise _fault(player, seat, f"chose illegal action {action}; legal: {np.flatnonzero(mask).tolist()}")
+        raise PlayerError.at(seat, f"chose illegal action {action}; legal: {np.flatnonzero(mask).tolist()}", player)
     return action
-
-
-def _fault(player: Any, seat: int, fault: str) -> PlayerError:
-    return PlayerError(f"the player at seat {seat} ({player!r:.60}) {fault}", seat=seat, fault=fault)

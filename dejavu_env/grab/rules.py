@@ -381,8 +381,7 @@ def ask_bits(state: GrabState, seat: int, act_bits: BitPlayer, round_index: int,
 
 
 def _raised(seat: int, err: Exception) -> PlayerError:
-    fault = f"raised {type(err).__name__}: {err}"
-    return PlayerError(f"the player at seat {seat} {fault}", seat=seat, fault=fault)
+    return PlayerError.at(seat, f"raised {type(err).__name__}: {err}")
 
 
 def check_bit_action(seat: int, action: object, state: GrabState) -> int:
