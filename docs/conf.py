@@ -51,7 +51,7 @@ autodoc_inherit_docstrings = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 # The learners' stack is not needed to read the docstrings: a docs build needs no torch.
-autodoc_mock_imports = ["torch", "stable_baselines3", "sb3_contrib", "ray", "tensorboard"]
+autodoc_mock_imports = ["torch", "stable_baselines3", "sb3_contrib", "ray", "tensorboard", "pyspiel", "open_spiel"]
 napoleon_google_docstring = False
 napoleon_numpy_docstring = False
 

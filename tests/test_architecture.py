@@ -37,9 +37,9 @@ PURE_CORE = {
 ACCELERATORS = {"compiled": {"numba"}}
 """The one module that imports the compiler; the kernels reach numba through it, and only the vector envs
 import the kernels."""
-LIBRARY_FRONT_ENDS = {"sb3": {"stable_baselines3"}}
+LIBRARY_FRONT_ENDS = {"sb3": {"stable_baselines3"}, "openspiel": {"pyspiel"}}
 """Top-level modules of ``dejavu_env`` that import a learning library (imported explicitly, never by the package)."""
-HEAVY = {"torch", "stable_baselines3", "sb3_contrib", "ray", "pettingzoo"}
+HEAVY = {"torch", "stable_baselines3", "sb3_contrib", "ray", "pettingzoo", "pyspiel"}
 
 
 def imports(path: Path) -> set[str]:
@@ -115,7 +115,8 @@ def test_importing_the_package_pulls_in_no_heavy_dependency():
         "gym.make('DejaVuGrid-v0'); gym.make('DejaVuGrab-v0');"
         "assert 'numba' not in sys.modules, 'the single envs load the compiler';"
         "gym.make_vec('DejaVuGrid-v0', num_envs=2); gym.make_vec('DejaVuGrab-v0', num_envs=2);"
-        "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo'} & set(sys.modules));"
+        "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo', 'pyspiel'}"
+        " & set(sys.modules));"
         "print(heavy); assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -85,6 +85,9 @@ def _reveal_text(view: View) -> str:
 def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = None) -> str:
     """The table as text: blue numbers, the faces this seat knows, reveal, tokens, deck, piles.
 
+    ``view`` is a decoded ``info_state`` observation, or a current-view one (``observation``),
+    which shows the cards kept since the seat's last decision in place of the piles.
+
     ``result`` (public once the game is over) replaces the turn and reveal lines by who won.
     """
     verdict = _verdict(result, seat)
@@ -102,9 +105,19 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
     cells[(1, 1)] = f"{f'{DECK} {deck}' if deck else END_CARD if end == 'visible' else NO_DECK:^9}"
     rows = ["  [" + "][".join(cells[(r, c)] for c in range(3)) + "]" for r in range(3)]
     top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
-    mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
+    if "pile_me" in view:
+        mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
+        piles = [
+            f"your pile: {len(mine)} {' '.join(mine)}".rstrip(),
+            f"opponent's pile: {len(theirs)} {' '.join(theirs)}".rstrip(),
+        ]
+    else:  # the current view: no piles, only the cards kept since this seat's last decision
+        mine, theirs = _pile_names(view["kept_me"]), _pile_names(view["kept_opp"])
+        kept = f"you {' '.join(mine) or 'none'}; opponent {' '.join(theirs) or 'none'}"
+        piles = [f"kept since your last decision: {kept}"]
     lines = [
-        (f"after {plural(turns, 'turn')}" if verdict else f"turn {turns + 1}") + f", you are seat {seat}, {phase}"
+        (f"after {plural(turns, 'turn')}" if verdict else f"turn {turns + 1}")
+        + f", you are seat {seat}, {phase}"
         + (", last turn" if view["last_turn"][0] and not verdict else ""),
         f"tokens: you {_scalar(view, 'tokens', 0)}, opponent {_scalar(view, 'tokens', 1)}"
         + (", next Look/Reveal costs a token" if view["costs_token"][0] and not verdict else ""),
@@ -112,10 +125,45 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
         *LEGEND,
         f"deck: {plural(deck, 'card')}" + (f", top blue {top}" if top else "") + f"; End card {end}",
         *([] if verdict else [f"reveal: {_reveal_text(view)}"]),
-        f"your pile: {len(mine)} {' '.join(mine)}".rstrip(),
-        f"opponent's pile: {len(theirs)} {' '.join(theirs)}".rstrip(),
+        *piles,
     ]
     return "\n".join(lines) + "\n"
+
+
+def render_line(view: View, *, seat: int, turns: int) -> str:
+    """The table on one line: what :func:`render_ansi` shows, in the same marks, without the layout.
+
+    Why a second text: OpenSpiel's IS-MCTS keys its tree by the information-state string and
+    asks for it at every node it visits, and the laid-out table costs it a third of its time.
+    ``view`` is a decoded ``info_state`` or ``observation`` view; slots run 0..7, each its blue
+    number then its face (``a+b``) or ``?``, then ``*`` (face up) or ``'`` (the opponent knows it).
+    """
+    blue = ((view["slot_blue"].argmax(axis=1) + MIN_BLUE) * view["slot_blue"].any(axis=1)).tolist()
+    faces = view["faces"]
+    empty, known, face_up, opp = (view[name].tolist() for name in ("slot_empty", "known_me", "face_up", "known_opp"))
+    slots = []
+    for slot in range(N_SLOTS):
+        if empty[slot]:
+            slots.append(EMPTY_SLOT)
+            continue
+        face = _face(faces[slot]) if known[slot] else UNKNOWN
+        slots.append(f"{blue[slot]}:{face}{FACE_UP if face_up[slot] else OPPONENT_KNOWS if opp[slot] else ''}")
+    top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
+    mine, theirs = ("pile_me", "pile_opp") if "pile_me" in view else ("kept_me", "kept_opp")
+    parts = [
+        f"seat {seat}, turn {turns + 1}, {PHASE_NAMES[int(view['phase'].argmax())]}"
+        + (", last turn" if view["last_turn"][0] else ""),
+        f"tokens {_scalar(view, 'tokens', 0)} {_scalar(view, 'tokens', 1)}"
+        + (", costs a token" if view["costs_token"][0] else ""),
+        "slots " + " ".join(slots),
+        f"{DECK} {_scalar(view, 'deck_size')}"
+        + (f" top {top}" if top else "")
+        + f", End card {END_NAMES[int(view['end_card'].argmax())]}",
+        f"reveal: {_reveal_text(view) if view['candidates'].any() else 'none'}",
+        f"{mine[:-3] if mine == 'pile_me' else 'kept'} "
+        + " / ".join(" ".join(_pile_names(view[name])) or "-" for name in (mine, theirs)),
+    ]
+    return " | ".join(parts)
 
 
 TABLE: Color = (28, 84, 56)
@@ -222,9 +270,7 @@ def render_rgb(view: View, *, seat: int, turns: int, result: Outcome | None = No
     _draw_tokens(canvas, panel, 64, "YOU", _scalar(view, "tokens", 0))
     _draw_tokens(canvas, panel, 92, "OPP", _scalar(view, "tokens", 1))
     numbers = np.flatnonzero(view["candidates"]).tolist()
-    reveal = (
-        f"REVEAL {'/'.join(map(str, numbers))} X{_scalar(view, 'candidate_count')}" if numbers else "NO REVEAL"
-    )
+    reveal = f"REVEAL {'/'.join(map(str, numbers))} X{_scalar(view, 'candidate_count')}" if numbers else "NO REVEAL"
     draw_text(canvas, panel, 126, reveal, GOLD if numbers else WHITE, 2)
     if view["costs_token"][0]:
         draw_text(canvas, panel, 146, "EXTRA ACTION COSTS 1", WHITE, 2)

@@ -277,7 +277,7 @@ class GridState:
     def copy(self) -> GridState:
         """An independent copy (for search or what-if analysis)."""
         new = object.__new__(GridState)
-        for name in self.__slots__:
+        for name in GridState.__slots__:  # not self's: a subclass adds no fields, and its own __slots__ is empty
             value = getattr(self, name)
             if isinstance(value, list):
                 value = [v[:] if isinstance(v, list) else v for v in value]
