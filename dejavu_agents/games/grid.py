@@ -37,6 +37,10 @@ PLAYERS = {
         "dejavu_agents.grid.ismcts:ISMCTSGridPlayer",
         summary="determinized search with compiled playouts, anchored on counting (500 playouts a decision)",
     ),
+    "openspiel-ismcts": PlayerEntry(
+        "dejavu_agents.openspiel:OpenSpielISMCTS",
+        summary="OpenSpiel's own IS-MCTS with its example's defaults (1,000 simulations); the openspiel extra",
+    ),
     "ismcts-ppo": PlayerEntry(
         "dejavu_agents.grid.ismcts_ppo:PolicyPriorISMCTS",
         {"checkpoint": "ppo-grid-scratch"},

@@ -27,12 +27,19 @@ def test_the_committed_tables_match_the_committed_cards() -> None:
     assert not stale, f"regenerate with python -m experiments.leaderboard: {stale}"
 
 
+NO_CARD = {
+    "ismcts": "played on every card as an uncalibrated panel member",
+    "openspiel-ismcts": "OpenSpiel's IS-MCTS, an outside yardstick measured in docs/evaluating.md: a card at its "
+    "default 1,000 simulations (about 10 s a game) would take hours",
+}
+
+
 def test_every_shipped_player_has_a_card() -> None:
     from dejavu_agents import available_players
 
     cards = {(c["game"], c["player"]) for c in leaderboard.load_cards()}
     for game in ("grid", "grab"):
-        assert {(game, name) for name in available_players(game) if name != "ismcts"} <= cards
+        assert {(game, name) for name in available_players(game) if name not in NO_CARD} <= cards
 
 
 def test_grid_rows_are_ranked_by_rating_and_name_what_is_missing() -> None:
