@@ -67,8 +67,18 @@ assert "numba" in sys.modules, "the batched envs step with the compiled kernels"
 from dejavu_agents.registry import PLAYERS
 from dejavu_env.core.providers import provided_names
 
+NEEDS_EXTRA = {"openspiel-ismcts": "openspiel"}  # OpenSpiel's own bot: its extra, not the core install
+for name, extra in NEEDS_EXTRA.items():
+    try:
+        gym.make("DejaVuGrid-v0", opponent=name)
+    except ValueError as err:
+        assert f"needs the {extra!r} extra" in str(err) and "\n" not in str(err), err
+    else:
+        raise AssertionError(f"{name} was seated without the {extra} extra")
 for env_id, game, key in (("DejaVuGrid-v0", "grid", "opponent"), ("DejaVuGrab-v0", "grab", "opponents")):
-    heuristics = [name for name in provided_names(game) if "checkpoint" not in PLAYERS[game][name].kwargs]
+    heuristics = [
+        name for name in provided_names(game) if "checkpoint" not in PLAYERS[game][name].kwargs and name not in NEEDS_EXTRA
+    ]
     assert len(heuristics) >= 4, heuristics
     for name in heuristics:
         env = gym.make(env_id, **{key: name if game == "grid" else [name] * 3})

@@ -18,7 +18,14 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pyspiel
+
+try:
+    import pyspiel
+except ImportError as err:  # one line that says what to install, where a bare ModuleNotFoundError would not
+    raise ImportError(
+        f"dejavu_agents.openspiel needs the 'openspiel' extra ({err.name} not installed); "
+        'from the clone: pip install -e ".[openspiel]"'
+    ) from err
 
 from dejavu_agents.base import Player
 from dejavu_env.core.players import ask_player, player_obs_mode, reset_player

@@ -51,7 +51,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pyspiel
+
+try:
+    import pyspiel
+except ImportError as err:  # one line that says what to install, where a bare ModuleNotFoundError would not
+    raise ImportError(
+        f"dejavu_env.openspiel needs the 'openspiel' extra ({err.name} not installed); "
+        'from the clone: pip install -e ".[openspiel]"'
+    ) from err
 
 from dejavu_env.core.validation import check_int
 from dejavu_env.grid.cards import N_CARDS, N_SLOTS, card_name, parse_deck

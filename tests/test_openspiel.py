@@ -366,3 +366,18 @@ def test_openspiel_ismcts_plays_in_the_batched_env_and_copies_exactly(monkeypatc
     view["action_mask"] = mask
     copies = [pickle.loads(pickle.dumps(player)), copy.deepcopy(player)]
     assert [c(view, mask) for c in copies] == [player(view, mask)] * 2
+
+
+def test_without_openspiel_seating_its_player_names_the_extra():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['pyspiel'] = None\n"
+        "import gymnasium as gym, dejavu_env\n"
+        "try:\n    gym.make('DejaVuGrid-v0', opponent='openspiel-ismcts')\n"
+        "except ValueError as err:\n    print(err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "needs the 'openspiel' extra (pyspiel not installed)" in done.stdout, done.stdout + done.stderr
+    assert 'pip install -e ".[openspiel]"' in done.stdout
