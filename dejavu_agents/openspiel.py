@@ -19,21 +19,13 @@ from typing import Any
 
 import numpy as np
 
-try:
-    import pyspiel
-except ImportError as err:  # one line that says what to install, where a bare ModuleNotFoundError would not
-    raise ImportError(
-        f"dejavu_agents.openspiel needs the 'openspiel' extra ({err.name} not installed); "
-        'from the clone: pip install -e ".[openspiel]"'
-    ) from err
-
 from dejavu_agents.base import Player
 from dejavu_env.core.players import ask_player, player_obs_mode, reset_player
 from dejavu_env.core.validation import check_int
 from dejavu_env.grid.cards import BLUE, CARD_ID, MIN_BLUE, N_CARDS, N_SLOTS
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, Observer, decode, observe
 from dejavu_env.grid.rules import GridState, is_legal, mask_array
-from dejavu_env.openspiel import DejaVuGridState, load_game
+from dejavu_env.openspiel import DejaVuGridState, load_game, pyspiel  # its import names the extra if missing
 
 
 class PlayerBot(pyspiel.Bot):
