@@ -261,6 +261,9 @@ class DejaVuGridState(pyspiel.State):
 
     def _place(self, card: int) -> None:
         """A chance node's outcome: ``card`` takes the deck's next undrawn position."""
+        allowed = self.order[self.drawn :] if self.deck is None else [self.deck[self.drawn]]
+        if card not in allowed:
+            raise ValueError(f"chance outcome {card} is not a card this chance node may place: {sorted(allowed)}")
         order = self.order
         at = order.index(card, self.drawn)
         order[self.drawn], order[at] = card, order[self.drawn]

@@ -381,3 +381,14 @@ def test_without_openspiel_seating_its_player_names_the_extra():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "needs the 'openspiel' extra (pyspiel not installed)" in done.stdout, done.stdout + done.stderr
     assert 'pip install -e ".[openspiel]"' in done.stdout
+
+
+def test_a_chance_outcome_it_may_not_place_is_refused():
+    state = dos.load_game().new_initial_state()
+    state.apply_action(5)
+    with pytest.raises(ValueError, match="is not a card this chance node may place"):
+        state.apply_action(5)  # already dealt
+    scripted = dos.load_game(deck=deck_text(list(range(N_CARDS)))).new_initial_state()
+    with pytest.raises(ValueError, match=r"may place: \[0\]"):
+        scripted.apply_action(7)  # the script deals card 0 first
+    assert scripted.drawn == 0 and state.drawn == 1 and state.history() == [5] and scripted.history() == []
