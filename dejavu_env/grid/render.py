@@ -149,7 +149,7 @@ def render_line(view: View, *, seat: int, turns: int) -> str:
         face = _face(faces[slot]) if known[slot] else UNKNOWN
         slots.append(f"{blue[slot]}:{face}{FACE_UP if face_up[slot] else OPPONENT_KNOWS if opp[slot] else ''}")
     top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
-    mine, theirs = ("pile_me", "pile_opp") if "pile_me" in view else ("kept_me", "kept_opp")
+    label, mine, theirs = ("pile", "pile_me", "pile_opp") if "pile_me" in view else ("kept", "kept_me", "kept_opp")
     parts = [
         f"seat {seat}, turn {turns + 1}, {PHASE_NAMES[int(view['phase'].argmax())]}"
         + (", last turn" if view["last_turn"][0] else ""),
@@ -160,8 +160,7 @@ def render_line(view: View, *, seat: int, turns: int) -> str:
         + (f" top {top}" if top else "")
         + f", End card {END_NAMES[int(view['end_card'].argmax())]}",
         f"reveal: {_reveal_text(view) if view['candidates'].any() else 'none'}",
-        f"{mine[:-3] if mine == 'pile_me' else 'kept'} "
-        + " / ".join(" ".join(_pile_names(view[name])) or "-" for name in (mine, theirs)),
+        f"{label} " + " / ".join(" ".join(_pile_names(view[name])) or "-" for name in (mine, theirs)),
     ]
     return " | ".join(parts)
 
