@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from dejavu_agents.base import Player
+from dejavu_agents.grid.knowledge import read_view
 from dejavu_env.core.players import ask_player, player_obs_mode, reset_player
 from dejavu_env.core.validation import check_int
-from dejavu_env.grid.cards import BLUE, CARD_ID, MIN_BLUE, N_CARDS, N_SLOTS
-from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, Observer, decode, observe
+from dejavu_env.grid.cards import BLUE, N_CARDS, N_SLOTS
+from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, Observer, observe
 from dejavu_env.grid.rules import GridState, is_legal, mask_array
 from dejavu_env.openspiel import DejaVuGridState, load_game, pyspiel  # its import names the extra if missing
 
@@ -75,56 +76,46 @@ def table_from_view(vector: np.ndarray) -> GridState:
     egocentric. The turn count is not in the view and starts at 0. ``ValueError`` if the
     vector is not a view a game can reach (checked by observing the table built).
     """
-    view = decode(np.asarray(vector, dtype=np.float32), "info_state")
-    known_me, known_opp = (_bits(view[name]) for name in ("known_me", "known_opp"))
-    piles = [_bits(view["pile_me"]), _bits(view["pile_opp"])]
-    blues = (view["slot_blue"].argmax(axis=1) + MIN_BLUE) * view["slot_blue"].any(axis=1)
-    slots = [-1] * N_SLOTS
-    for slot in range(N_SLOTS):
-        if known_me >> slot & 1:
-            numbers = [n for n, shown in enumerate(view["faces"][slot].tolist()) for _ in range(round(shown))]
-            slots[slot] = CARD_ID.get(tuple(numbers), -1)  # type: ignore[arg-type]
-    unseen = [c for c in range(N_CARDS) if not (piles[0] | piles[1]) >> c & 1 and c not in slots]
-    deck_pos = N_CARDS - round(float(view["deck_size"][0]))
-    top_blue = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else 0
+    vector = np.asarray(vector, dtype=np.float32)
+    view = read_view(vector, "info_state")  # the facts as ints and bit masks, as counting reads them
+    piles = [view.pile_me, view.pile_opp]
+    slots = list(view.card)
+    unseen = [c for c in range(N_CARDS) if not (view.pile_me | view.pile_opp) >> c & 1 and c not in slots]
+    deck_pos = N_CARDS - view.deck_size
     try:
         for slot in range(N_SLOTS):
-            if blues[slot] and slots[slot] < 0:
-                slots[slot] = unseen.pop(next(i for i, c in enumerate(unseen) if BLUE[c] == blues[slot]))
+            if view.blue[slot] and slots[slot] < 0:
+                slots[slot] = unseen.pop(next(i for i, c in enumerate(unseen) if BLUE[c] == view.blue[slot]))
+        top_blue = view.deck_top_blue
         top = [unseen.pop(next(i for i, c in enumerate(unseen) if BLUE[c] == top_blue))] if top_blue else []
     except StopIteration:
         raise ValueError("the view is not one a game can reach: a blue number has no unseen card left") from None
-    gone = [c for c in range(N_CARDS) if (piles[0] | piles[1]) >> c & 1]
-    order = gone + [c for c in slots if c >= 0] + top + unseen
-    if len(order) != N_CARDS or len(gone) + sum(c >= 0 for c in slots) != deck_pos:
+    gone = [c for c in range(N_CARDS) if (view.pile_me | view.pile_opp) >> c & 1]
+    on_table = [c for c in slots if c >= 0]
+    if len(gone) + len(on_table) != deck_pos:
         raise ValueError("the view is not one a game can reach: its cards do not add up to the deck")
-    table = GridState.dealt(order)
+    table = GridState.dealt(gone + on_table + top + unseen)
     table.deck_pos = deck_pos
     table.slots = slots
-    table.occupied = _bits(np.array([c >= 0 for c in slots]))
-    table.tokens = [round(float(t)) for t in view["tokens"]]
+    table.occupied = view.occupied
+    table.tokens = [view.tokens_me, view.tokens_opp]
     table.piles = piles
     table.pile_sizes = [bin(pile).count("1") for pile in piles]
-    end = int(view["end_card"].argmax())
-    table.end_taker = 0 if end == END_MINE else 1 if end == END_OPPONENTS else -1
-    table.last_turn = bool(view["last_turn"][0])
-    table.phase = int(view["phase"].argmax())
-    table.reveal = _bits(view["face_up"])
-    table.candidates = _bits(view["candidates"])
-    table.count = round(float(view["candidate_count"][0]))
-    table.known = [known_me, known_opp]
+    table.end_taker = 0 if view.end_card == END_MINE else 1 if view.end_card == END_OPPONENTS else -1
+    table.last_turn = view.last_turn
+    table.phase = view.phase
+    table.reveal = view.face_up
+    table.candidates = view.candidates
+    table.count = view.count
+    table.known = [sum(1 << s for s in range(N_SLOTS) if view.card[s] >= 0), view.opp_known]
     table.refresh()
-    if not np.array_equal(observe(table, 0, "info_state"), view_vector := np.asarray(vector, dtype=np.float32)):
+    differs = np.flatnonzero(observe(table, 0, "info_state") != vector)
+    if differs.size:
         raise ValueError(
-            f"the view is not one a game can reach: the table built from it shows differently "
-            f"(at {np.flatnonzero(observe(table, 0, 'info_state') != view_vector)[:5].tolist()})"
+            "the view is not one a game can reach: the table built from it shows differently "
+            f"(at {differs[:5].tolist()})"
         )
     return table
-
-
-def _bits(flags: np.ndarray) -> int:
-    """The bit mask of the nonzero entries of a 0/1 vector."""
-    return sum(1 << int(i) for i in np.flatnonzero(flags))
 
 
 class OpenSpielISMCTS(Player):
