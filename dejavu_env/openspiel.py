@@ -227,8 +227,7 @@ class DejaVuGridState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """Over by the rules, or cut by ``max_turns``."""
-        grid = self.grid
-        return grid is not None and self.drawn >= self.needed and (grid.terminal or grid.turns >= self.max_turns)
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
 
     def _legal_actions(self, player: int) -> list[int]:
         grid = self.grid

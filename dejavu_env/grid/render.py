@@ -75,6 +75,17 @@ def _verdict(result: Outcome | None, seat: int) -> str:
     return f"game over: {who} ({how})"
 
 
+def _face_and_mark(view: View, slot: int) -> tuple[str, str]:
+    """A full slot's face (``a+b``, or ``?`` when this seat does not know it) and its mark (``""`` for none)."""
+    face = _face(view["faces"][slot]) if view["known_me"][slot] else UNKNOWN
+    return face, FACE_UP if view["face_up"][slot] else OPPONENT_KNOWS if view["known_opp"][slot] else ""
+
+
+def _top_blue(view: View) -> int | None:
+    """The deck top's blue number, ``None`` when the deck is empty."""
+    return int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
+
+
 def _reveal_text(view: View) -> str:
     numbers = np.flatnonzero(view["candidates"]).tolist()
     if not numbers:
@@ -98,13 +109,12 @@ def render_ansi(view: View, *, seat: int, turns: int, result: Outcome | None = N
         if view["slot_empty"][slot]:
             cells[cell] = f"{EMPTY_SLOT:^9}"
             continue
-        face = _face(view["faces"][slot]) if view["known_me"][slot] else UNKNOWN
-        mark = FACE_UP if view["face_up"][slot] else OPPONENT_KNOWS if view["known_opp"][slot] else " "
-        cells[cell] = f"{_blue(view, slot):>2} {face:<4}{mark} "
+        face, mark = _face_and_mark(view, slot)
+        cells[cell] = f"{_blue(view, slot):>2} {face:<4}{mark or ' '} "
     deck = _scalar(view, "deck_size")
     cells[(1, 1)] = f"{f'{DECK} {deck}' if deck else END_CARD if end == 'visible' else NO_DECK:^9}"
     rows = ["  [" + "][".join(cells[(r, c)] for c in range(3)) + "]" for r in range(3)]
-    top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
+    top = _top_blue(view)
     if "pile_me" in view:
         mine, theirs = _pile_names(view["pile_me"]), _pile_names(view["pile_opp"])
         piles = [
@@ -139,16 +149,11 @@ def render_line(view: View, *, seat: int, turns: int) -> str:
     number then its face (``a+b``) or ``?``, then ``*`` (face up) or ``'`` (the opponent knows it).
     """
     blue = ((view["slot_blue"].argmax(axis=1) + MIN_BLUE) * view["slot_blue"].any(axis=1)).tolist()
-    faces = view["faces"]
-    empty, known, face_up, opp = (view[name].tolist() for name in ("slot_empty", "known_me", "face_up", "known_opp"))
-    slots = []
-    for slot in range(N_SLOTS):
-        if empty[slot]:
-            slots.append(EMPTY_SLOT)
-            continue
-        face = _face(faces[slot]) if known[slot] else UNKNOWN
-        slots.append(f"{blue[slot]}:{face}{FACE_UP if face_up[slot] else OPPONENT_KNOWS if opp[slot] else ''}")
-    top = int(view["deck_top_blue"].argmax()) + MIN_BLUE if view["deck_top_blue"].any() else None
+    empty = view["slot_empty"].tolist()
+    slots = [
+        EMPTY_SLOT if empty[slot] else f"{blue[slot]}:{''.join(_face_and_mark(view, slot))}" for slot in range(N_SLOTS)
+    ]
+    top = _top_blue(view)
     label, mine, theirs = ("pile", "pile_me", "pile_opp") if "pile_me" in view else ("kept", "kept_me", "kept_opp")
     parts = [
         f"seat {seat}, turn {turns + 1}, {PHASE_NAMES[int(view['phase'].argmax())]}"
