@@ -22,10 +22,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 class Limits:
     """Bounds on what one connection may hold (seconds, bytes, counts).
 
-    ``max_connections`` open connections at most: when the server is full, the connection
-    that has waited longest for its request's headers gives way to the new one, else the oldest
-    waiting long poll is answered at once, and if every connection is busy with another request
-    the new one is answered ``503``. A request's headers must arrive within
+    ``max_connections`` open connections at most, ``max_connections_per_network`` of them from
+    one client network (:func:`~dejavu_agents.web.sessions.network_of`), whose newest takes the
+    place of its own oldest. When the server is full, a connection gives way to the new one
+    (:mod:`dejavu_agents.web.serve` says which: a slow or idle one, a body still arriving
+    ``slow_body_s`` after its headers, a waiting long poll), and if every connection is busy
+    with another request the new one is answered ``503``. A request's headers must arrive within
     ``header_s`` of its first byte (or of the connection), its body within ``body_s`` of the
     headers, else ``408``; an idle kept-alive connection is closed after ``keep_alive_s``;
     a request's head still arriving may hold ``max_header_bytes`` (h11's buffer bound; else ``400``);
@@ -34,16 +36,22 @@ class Limits:
     """
 
     max_connections: int = 200
+    max_connections_per_network: int = 32
+    """A browser opens about 6 connections to a server; 32 leave room for a few people behind one NAT."""
     header_s: float = 10.0
     body_s: float = 10.0
     keep_alive_s: int = 5
     max_header_bytes: int = 8192
     write_s: float = 10.0
+    slow_body_s: float = 2.0
+    """A body (2 KiB at most) still arriving this long after its headers may give way: a browser
+    sends it with them, so only a client trickling it in is still sending."""
 
     def __post_init__(self) -> None:
-        if self.max_connections < 1:
-            raise ValueError(f"max_connections must be at least 1, got {self.max_connections}")
-        for name in ("header_s", "body_s", "keep_alive_s", "write_s"):
+        for name in ("max_connections", "max_connections_per_network"):
+            if not (isinstance(getattr(self, name), int) and getattr(self, name) >= 1):
+                raise ValueError(f"{name} must be a whole number of at least 1, got {getattr(self, name)!r}")
+        for name in ("header_s", "body_s", "keep_alive_s", "write_s", "slow_body_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)!r}")
 

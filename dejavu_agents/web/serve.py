@@ -12,13 +12,22 @@ bounds it lacks are added by :class:`GuardedH11Protocol`, its h11 protocol with:
   ``write_s`` with nothing read the connection is dropped;
 - a connection cap checked when a connection opens. uvicorn's ``limit_concurrency`` is
   checked only once a request's headers are complete, which a slow client never sends, so
-  200 half-sent requests filled it and every other visitor got its ``503``. Here a new
-  connection to a full server takes the place of the one that has waited longest for its
-  headers (a slow or idle client), or first of one whose client leaves its answers unread.
-  If none is waiting, the oldest waiting long poll is answered at once (the page asks again;
-  its connection closes after the answer): polls wait up to 20 s, so 200 of them, even from
-  one session, once locked every other visitor out. Only when every connection is busy with a
-  request other than a poll is the new one answered ``503``.
+  200 half-sent requests filled it and every other visitor got its ``503``. Here the cap is
+  kept in two ways. One client network (:func:`~dejavu_agents.web.sessions.network_of`) holds
+  at most ``max_connections_per_network``: its newest connection takes the place of its own
+  oldest, so one address's slow or idle connections can only crowd out each other. And a
+  full server lets one connection go for the new one, the first it finds of: one whose client
+  leaves its answers unread, one waiting for its headers (a slow or idle client), one whose
+  body is still arriving ``slow_body_s`` after its headers (a body is at most 2 KiB: a browser
+  sends it with the headers), and the oldest waiting long poll, answered at once (the page asks
+  again; its connection closes after the answer). Each time the one let go is of the network
+  holding the most connections, and of it the one that has waited longest. Only when every
+  connection is busy with a request other than a poll, none of them a slow body, is the new
+  one answered ``503``;
+- an answer given before the request's body was read (an error: ``405``, ``413``, a refused
+  session, ...) closes the connection. uvicorn kept it open for the rest of a body nobody
+  would read, so ``POST /`` with a ``Content-Length`` held a connection for the body's whole
+  deadline.
 
 The server does not read ``X-Forwarded-For`` (uvicorn's proxy headers are off): the app bounds
 the sessions of one client network, and a header any client can send must not choose it.
@@ -32,6 +41,8 @@ import asyncio
 import errno
 import http
 import socket
+from collections import Counter
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import h11
@@ -40,6 +51,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from dejavu_agents.web.app import POLL_RELEASE, SECURITY_HEADERS
 from dejavu_agents.web.guards import Limits
+from dejavu_agents.web.sessions import network_of
+
+NEEDED = "the server needed this connection for another request"
+SLOW_BODY = "the request's body was too slow and the server needed this connection; send it again"
+CROWDED = "too many connections from your network: this one gave way to a newer one"
 
 
 def plain_response(status: int, message: str) -> bytes:
@@ -62,7 +78,11 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
+        self._opened = 0.0
         self._waiting_since = 0.0
+        self._body_since: float | None = None
+        """When the current request's headers were in while its body is still arriving (else ``None``)."""
+        self._network = ""
         self._unread: asyncio.TimerHandle | None = None
         """Armed while the transport cannot write (the client reads nothing): a client that asks
         and never reads, pipelining requests behind it, would otherwise hold the connection for
@@ -71,9 +91,13 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._waiting_since = self.loop.time()
-        still_open = sum(not c.transport.is_closing() for c in self.connections)  # not those already let go
-        if still_open > self.limits.max_connections and not self._make_room():
+        self._opened = self._waiting_since = self.loop.time()
+        self._network = network_of(self.client[0]) if self.client else ""
+        still_open = self._others() + [self]  # not those already let go
+        own = [c for c in still_open if c._network == self._network]
+        if len(own) > self.limits.max_connections_per_network:
+            self._make_room(own[:-1], anything=True)  # the network's own oldest gives way
+        elif len(still_open) > self.limits.max_connections and not self._make_room(still_open[:-1]):
             self._refuse(503, "the server is busy; try again in a moment")
             return
         self._arm()
@@ -82,14 +106,22 @@ class GuardedH11Protocol(H11Protocol):
         super().data_received(data)
         if self.transport.is_closing():
             self._disarm()
-        elif self.conn.their_state is h11.IDLE or self._response_sent_but_body_coming():
+            return
+        if self.conn.their_state is h11.IDLE:
             self._arm()
         else:
             self._disarm()  # the headers are in: the app's BodyDeadline times the body
+        if self.conn.their_state is not h11.SEND_BODY:
+            self._body_since = None
+        elif self._body_since is None:
+            self._body_since = self.loop.time()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._waiting_since = self.loop.time()
+        self._body_since = None
+        if self.conn.their_state is h11.SEND_BODY:  # answered before its body was read: nobody will read it
+            self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -129,9 +161,9 @@ class GuardedH11Protocol(H11Protocol):
         """No request is being served, and the next one's headers are not complete (maybe not begun)."""
         return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
 
-    def _response_sent_but_body_coming(self) -> bool:
-        """The app answered without reading the whole body, and the client is still sending it."""
-        return self.conn.our_state in (h11.DONE, h11.MUST_CLOSE) and self.conn.their_state is h11.SEND_BODY
+    def _slow_body(self, now: float) -> bool:
+        """The request's body is still arriving :attr:`Limits.slow_body_s` after its headers."""
+        return self._body_since is not None and now - self._body_since > self.limits.slow_body_s
 
     def _on_deadline(self) -> None:
         self._deadline = None
@@ -139,35 +171,40 @@ class GuardedH11Protocol(H11Protocol):
             return
         if self._awaiting_headers():
             self._refuse(408, f"the request's headers did not arrive within {self.limits.header_s:g} seconds")
-        elif self._response_sent_but_body_coming():
-            self.transport.close()
 
     # ------------------------------------------------------------------ the cap
-    def _make_room(self) -> bool:
-        """Drop the connection whose client has left its answers unread longest, else close the one
-        that has waited longest for its headers, else answer the oldest long poll and close its
-        connection after; ``False`` if every one is busy with another request."""
-        others = [
+    def _others(self) -> list[GuardedH11Protocol]:
+        """The server's other connections still open, oldest first (a set's order is no age: sorted)."""
+        found = [
             c for c in self.connections
             if c is not self and isinstance(c, GuardedH11Protocol) and not c.transport.is_closing()
         ]  # fmt: skip
-        unread = [c for c in others if c._unread is not None]
-        if unread:
-            min(unread, key=lambda c: c._unread_since).transport.abort()
-            return True
-        waiting = [c for c in others if c._awaiting_headers()]
-        if waiting:
-            oldest = min(waiting, key=lambda c: c._waiting_since)
-            oldest._refuse(408, "the server needed this connection for another request")
-            return True
-        polls = [(c, release) for c in others if (release := c._poll_release()) is not None]
-        if not polls:
-            return False
-        poll, release = min(polls, key=lambda pair: pair[0]._waiting_since)
-        assert poll.cycle is not None
-        poll.cycle.keep_alive = False
+        return sorted(found, key=lambda c: c._opened)
+
+    def _make_room(self, candidates: list[GuardedH11Protocol], *, anything: bool = False) -> bool:
+        """Let one of ``candidates`` go (the module's docstring says which); with ``anything``, if none is
+        idle, slow or polling, the oldest of them, whatever it is doing; ``False`` if none was let go."""
+        now = self.loop.time()
+        crowd = Counter(c._network for c in candidates)
+        tiers: list[tuple[list[tuple[GuardedH11Protocol, float]], Callable[[GuardedH11Protocol], None]]] = [
+            ([(c, c._unread_since) for c in candidates if c._unread is not None], lambda c: c.transport.abort()),
+            ([(c, c._waiting_since) for c in candidates if c._awaiting_headers()], lambda c: c._refuse(408, NEEDED)),
+            ([(c, c._body_since or now) for c in candidates if c._slow_body(now)], lambda c: c._refuse(408, SLOW_BODY)),
+            ([(c, c._waiting_since) for c in candidates if c._poll_release() is not None], lambda c: c._release()),
+            ([(c, c._opened) for c in candidates] if anything else [], lambda c: c._refuse(503, CROWDED)),
+        ]  # fmt: skip
+        for found, let_go in tiers:
+            if found:  # of the most crowded network, the one that has waited longest
+                let_go(min(found, key=lambda pair: (-crowd[pair[0]._network], pair[1]))[0])
+                return True
+        return False
+
+    def _release(self) -> None:
+        """Answer this connection's waiting long poll now, and close the connection after the answer."""
+        release = self._poll_release()
+        assert self.cycle is not None and release is not None
+        self.cycle.keep_alive = False
         release.set()
-        return True
 
     def _poll_release(self) -> asyncio.Event | None:
         """The release of the long poll this connection is waiting on (:data:`~dejavu_agents.web.app.POLL_RELEASE`),
@@ -178,7 +215,16 @@ class GuardedH11Protocol(H11Protocol):
         return release if isinstance(release, asyncio.Event) and not release.is_set() else None
 
     def _refuse(self, status: int, message: str) -> None:
+        """Answer ``status`` and close; a request the app is serving is cut off (its reads end, its answer
+        is dropped), and one whose answer has begun is only closed: a second answer would garble it."""
         self._disarm()
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+            if cycle.response_started:
+                self.transport.abort()
+                return
         self.transport.write(plain_response(status, message))
         self.transport.close()
 

@@ -118,7 +118,16 @@ def test_a_client_leaving_mid_body_leaves_no_traceback(caplog: pytest.LogCapture
 
 
 def test_limits_are_checked() -> None:
-    for bad in ({"max_connections": 0}, {"header_s": 0}, {"body_s": -1.0}, {"keep_alive_s": 0}, {"write_s": 0}):
+    for bad in (
+        {"max_connections": 0},
+        {"max_connections_per_network": 0},
+        {"max_connections_per_network": 2.5},
+        {"header_s": 0},
+        {"body_s": -1.0},
+        {"keep_alive_s": 0},
+        {"write_s": 0},
+        {"slow_body_s": 0},
+    ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Limits(**bad)
 
@@ -227,3 +236,55 @@ def test_a_forwarded_for_header_does_not_choose_the_clients_address(monkeypatch:
             cookies.append(made.getheader("set-cookie").split(";")[0])
         statuses = [get(port, "/api/games", cookie)[0] for cookie in cookies]
         assert statuses == [403, 200, 200]  # the first gave way to the third: one address's two sessions
+
+
+def connect_from(port: int, address: str, first: bytes, timeout: float) -> socket.socket:
+    """A raw connection from the loopback ``address`` (another client network) that has sent ``first``."""
+    client = socket.create_connection((HOST, port), timeout=timeout, source_address=(address, 0))
+    client.sendall(first)
+    return client
+
+
+def test_an_answer_given_before_the_body_is_read_closes_the_connection() -> None:
+    """``POST /`` with a ``Content-Length`` is answered 405 without reading the body: uvicorn kept the
+    connection open for the rest of a body nobody would read (the body's whole deadline)."""
+    with serving(Limits()) as port:
+        client = slow_client(port, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000\r\n\r\n{", timeout=3)
+        with client:
+            began = time.monotonic()
+            answer = answer_of(client)  # until the server closes
+        assert answer.startswith(b"HTTP/1.1 405 ") and time.monotonic() - began < 1.5
+
+
+def test_one_network_crowds_out_only_its_own_connections() -> None:
+    limits = Limits(max_connections_per_network=5, header_s=8.0)
+    with serving(limits) as port, ExitStack() as stack:
+        idle = stack.enter_context(connect_from(port, "127.0.0.3", b"GET / HTTP/1.1\r\n", timeout=5))
+        crowd = [
+            stack.enter_context(connect_from(port, "127.0.0.2", b"GET / HTTP/1.1\r\nX-Slow: ", timeout=5))
+            for _ in range(12)
+        ]
+        time.sleep(0.3)
+        let_go = [answer_of(client) for client in crowd[:7]]  # the seven oldest made room for the newest five
+        assert all(b"408 " in a and b"needed this connection" in a for a in let_go)
+        idle.sendall(b"Host: 127.0.0.1\r\n\r\n")  # another network's connection was never touched
+        assert idle.recv(20).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_body_still_arriving_after_slow_body_s_gives_way_on_a_full_server() -> None:
+    limits = Limits(max_connections=4, slow_body_s=1.0, body_s=8.0)
+    with serving(limits) as port, ExitStack() as stack:
+        game_id, cookie = game_and_cookie(port)
+        time.sleep(0.3)
+        head = (
+            f"POST /api/games/{game_id}/move HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+            'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"act'
+        ).encode()
+        slow = [stack.enter_context(connect_from(port, f"127.0.0.{2 + n % 2}", head, timeout=5)) for n in range(4)]
+        time.sleep(0.3)
+        assert get(port, "/")[0] == 503  # four bodies in their first second: busy, none may be taken yet
+        time.sleep(1.2)
+        began = time.monotonic()
+        assert get(port, "/")[0] == 200 and time.monotonic() - began < 1  # a slow body gave way
+        answers = [answer_of(client) for client in slow[:1]]
+        assert answers[0].startswith(b"HTTP/1.1 408 ") and b"body was too slow" in answers[0]
