@@ -5,7 +5,9 @@ Run ``python -m experiments.human_recovery --games 200``. Each preset (``human-c
 app's table, recorder and replay (the path a person's games take), and
 :func:`dejavu_agents.grab.human.fit_human_params` fits its memory and reaction parameters from
 those records alone. Prints a Markdown table: the preset's value, the fit, its standard error,
-and how many standard errors apart they are.
+and how many standard errors apart they are; and how many games the fit left out for grab times
+no person could make (:mod:`dejavu_agents.grab.timing`): none of a preset's, whose times are a
+person's by design.
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=seed_type, default=5000, help="seed of the first game")
     args = parser.parse_args(argv)
     fits = {preset: recover(preset, args.games, args.seed) for preset in PRESETS}
-    print(f"{args.games} games per preset against {OPPONENT}, seeds from {args.seed}\n")
+    print(f"{args.games} games per preset against {OPPONENT}, seeds from {args.seed}")
+    print("games left out for inhuman timing:", ", ".join(f"{preset} {fit.left_out}" for preset, fit in fits.items()))
+    print()
     print(table(fits))
     return 0
 

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from dejavu_agents.base import Player
+from dejavu_agents.grab.timing import accept_timing, timing_of
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, look_alike_pairs
 from dejavu_env.grab.observation import CARDS_LEFT, NEW_CARD, NEWEST, ROUND
 from dejavu_env.grab.rules import N_ROUNDS
@@ -218,7 +219,8 @@ class HumanFit:
     estimate, carried to each parameter by the delta method); ``reaction_spread`` the fitted
     coefficient of variation of the reaction times (the engine's ``reaction_spread``);
     ``judgements`` the sightings whose outcome (grab or not) the games show, ``grabs`` the
-    timed grabs.
+    timed grabs; ``left_out`` the games given that the fit left out, their grab times no person's
+    (:attr:`dejavu_agents.grab.timing.Timing.inhuman`): none of their sightings or grabs is counted.
     """
 
     params: HumanParams
@@ -227,6 +229,7 @@ class HumanFit:
     judgements: int
     grabs: int
     log_likelihood: float
+    left_out: int = 0
 
 
 _FAR = 1e6
@@ -271,7 +274,9 @@ def _judgements(games: Iterable[Sequence[SeatTick]], partners: Sequence[Sequence
                     pending.pop(k, None)
                     if mask[1 + k]:
                         pending[k] = [
-                            now - this_round[k], now - earlier[k], *(now - this_round[o] for o in partners[k])
+                            now - this_round[k],
+                            now - earlier[k],
+                            *(now - this_round[o] for o in partners[k]),
                         ]
                     this_round[k] = now
             for k in [k for k in pending if not mask[1 + k]]:
@@ -305,16 +310,29 @@ def fit_human_params(
     timed (a person's grab after the next flip belongs to the next tick); its mean is the
     ``reaction_time``. Uses torch (the ``train`` extra) for the gradients; L-BFGS from
     ``start`` (the ``casual`` preset by default).
+
+    A game whose timed grabs no person could make (too fast or too regular, the rule of
+    :mod:`dejavu_agents.grab.timing`) is left out with an
+    :class:`~dejavu_agents.grab.timing.InhumanTimingWarning` and counted in ``left_out``: a script's
+    perfect memory and metronome times would pull the fit to a player nobody is.
+    :func:`dejavu_agents.web.replay.seat_ticks` applies the same rule to a record (and sees its
+    grabs refused as too fast, which ticks carry no time for); this check is for ticks from elsewhere.
     """
     import torch
 
-    games = [list(game) for game in games]
+    given = [list(game) for game in games]
+    games = []
+    for index, game in enumerate(given):
+        if accept_timing(timing_of(_times(game)), f"game {index} of those given"):
+            games.append(game)
+    left_out = len(given) - len(games)
     data = _judgements(games, _partners(look_alike_pairs() if look_alikes is None else look_alikes))
-    times = [tick.ms for game in games for tick in game if tick.tried and tick.ms is not None]
+    times = [ms for game in games for ms in _times(game)]
     if len(data.grabbed) < 10 or len(times) < 2:
+        dropped = f", after leaving out {left_out} of {len(given)} games for inhuman timing" if left_out else ""
         raise ValueError(
             f"too little to fit: {len(data.grabbed)} judged sightings and {len(times)} timed grabs "
-            "(need 10 and 2); record more games"
+            f"(need 10 and 2){dropped}; record more games"
         )
     width = max(1, max(len(p) for p in data.age_partners))
     partner_ages = [p + [_FAR] * (width - len(p)) for p in data.age_partners]
@@ -366,7 +384,13 @@ def fit_human_params(
     names = ("memory_halflife", "lookalike_confusion", "round_confusion", "noise", "threshold")
     params = HumanParams(**dict(zip(names, values)), reaction_time=reaction_time)
     errors = {**dict(zip(names, memory_errors)), "reaction_time": reaction_error}
-    return HumanFit(params, errors, math.sqrt(math.expm1(s * s)), len(data.grabbed), len(times), memory_ll + speed_ll)
+    spread = math.sqrt(math.expm1(s * s))
+    return HumanFit(params, errors, spread, len(data.grabbed), len(times), memory_ll + speed_ll, left_out)
+
+
+def _times(game: Sequence[SeatTick]) -> list[float]:
+    """A game's timed grabs, in ms."""
+    return [tick.ms for tick in game if tick.tried and tick.ms is not None]
 
 
 def _standard_errors(loss: Callable[[Any], Any], variables: Any, transform: Callable[[Any], Any]) -> list[float]:

@@ -154,6 +154,10 @@ class GrabTable:
         ``ValueError`` (nothing changes) when the engine refuses it or the seat already chose this
         tick; :class:`GrabRefused` (the tick keeps the :class:`Refusal`) when it was sent before its
         card was shown or is faster than :data:`MIN_REACTION_MS`; else the race's news for the person.
+
+        No answer says the measured time (nor a bot's, which would bound it): told its time, a script
+        could aim just over the floor, and its record would read as a fast person's. The record keeps
+        every time.
         """
         tick = self.tick
         if tick is None:
@@ -167,14 +171,14 @@ class GrabTable:
             raise ValueError("you already reached for an object this tick (one grab per tick)")
         if not shown or ms < MIN_REACTION_MS:
             tick.refused.append(Refusal(seat, action, float(ms), TOO_FAST if shown else BEFORE_CARD))
-            why = f"{ms:.0f} ms is faster than a person reacts (at least {MIN_REACTION_MS:.0f} ms)"
+            why = f"that grab came faster than a person reacts (at least {MIN_REACTION_MS:.0f} ms)"
             raise GrabRefused(f"refused: {why if shown else 'that grab was sent before its card was shown'}")
         tick.tried[seat] = action
         tick.ms[seat] = float(ms)
         winner = self.winner(action)
         if winner != seat:
-            return f"P{winner} was faster ({tick.ms[winner]:.0f} ms, you {ms:.0f} ms)"
-        return f"you reached first ({ms:.0f} ms)"
+            return f"P{winner} was faster"
+        return "you reached first"
 
     def winner(self, action: int) -> int:
         """The seat with the fastest reaction among this tick's grabbers of ``action`` (ties: lowest seat)."""

@@ -12,9 +12,10 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
+from dejavu_agents.grab.timing import timing_of
 from dejavu_agents.web.grab_table import GrabTable, Tick
 from dejavu_agents.web.grid_table import GridTable
-from dejavu_agents.web.records import ENV_IDS, PERSON, GameRecord
+from dejavu_agents.web.records import ENV_IDS, PERSON, GameRecord, seat_times
 from dejavu_env.grab.rules import outcome as grab_outcome
 
 
@@ -45,20 +46,28 @@ def _tick_json(tick: Tick) -> dict[str, Any]:
 
 
 def record_grab(
-    table: GrabTable, *, player_id: str, seat: int, names: Sequence[str], seed: int, started: str, flip_ms: int,
+    table: GrabTable,
+    *,
+    player_id: str,
+    seat: int,
+    names: Sequence[str],
+    seed: int,
+    started: str,
+    flip_ms: int,
     seed_chosen: bool = False,
 ) -> GameRecord:
     """The record of a finished grab game, ``seat`` the one it is about (the person's); ``seed_chosen``:
-    the game's link named its seed."""
+    the game's link named its seed. Its ``timing`` summarises ``seat``'s grab times."""
     result = grab_outcome(table.state)
+    moves = [_tick_json(t) for t in table.ticks]
     return GameRecord(
         env_id=ENV_IDS["grab"], player_id=player_id, seat=seat,
         players=[PERSON if p is None else names[s] for s, p in enumerate(table.players)], seed=seed,
         deal={"orders": [list(order) for order in table.orders]},
-        moves=[_tick_json(t) for t in table.ticks],
+        moves=moves,
         outcome={"scores": list(result.scores), "winners": list(result.winners), "reason": result.reason},
         started=started, finished=now_iso(), reaction_times=list(table.reaction_times), flip_ms=flip_ms,
-        seed_chosen=seed_chosen,
+        seed_chosen=seed_chosen, timing=asdict(timing_of(seat_times(moves, seat))),
     )  # fmt: skip
 
 

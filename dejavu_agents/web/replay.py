@@ -15,8 +15,9 @@ from typing import Any, cast
 import numpy as np
 
 from dejavu_agents.grab.human import SeatTick
+from dejavu_agents.grab.timing import accept_timing, timing_of
 from dejavu_agents.web.grab_table import MIN_REACTION_MS
-from dejavu_agents.web.records import OLD_SCHEMAS, GameRecord
+from dejavu_agents.web.records import HEADER_TIMED, GameRecord, seat_times
 from dejavu_env.core.game import Outcome
 from dejavu_env.grab import rules as grab_rules
 from dejavu_env.grab.observation import Observer
@@ -77,8 +78,12 @@ def _replay_grab(record: GameRecord) -> list[grab_rules.GrabState]:
         draws, n_players=len(record.players), reaction_times=record.reaction_times, orders=record.deal["orders"]
     )
     states = [state.copy()]
-    for tick in record.moves:
-        grab_rules.apply(state, tick["actions"], draws)
+    for number, tick in enumerate(record.moves):
+        actions = grab_rules.check_actions(state, tick["actions"])
+        grabbed = [a for a in actions if a]
+        if len(set(grabbed)) < len(grabbed):  # a race: the engine would ask the empty draws (an AssertionError)
+            raise ValueError(f"tick {number}: two seats got the same object ({actions}); a race has one winner")
+        grab_rules.apply_checked(state, actions, draws)
         states.append(state.copy())
     return states
 
@@ -91,7 +96,11 @@ def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
     for, with no time (``ms`` ``None``): what it tells of memory stands, its time is not a
     person's reaction. A game whose link chose its seed (``seed_chosen``) gives none of its
     person's ticks: the deal was theirs to know, so what they reached for, and how fast, may be
-    no memory or reaction of theirs. Why ``/1`` records lose their person's times under
+    no memory or reaction of theirs. A seat whose grab times no person could make (too fast or too
+    regular, :class:`~dejavu_agents.grab.timing.Timing`, recomputed here from the moves: the record's
+    own ``timing`` could lie) gives none either, with an
+    :class:`~dejavu_agents.grab.timing.InhumanTimingWarning`: what a script reached for is no
+    person's memory. Why ``/1`` records lose their person's times under
     :data:`~dejavu_agents.web.grab_table.MIN_REACTION_MS`: that version could not refuse a
     back-dated grab, so such a time may be the client's, not the person's.
     """
@@ -99,10 +108,15 @@ def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
     if record.game != "grab":
         raise ValueError(f"only grab games are fitted, this record is {record.env_id}")
     seat = record.seat if seat is None else seat
+    if not 0 <= seat < len(record.players):
+        raise ValueError(f"seat {seat} is not one of the record's {len(record.players)} seats")
     if record.seed_chosen and seat == record.seat:
         return []
+    timing = timing_of(seat_times(record.moves, seat))
+    if not accept_timing(timing, f"the record of player {record.player_id} (seed {record.seed}), seat {seat}"):
+        return []
     observer = Observer(seat, "observation")
-    untrusted = record.schema in OLD_SCHEMAS and seat == record.seat
+    untrusted = record.schema == HEADER_TIMED and seat == record.seat
     ticks = []
     for state, tick in zip(played.states, record.moves):
         if state.game_over or not state.in_round[seat]:

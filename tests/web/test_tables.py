@@ -3,11 +3,13 @@ board is made from the person's observation only (hidden facts resampled, the bo
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from dejavu_agents.registry import make_player
-from dejavu_agents.web.grab_table import GrabTable
+from dejavu_agents.web.grab_table import GrabRefused, GrabTable
 from dejavu_agents.web.grab_view import grab_html
 from dejavu_agents.web.grid_table import GridTable
 from dejavu_agents.web.grid_view import grid_html
@@ -97,7 +99,7 @@ def test_grab_races_go_to_the_fastest_reaction() -> None:
     table.begin_tick()
     first = table.state.flipped
     k = (first & -first).bit_length() - 1
-    assert table.grab(0, 1 + k, 300.0) == "you reached first (300 ms)"
+    assert table.grab(0, 1 + k, 300.0) == "you reached first"  # no time said: a script could aim by it
     with pytest.raises(ValueError, match="one grab per tick"):
         table.grab(0, 1 + k, 310.0)
     tick = table.end_tick()
@@ -111,8 +113,31 @@ def test_grab_races_go_to_the_fastest_reaction() -> None:
         table.end_tick()
     bot = grabs[0]
     slower = bot.ms + 50.0
-    assert table.grab(0, bot.action, slower).startswith("P1 was faster")
+    assert table.grab(0, bot.action, slower) == "P1 was faster"  # neither time said
     assert table.end_tick().actions == [0, bot.action]
+
+
+def test_no_answer_during_play_says_a_measured_time() -> None:
+    """Told its measured time (or a bot's, which bounds it), a script could aim just over the 100 ms
+    floor and pass for a fast person (issue 37): the answers say who won, or why a grab was refused."""
+    table = GrabTable([None, make_player("grab", "perfect")], seed=5)
+    answers, ms = [], 104.321
+    while not table.over:
+        grabs = table.begin_tick()
+        middle = table.state.middle
+        if middle and table.state.in_round[0]:
+            target = grabs[0].action if grabs else (middle & -middle).bit_length()
+            try:
+                answers.append(table.grab(0, target, ms, shown=len(table.ticks) % 7 != 3))
+            except GrabRefused as refused:
+                answers.append(str(refused))
+            ms = {104.321: 87.654, 87.654: 733.21}.get(ms, 104.321)
+        table.end_tick()
+    said = set(answers)
+    assert {"you reached first", "P1 was faster"} <= said
+    assert any("faster than a person reacts" in a for a in said) and any("before its card" in a for a in said)
+    assert all(not re.search(r"\d", re.sub(r"\bP1\b|at least 100 ms", "", a)) for a in said), said  # no time
+    assert any(r.ms == pytest.approx(87.654) for t in table.ticks for r in t.refused)  # the record keeps them
 
 
 def test_grab_refuses_forged_grabs_and_changes_nothing() -> None:
