@@ -46,7 +46,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dejavu_agents.web.games import Arrival, GrabGame, GridGame, ServerBusy, WebGame, check_grab_room
+from dejavu_agents.web import sessions as session_table
+from dejavu_agents.web.clocks import Clocks, ServerBusy
+from dejavu_agents.web.games import Arrival, GrabGame, GridGame, WebGame
 from dejavu_agents.web.guards import BodyDeadline, Limits
 from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
 from dejavu_agents.web.records import GameLog
@@ -58,6 +60,8 @@ CHECK_COOKIE = "dejavu_check"
 COOKIE_CHECK = "cookie"
 """The query parameter marking a link's second visit, the one that must bring the cookie back."""
 REOPENED = "here"
+RENEWED = "fresh"
+"""The query parameter of a game page whose link started a fresh session (the last one kept its share of games)."""
 """The query parameter marking a link opened from another site and re-opened from this one."""
 MAX_BODY = 2048
 """The largest request body accepted, in bytes (a move is about 30)."""
@@ -80,11 +84,13 @@ SECURITY_HEADERS = {
 
 @dataclass
 class Server:
-    """The app's state: the sessions, the log (``None``: nothing is recorded) and the operator's checkpoints."""
+    """The app's state: the sessions, the log (``None``: nothing is recorded), the operator's checkpoints
+    and the Grab clocks running."""
 
     log: GameLog | None
     checkpoints: Mapping[str, Mapping[str, Path]] = field(default_factory=dict)
     sessions: Sessions = field(default_factory=Sessions)
+    clocks: Clocks = field(default_factory=Clocks)
 
 
 class SecurityHeaders:
@@ -144,7 +150,7 @@ def _session(server: Server, request: Request) -> Session:
     token = request.cookies.get(COOKIE)
     session = server.sessions.get(token)
     if session is None:  # a cookie the server no longer knows: the session was dropped, cookies are on
-        raise Refused(403, SESSION_ENDED if token else NO_SESSION)
+        raise Refused(403, server.sessions.ended(token) or SESSION_ENDED if token else NO_SESSION)
     return session
 
 
@@ -228,27 +234,32 @@ async def play(server: Server, request: Request) -> Response:
     if request.headers.get("sec-fetch-site") == "cross-site" and not reopened:
         return _reopen(f"/play?{request.url.query}&{REOPENED}=1")
     session = server.sessions.get(request.cookies.get(COOKIE))
-    fresh = session is None
-    if session is None:
-        if CHECK_COOKIE not in request.cookies:  # the first visit: a cookie to bring back, nothing kept here
-            if returned:
-                raise Refused(403, "this browser did not keep the session cookie: allow cookies for this site to play")
-            response = RedirectResponse(f"/play?{request.url.query}&{COOKIE_CHECK}=1", 303)
-            response.set_cookie(CHECK_COOKIE, "1", max_age=600, httponly=True, samesite="strict", path="/play")
-            return response
+    if session is None and CHECK_COOKIE not in request.cookies:  # the first visit: a cookie to bring back
+        if returned:
+            raise Refused(403, "this browser did not keep the session cookie: allow cookies for this site to play")
+        response = RedirectResponse(f"/play?{request.url.query}&{COOKIE_CHECK}=1", 303)
+        response.set_cookie(CHECK_COOKIE, "1", max_age=600, httponly=True, samesite="strict", path="/play")
+        return response
+    renewed = False
+    if session is not None:
+        try:
+            session.check_live()
+        except ValueError as err:
+            raise Refused(429, str(err)) from None
+        renewed = not session.has_room()  # it keeps its share of games: a fresh session starts, once none is in play
+        if renewed and session.in_play():
+            most = session_table.MAX_GAMES_PER_SESSION
+            raise Refused(429, f"this session keeps {most} games, the most one may: finish or resign the game "
+                          "you are playing, and the next link starts a fresh session")  # fmt: skip
+    if session is None or renewed:
         try:
             session = server.sessions.new(request.client.host if request.client else "")
         except ValueError as err:
             raise Refused(503, str(err)) from None
-    try:
-        session.check_live()
-        session.check_room()
-        game = await _new_game(server, wanted)
-        session.add(game)
-    except ValueError as err:
-        raise Refused(429, str(err)) from None
-    response = RedirectResponse(f"/game/{game.id}", 303)
-    if fresh:
+    game = await _new_game(server, wanted, session.network)
+    session.add(game)
+    response = RedirectResponse(f"/game/{game.id}{f'?{RENEWED}=1' if renewed else ''}", 303)
+    if session.token != request.cookies.get(COOKIE):
         response.set_cookie(COOKIE, session.token, httponly=True, samesite="strict", path="/")
     return response
 
@@ -262,13 +273,13 @@ def _reopen(url: str) -> Response:
     return response
 
 
-async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
+async def _new_game(server: Server, wanted: GameRequest, network: str) -> WebGame:
     def players() -> list[Any]:
         return [build_player(wanted.game, name, server.checkpoints, wanted.seed) for name in wanted.opponents]
 
     if wanted.game == "grab":
-        try:
-            check_grab_room()  # asked again when it starts: a game waiting for its consent runs no clock
+        try:  # asked again when it begins: a game waiting for its consent runs no clock
+            server.clocks.check(network, wanted.opponents, wanted.flip_ms)
         except ServerBusy as err:
             raise Refused(503, str(err)) from None
     try:
@@ -278,7 +289,7 @@ async def _new_game(server: Server, wanted: GameRequest) -> WebGame:
     if wanted.game == "grid":
         names = ["You", wanted.opponents[0]] if wanted.seat == 0 else [wanted.opponents[0], "You"]
         return GridGame(new_game_id(), wanted, names, server.log, bots[0])
-    return GrabGame(new_game_id(), wanted, ["You", *wanted.opponents], server.log, bots)
+    return GrabGame(new_game_id(), wanted, ["You", *wanted.opponents], server.log, bots, server.clocks, network)
 
 
 CHOSEN_NOTE = (
@@ -301,9 +312,16 @@ async def game_page(server: Server, request: Request) -> Response:
         else '<form id="consent"><p>This server records nothing.</p>'
         '<button type="submit" data-record="no">Start</button></form>'
     )
+    renewed = (
+        '<p class="note">This link started a fresh session: the last one kept '
+        f"{session_table.MAX_GAMES_PER_SESSION} games, the most one may, so its games are no longer listed "
+        "(the recorded ones are in the server's log).</p>"
+        if request.query_params.get(RENEWED) == "1"
+        else ""
+    )
     link = f"/play?{escape(game.request.query(seed=False))}"
     body = (
-        f'<div id="game" data-game="{game.id}" data-version="{game.version}">{ask}'
+        f'<div id="game" data-game="{game.id}" data-version="{game.version}">{renewed}{ask}'
         f'<p id="message" role="status"></p>{game.board}'
         '<p id="playing" hidden><button id="resign" type="button">Resign</button></p>'
         f'<div id="after">{_after(game)}</div>'

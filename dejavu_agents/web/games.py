@@ -17,19 +17,23 @@ a person's grab is timed from the flip to the moment the server holds the whole 
 the headers early and the body the instant the card shows) or if it is too fast for a person
 (:data:`~dejavu_agents.web.grab_table.MIN_REACTION_MS`); after ``flip_ms`` the tick is
 settled and the next card flips. A round's end pauses the clock so the person can read the result.
-At most :data:`MAX_GRAB_CLOCKS` clocks run at once, server-wide (:class:`ServerBusy`).
+The server's clocks are bounded per client network and in CPU (:mod:`dejavu_agents.web.clocks`):
+each tick's CPU time is charged to its clock.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from dejavu_agents.web.clocks import Clock, Clocks
 from dejavu_agents.web.grab_table import BotGrab, GrabTable
 from dejavu_agents.web.grab_view import grab_html
 from dejavu_agents.web.grid_table import GridMove, GridTable
@@ -53,27 +57,6 @@ ABANDON_S = 90.0
 ROUND_PAUSE_MS = 2500
 GRID_IDLE_S = 900.0
 """A grid game without a move (or the consent answer) this long is ended (and not recorded)."""
-MAX_GRAB_CLOCKS = 100
-"""Grab clocks that may run at once on the server: each costs the one event loop some 3-4 ms of CPU a
-second, so a thousand (a few hundred sessions' worth) would take about 4 s of CPU each second and stall
-every game. Beyond it a new Grab game is refused (:class:`ServerBusy`)."""
-CLOCK_TASK = "grab-clock"
-"""The name of a Grab clock's asyncio task: :func:`grab_clocks` counts the running ones by it."""
-
-
-class ServerBusy(Exception):
-    """The server runs as much as it may: try again later (a ``503``, not the visitor's mistake)."""
-
-
-def grab_clocks() -> int:
-    """The Grab clocks running now on this event loop (tasks not done, so a finished clock frees its place)."""
-    return sum(task.get_name().startswith(CLOCK_TASK) for task in asyncio.all_tasks())
-
-
-def check_grab_room() -> None:
-    """:class:`ServerBusy` when :data:`MAX_GRAB_CLOCKS` clocks run already."""
-    if grab_clocks() >= MAX_GRAB_CLOCKS:
-        raise ServerBusy("too many Grab games running; try again in a minute")
 
 
 @dataclass(frozen=True)
@@ -185,6 +168,11 @@ class WebGame(ABC):
                 raise ValueError("this game has already ended")
             self.end_early("resigned", "You resigned, so the game is over (and not recorded).")
 
+    def idle_for(self) -> float:
+        """Seconds since its person last acted, in a game that waits for them (:attr:`idle_s`); 0 for Grab,
+        whose clock plays on without them (and stops once the page stops watching)."""
+        return time.monotonic() - self.last_active if self.idle_s is not None else 0.0
+
     def expire_if_idle(self) -> None:
         """End a game that waits for its person and has not heard from them for :attr:`idle_s` seconds."""
         idle = time.monotonic() - self.last_active  # the sessions' clock: swept outside the loop too
@@ -195,7 +183,7 @@ class WebGame(ABC):
                                "(and not recorded).")  # fmt: skip
 
     def end_early(self, phase: str, line: str) -> None:
-        """End the game now in ``phase`` (``resigned``, ``expired``), unrecorded, and tell the page why."""
+        """End the game now in ``phase`` (``resigned``, ``expired``, ``gave-way``), unrecorded; tell the page why."""
         self.stop()
         self.phase = phase
         self.say(line)
@@ -334,8 +322,16 @@ class GrabGame(WebGame):
 
     game = "grab"
 
-    def __init__(self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None, bots: list):
+    def __init__(
+        self, game_id: str, request: GameRequest, names: Sequence[str], log: GameLog | None, bots: list,
+        clocks: Clocks | None = None, network: str = "",
+    ) -> None:  # fmt: skip
         super().__init__(game_id, request, names, log)
+        self.clocks = Clocks(cpu_budget=math.inf) if clocks is None else clocks
+        """The server's clocks (:class:`~dejavu_agents.web.app.Server`); a game alone shares no loop, so no budget."""
+        self.network = network
+        """The client network of the session that made it: its clock counts in that network's share."""
+        self.clock: Clock | None = None
         self.table = GrabTable([None, *bots], request.seed)
         self.deck = canonical_deck()
         self.flip_ms = request.flip_ms
@@ -348,16 +344,40 @@ class GrabGame(WebGame):
         self.between_rounds = False
         """In the pause after a round, whose next first card is drawn already."""
         self.task: asyncio.Task[None] | None = None
+        self._tick_cpu_s = 0.0
+        """The CPU seconds the tick being played has taken so far (:meth:`_charged`)."""
         self.board = self.render()
 
     async def begin(self, record: bool, player_id: object) -> None:
-        """As :meth:`WebGame.begin`; :class:`ServerBusy`, the game left waiting, when no clock may start."""
-        check_grab_room()
-        await super().begin(record, player_id)
+        """As :meth:`WebGame.begin`; :class:`~dejavu_agents.web.clocks.ServerBusy`, the game left waiting,
+        when its clock may not start (:meth:`Clocks.start`)."""
+        if self.phase != "consent":
+            raise ValueError("this game has already started")
+        self.clock = self.clocks.start(self.id, self.network, self.request.opponents, self.flip_ms)
+        try:
+            await super().begin(record, player_id)
+        except BaseException:
+            self.clocks.stop(self.id)
+            raise
 
     async def start(self) -> None:
         self.publish()
-        self.task = asyncio.create_task(self.run(), name=f"{CLOCK_TASK}:{self.id}")
+        self.task = asyncio.create_task(self.run())
+        self.task.add_done_callback(lambda _: self.clocks.stop(self.id))  # also when cancelled before it ran
+
+    @contextmanager
+    def _charged(self) -> Iterator[None]:
+        """Charge the CPU time the block takes on this thread to the tick being played."""
+        began = time.thread_time()
+        try:
+            yield
+        finally:
+            self._tick_cpu_s += time.thread_time() - began
+
+    def _begin_tick(self, t_ms: int) -> list[BotGrab]:
+        """The bots' choices (in a worker thread), their thinking charged to the tick."""
+        with self._charged():
+            return self.table.begin_tick(t_ms)
 
     def stop(self) -> None:
         if self.task is not None:
@@ -385,23 +405,29 @@ class GrabGame(WebGame):
                 self.say("Nobody was watching, so the game was stopped (and not recorded).")
                 self.publish()
                 return
-            grabs = await asyncio.to_thread(table.begin_tick, self.elapsed_ms())
+            self._tick_cpu_s = 0.0
+            grabs = await asyncio.to_thread(self._begin_tick, self.elapsed_ms())
             self.flipped_at = loop.time()
-            self.landed, self.mine = [], 0
-            self.tick_open = True
-            self.publish()
+            with self._charged():
+                self.landed, self.mine = [], 0
+                self.tick_open = True
+                self.publish()
             window = self.flip_ms / 1000
             for grab in grabs:
                 await asyncio.sleep(max(0.0, self.flipped_at + min(grab.ms / 1000, window) - loop.time()))
-                self.landed.append(grab)
-                self.publish()
+                with self._charged():
+                    self.landed.append(grab)
+                    self.publish()
             await asyncio.sleep(max(0.0, self.flipped_at + window - loop.time()))
-            self.tick_open = False
-            rounds = len(table.state.round_points)
-            before = list(table.state.in_round)
-            tick = table.end_tick()
-            self.tick_index += 1
-            self._tell(tick.actions, before, rounds)
+            with self._charged():
+                self.tick_open = False
+                rounds = len(table.state.round_points)
+                before = list(table.state.in_round)
+                tick = table.end_tick()
+                self.tick_index += 1
+                self._tell(tick.actions, before, rounds)
+            assert self.clock is not None
+            self.clocks.charge(self.clock, self._tick_cpu_s)
             if len(table.state.round_points) > rounds and not table.over:
                 self.between_rounds = True
                 self.publish()

@@ -10,9 +10,13 @@ hold the table for long. A full table makes room by dropping the least recently 
 with no game in play, and one client network (:func:`network_of`) holds at most
 :data:`MAX_SESSIONS_PER_ADDRESS` sessions (its least recently used with no game in play gives
 way to its newest), so a script that starts and resigns games cannot lock the table for the
-hour a played session is otherwise kept. The per-network bound never drops a game in play:
-people behind one NAT or proxy would otherwise end each other's games; a network whose
-sessions all play is refused a new one instead.
+hour a played session is otherwise kept. The per-network bound never drops a game that is
+being played: people behind one NAT or proxy would otherwise end each other's games. But a
+game nobody has moved in for :data:`GIVE_WAY_S` is not being played, and 16 of them once
+locked their network (and a few dozen networks' worth, every newcomer) for the 15 minutes a
+Grid game waits for its person: such a game gives way when its network or the server is full
+(of the network holding the most sessions first), and its person is told so, on the page if it
+is open, else when they come back (:meth:`Sessions.ended`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import ipaddress
 import secrets
 import time
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,13 +39,23 @@ session with no game in play, and is refused when all of them play."""
 MAX_POLLS_PER_SESSION = 4
 """Long polls one session may have waiting: a new one answers the oldest at once."""
 MAX_GAMES_PER_SESSION = 20
-"""Games one session may create in its lifetime."""
+"""Games one session keeps in memory (its finished games, for their replays, and those not over yet; a game
+ended early, which has no replay, is forgotten to make room). The next link starts a fresh session."""
 MAX_LIVE_GAMES_PER_SESSION = 2
 """Games of one session that may be running (started and not over) at once."""
 IDLE_S = 3600.0
 """A session unused this long may be dropped to make room for a new one."""
 UNUSED_S = 300.0
 """A session none of whose games was started, unused this long, is dropped."""
+GIVE_WAY_S = 180.0
+"""A game in play nobody has moved in this long gives way when its network or the server is full."""
+GAVE_WAY = (
+    f"this session has ended: its game waited {GIVE_WAY_S / 60:g} minutes for a move while the server (or your "
+    "network) was full, so it gave way to another visitor (it is not recorded); open the game's link again to play"
+)
+"""Said to a request from a session dropped because its game gave way."""
+ENDED_KEPT = 1000
+"""How many dropped sessions' reasons are kept, to tell their people why (:meth:`Sessions.ended`)."""
 
 
 @dataclass
@@ -51,20 +66,22 @@ class Session:
     network: str = ""
     """The client network that made it (:func:`network_of`; behind a reverse proxy, the proxy's)."""
     games: dict[str, WebGame] = field(default_factory=dict)
-    created: int = 0
     last_used: float = field(default_factory=time.monotonic)
     polls: list[asyncio.Event] = field(default_factory=list)
     """The releases of its long polls waiting now, oldest first."""
 
-    def check_room(self) -> None:
-        """``ValueError`` once this session has created its share of games."""
-        if self.created >= MAX_GAMES_PER_SESSION:
-            raise ValueError(f"this session has started {MAX_GAMES_PER_SESSION} games, the most it may")
+    def has_room(self) -> bool:
+        """Whether it may keep one more game: first it forgets its games that ended early (resigned,
+        expired, abandoned, failed, given way), which have no replay to keep."""
+        for game_id, game in list(self.games.items()):
+            if game.phase not in ("consent", "playing", "over"):
+                del self.games[game_id]
+        return len(self.games) < MAX_GAMES_PER_SESSION
 
     def add(self, game: WebGame) -> None:
-        """Count and keep ``game``; ``ValueError`` once this session has created its share."""
-        self.check_room()
-        self.created += 1
+        """Keep ``game``; ``ValueError`` when the session keeps its share already (:meth:`has_room`)."""
+        if not self.has_room():
+            raise ValueError(f"this session keeps {MAX_GAMES_PER_SESSION} games, the most it may")
         self.games[game.id] = game
 
     def check_live(self) -> None:
@@ -93,6 +110,12 @@ class Session:
         self.sweep()
         return any(game.phase == "playing" for game in self.games.values())
 
+    def idle_in_play(self) -> bool:
+        """In play, but none of its games in play has been moved in for :data:`GIVE_WAY_S` (only Grid's may:
+        a Grab game runs on its clock, and stops by itself once its page stops watching)."""
+        playing = [game for game in self.games.values() if game.phase == "playing"]
+        return bool(playing) and all(game.idle_for() > GIVE_WAY_S for game in playing)
+
     def sweep(self) -> None:
         """End the games left waiting too long for their person (:meth:`WebGame.expire_if_idle`)."""
         for game in self.games.values():
@@ -112,6 +135,8 @@ class Sessions:
     def __init__(self, limit: int = MAX_SESSIONS) -> None:
         self.limit = limit
         self._by_token: dict[str, Session] = {}
+        self._ended: OrderedDict[str, str] = OrderedDict()
+        """Why the latest dropped sessions whose people must be told ended, by token (at most :data:`ENDED_KEPT`)."""
 
     def __len__(self) -> int:
         return len(self._by_token)
@@ -125,33 +150,57 @@ class Sessions:
             session.sweep()
         return session
 
+    def ended(self, token: str | None) -> str | None:
+        """Why the session of ``token`` was dropped, if its person must be told (its game gave way)."""
+        return self._ended.get(token or "")
+
     def new(self, address: str = "") -> Session:
         """A fresh session for a client at ``address``, once room is made; ``ValueError`` when there is none.
 
         Room is made by dropping, in turn: the droppable sessions (:meth:`Session.droppable`);
         once ``address``'s network (:func:`network_of`) holds :data:`MAX_SESSIONS_PER_ADDRESS`,
-        its least recently used session not in play (when all of them play, the visitor is
-        refused); and, if the table is still full, the least recently used session not in play.
-        Only when every session has a game in play is the visitor refused.
+        its least recently used session not in play, else its least recently used one whose game
+        gives way (:meth:`Session.idle_in_play`), else the visitor is refused; and, if the table
+        is still full, the least recently used session not in play, else one whose game gives way,
+        of the network holding the most sessions. Only when every session has a game being played
+        is the visitor refused.
         """
         now, full = time.monotonic(), len(self._by_token) >= self.limit
         for token, session in list(self._by_token.items()):
             if session.droppable(now, full):
                 self.drop(token)
         network = network_of(address)
-        own = [s for s in self._by_token.values() if s.network == network and not s.in_play()]
-        if sum(s.network == network for s in self._by_token.values()) >= MAX_SESSIONS_PER_ADDRESS:
-            if not own:
-                raise ValueError("too many games in play from your network; finish or resign one, or try later")
-            self.drop(min(own, key=lambda s: s.last_used).token)
-        if len(self._by_token) >= self.limit:
-            idle = [s for s in self._by_token.values() if not s.in_play()]
-            if not idle:
-                raise ValueError("the server has as many visitors as it can hold; try again later")
-            self.drop(min(idle, key=lambda s: s.last_used).token)
+        own = [s for s in self._by_token.values() if s.network == network]
+        if len(own) >= MAX_SESSIONS_PER_ADDRESS and not self._make_room(own):
+            raise ValueError("too many games in play from your network; finish or resign one, or try later")
+        if len(self._by_token) >= self.limit and not self._make_room(list(self._by_token.values())):
+            raise ValueError("the server has as many visitors as it can hold; try again later")
         session = Session(secrets.token_urlsafe(32), network)
         self._by_token[session.token] = session
         return session
+
+    def _make_room(self, candidates: list[Session]) -> bool:
+        """Drop the least recently used of ``candidates`` not in play, else end the game of one whose game
+        gives way (of the network holding the most sessions, then the least recently used) and drop it;
+        ``False`` if every one has a game being played."""
+        idle = [s for s in candidates if not s.in_play()]
+        if idle:
+            self.drop(min(idle, key=lambda s: s.last_used).token)
+            return True
+        crowd = Counter(s.network for s in self._by_token.values())
+        waiting = [s for s in candidates if s.idle_in_play()]
+        if not waiting:
+            return False
+        session = min(waiting, key=lambda s: (-crowd[s.network], s.last_used))
+        for game in session.games.values():
+            if game.phase == "playing":
+                game.end_early("gave-way", f"Nobody moved for {GIVE_WAY_S / 60:g} minutes while the server was "
+                               "full, so this game gave way to another visitor (it is not recorded).")  # fmt: skip
+        self._ended[session.token] = GAVE_WAY
+        while len(self._ended) > ENDED_KEPT:
+            self._ended.popitem(last=False)
+        self.drop(session.token)
+        return True
 
     def drop(self, token: str) -> None:
         session = self._by_token.pop(token, None)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from dejavu_agents.web.app import create_app
 from dejavu_agents.web.guards import Limits
@@ -19,11 +20,12 @@ HOST = "127.0.0.1"
 
 
 @contextmanager
-def live_server(log: Path | None = None, limits: Limits | None = None) -> Iterator[str]:
-    """Serve the app with ``log`` and ``limits`` on ``127.0.0.1`` at a free port; yield its base URL; stop it after."""
+def live_server(log: Path | None = None, limits: Limits | None = None, app: Any = None) -> Iterator[str]:
+    """Serve ``app`` (by default the app with ``log`` and ``limits``) on ``127.0.0.1`` at a free port, with
+    ``limits``; yield its base URL; stop it after."""
     limits = limits or Limits()
     sock = listen(HOST, 0)
-    running = make_server(create_app(log, limits=limits), limits)
+    running = make_server(app or create_app(log, limits=limits), limits)
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

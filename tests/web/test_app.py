@@ -14,7 +14,7 @@ import types
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 
 import pytest
@@ -215,16 +215,35 @@ def test_links_are_checked_and_never_load_a_path(client: TestClient) -> None:
     assert page.headers["x-content-type-options"] == "nosniff"
 
 
-def test_games_per_session_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_games_per_session_are_bounded(client: TestClient) -> None:
     start(client, "/play?game=grid&opponent=greedy")
     start(client, "/play?game=grid&opponent=greedy")
     third = client.get("/play?game=grid&opponent=greedy", follow_redirects=False)
     assert third.status_code == 429 and "at once" in third.text
-    monkeypatch.setattr(sessions, "MAX_GAMES_PER_SESSION", 3)
-    monkeypatch.setattr(sessions, "MAX_LIVE_GAMES_PER_SESSION", 10)
-    assert client.get("/play?game=grid", follow_redirects=False).status_code == 303
-    fourth = client.get("/play?game=grid", follow_redirects=False)
-    assert fourth.status_code == 429 and "3 games" in fourth.text
+
+
+def test_a_session_keeps_its_share_of_games_and_the_next_link_starts_a_fresh_one(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resigned and expired games counted against a session's lifetime share, and after 20 a session could
+    never play again, with a 429 that did not say what to do."""
+    monkeypatch.setattr(sessions, "MAX_GAMES_PER_SESSION", 2)
+    link = "/play?game=grid&opponent=greedy"
+    finished = start(client, link, record=False)
+    play_grid(client, finished)  # over: kept, for its replay
+    resigned = start(client, link, record=False)
+    client.post(f"/api/games/{resigned}/resign", json={})
+    token = client.cookies[COOKIE]
+    playing = start(client, link, record=False)  # the resigned game, which has no replay, made room
+    assert client.cookies[COOKIE] == token and client.get(f"/api/games/{resigned}").status_code == 404
+    refused = client.get(link, follow_redirects=False)
+    assert refused.status_code == 429 and "finish or resign the game you are playing" in unescape(refused.text)
+    play_grid(client, playing)
+    renewed = client.get(link, follow_redirects=False)  # two finished games kept, none in play: a fresh session
+    assert renewed.status_code == 303 and renewed.headers["location"].endswith("?fresh=1")
+    assert client.cookies[COOKIE] != token
+    assert "started a fresh session" in client.get(renewed.headers["location"]).text
+    assert [g["phase"] for g in client.get("/api/games").json()["games"]] == ["consent"]
 
 
 def test_grab_refuses_stale_and_gone_grabs(client: TestClient) -> None:
@@ -388,9 +407,11 @@ def test_a_link_opened_from_another_site_is_reopened_from_this_one(client: TestC
     assert len(client.get("/api/games").json()["games"]) == 2 and game_id in client.get("/games").text
 
 
-def fake_game(phase: str) -> types.SimpleNamespace:
-    """A stand-in for a game in ``phase``, for the table's own tests."""
-    return types.SimpleNamespace(phase=phase, expire_if_idle=lambda: None, stop=lambda: None)
+def fake_game(phase: str, idle: float = 0.0) -> types.SimpleNamespace:
+    """A stand-in for a game in ``phase`` whose person last acted ``idle`` seconds ago, for the table's own tests."""
+    game = types.SimpleNamespace(phase=phase, expire_if_idle=lambda: None, stop=lambda: None, idle_for=lambda: idle)
+    game.end_early = lambda phase, line: setattr(game, "phase", phase)
+    return game
 
 
 def test_sessions_whose_games_never_started_expire_within_minutes() -> None:
@@ -495,6 +516,59 @@ def test_a_network_whose_sessions_all_play_is_refused_not_robbed(monkeypatch: py
     assert honest.cookies[COOKIE] == dropped_token
     honest.cookies.clear()
     assert "cookies must be on" in honest.get(f"/api/games/{game_id}").json()["error"]
+
+
+def test_a_game_nobody_moves_in_gives_way_when_its_network_or_the_server_is_full() -> None:
+    table = sessions.Sessions(limit=100)
+    own = [table.new("10.0.0.1") for _ in range(sessions.MAX_SESSIONS_PER_ADDRESS)]
+    for age, session in enumerate(own):
+        session.games["g"] = fake_game("playing", idle=sessions.GIVE_WAY_S - 1)
+        session.last_used -= len(own) - age
+    with pytest.raises(ValueError, match="too many games in play from your network"):
+        table.new("10.0.0.1")  # every game is being played: none gives way
+    own[3].games["g"] = fake_game("playing", idle=sessions.GIVE_WAY_S + 1)
+    own[5].games["g"] = fake_game("playing", idle=sessions.GIVE_WAY_S + 1)
+    table.new("10.0.0.1")  # the least recently used of the two nobody moves in gives way
+    assert own[3].games["g"].phase == "gave-way" and table.get(own[3].token) is None
+    assert "gave way" in table.ended(own[3].token) and table.ended(own[5].token) is None
+    assert table.get(own[5].token) is own[5]
+
+
+def test_a_full_server_takes_an_idle_game_of_the_most_crowded_network() -> None:
+    table = sessions.Sessions(limit=5)
+    crowd = [table.new("10.0.0.1") for _ in range(3)]
+    pair = [table.new("10.0.0.2") for _ in range(2)]
+    for age, session in enumerate([*pair, *crowd]):  # the pair's sessions are the least recently used
+        session.games["g"] = fake_game("playing", idle=sessions.GIVE_WAY_S + 1)
+        session.last_used -= 10 - age
+    table.new("10.0.0.3")
+    assert table.get(crowd[0].token) is None and all(table.get(s.token) is s for s in [*pair, *crowd[1:]])
+
+
+def test_idle_games_from_several_addresses_give_way_and_their_people_are_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """16 sessions of one network, each with a game left in play, locked it for the 15 minutes a Grid game
+    waits; from 32 addresses, every newcomer got 503."""
+    monkeypatch.setattr(sessions, "MAX_SESSIONS_PER_ADDRESS", 2)
+    monkeypatch.setattr(sessions, "GIVE_WAY_S", 0.5)
+    app = create_app()
+    app.state.server.sessions.limit = 4
+    link = "/play?game=grid&opponent=greedy"
+    visitors = [TestClient(app, base_url=BASE, client=(f"127.0.0.{n // 2 + 2}", 50000 + n)) for n in range(4)]
+    games = [start(visitor, link, record=False) for visitor in visitors]  # two networks, two sessions each
+    late = TestClient(app, base_url=BASE, client=("127.0.0.2", 50100))
+    refused = open_link(late, link)
+    assert refused.status_code == 503 and "too many games in play from your network" in refused.text
+    newcomer = TestClient(app, base_url=BASE, client=("127.0.0.9", 50200))
+    assert open_link(newcomer, link).status_code == 503  # the server is full, and every game is being played
+    time.sleep(0.6)
+    visitors[1].post(f"/api/games/{games[1]}/move", json={"action": actions(board(visitors[1], games[1])["board"])[-1],
+                     "step": step_of(board(visitors[1], games[1])["board"])})  # fmt: skip
+    start(late, link, record=False)  # 127.0.0.2's game nobody moved in gave way, not the one moved in
+    gone = visitors[0].get(f"/api/games/{games[0]}")
+    assert gone.status_code == 403 and "gave way to another visitor" in gone.json()["error"]
+    assert board(visitors[1], games[1])["phase"] == "playing"
+    assert open_link(newcomer, link).status_code == 303  # the full server took an idle game for the newcomer
+    assert sum(v.get(f"/api/games/{g}").status_code == 403 for v, g in zip(visitors[2:], games[2:])) == 1
 
 
 def test_a_session_has_a_bounded_number_of_waiting_polls() -> None:
@@ -678,11 +752,9 @@ def test_a_resigned_grab_game_stops_its_clock(client: TestClient) -> None:
     assert board(client, game_id)["version"] == version and game.task.done()
 
 
-def test_grab_clocks_running_at_once_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grab_clocks_running_at_once_are_bounded(client: TestClient) -> None:
     """One event loop runs every clock: past the bound a new Grab game is refused, not every game slowed."""
-    from dejavu_agents.web import games
-
-    monkeypatch.setattr(games, "MAX_GRAB_CLOCKS", 1)
+    client.app.state.server.clocks.max_clocks = 1  # type: ignore[attr-defined]
     link = "/play?game=grab&opponents=perfect&flip_ms=200"
     waiting = open_link(client, link).headers["location"].rsplit("/", 1)[1]  # made, not begun: no clock yet
     running = start(client, link, record=False)

@@ -7,6 +7,7 @@ tests play a person from one address while others press from their own.
 
 from __future__ import annotations
 
+import html
 import http.client
 import json
 import re
@@ -18,9 +19,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
 import pytest
 
 pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
+from dejavu_agents import PLAYERS, PlayerEntry, RandomPlayer, register_player
+from dejavu_agents.web.app import create_app
+from dejavu_agents.web.clocks import PRIOR_TICK_CPU_S
 from dejavu_agents.web.guards import Limits
 from tests.web.live import HOST, live_server
 
@@ -185,3 +190,78 @@ def test_200_slow_bodies_from_one_address_lock_out_nobody_else() -> None:
             person.refusals  # a grab the game refused (the tick had ended), never the server
         )
         assert crowd.opened > limits.max_connections  # the server kept letting the crowd's own connections go
+
+
+def begin(visitor: Visitor, link: str) -> tuple[int, str]:
+    """Start a game from ``link`` and begin it (no recording): the status of the last step and its text."""
+    status, headers, text = visitor.request("GET", link)
+    if status == 303 and headers["location"].startswith("/play?"):
+        status, headers, text = visitor.request("GET", headers["location"])
+    if status != 303:
+        return status, html.unescape(text)
+    game_id = headers["location"].rsplit("/", 1)[1]
+    status, _, text = visitor.request("POST", f"/api/games/{game_id}/begin", {"record": False})
+    return status, text
+
+
+def test_one_network_runs_its_share_of_the_grab_clocks_and_no_more() -> None:
+    """Four addresses once took all 100 clocks in 4 s and every other person's Grab link was refused."""
+    app = create_app(None)
+    clocks = app.state.server.clocks
+    link = "/play?game=grab&opponents=perfect&flip_ms=10000"
+    with live_server(None, Limits(), app) as base:
+        port = int(base.rsplit(":", 1)[1])
+        crowd = [Visitor(port, "127.0.0.2") for _ in range(clocks.per_network // 2 + 1)]
+        answers = [begin(visitor, link) for visitor in crowd for _ in range(2)]  # a session plays two at once
+        assert [status for status, _ in answers] == [200] * clocks.per_network + [503] * 2
+        assert "your network runs" in answers[-1][1]
+        assert len(clocks.running) == clocks.per_network
+        status, text = begin(Visitor(port, "127.0.0.3"), link)  # a person from elsewhere plays
+        assert status == 200 and json.loads(text)["phase"] == "playing"
+
+
+class Burner(RandomPlayer):
+    """A Grab player that thinks for :attr:`burn_s` of CPU each tick, then passes."""
+
+    burn_s = 0.01
+
+    def act(self, observation: dict, action_mask: np.ndarray) -> int:
+        end = time.thread_time() + self.burn_s
+        while time.thread_time() < end:
+            pass
+        return 0
+
+
+def test_the_grab_clocks_budget_is_measured_cpu_not_a_count() -> None:
+    """Twelve clocks of five learned players at 200 ms once used 47% of a core: a clock is admitted on its
+    measured cost. A burner at 200 ms (about 0.05 core) fills its network's share, a few of them from
+    other networks the server's budget, while a person's game against a heuristic (a thousandth of a
+    core) still starts."""
+    register_player("grab", "test-burner", PlayerEntry(Burner))
+    app = create_app(None)
+    clocks = app.state.server.clocks
+    burner = "/play?game=grab&opponents=test-burner&flip_ms=200"
+    try:
+        with live_server(None, Limits(), app) as base:
+            port = int(base.rsplit(":", 1)[1])
+            assert begin(Visitor(port, "127.0.0.4"), burner)[0] == 200  # admitted on the prior (2 ms a tick)
+            time.sleep(2.0)  # ten ticks measured
+            measured = clocks.cores("127.0.0.4")
+            assert measured > 3 * PRIOR_TICK_CPU_S / 0.2  # the measurement (about 0.05 core), not the prior
+            status, text = begin(Visitor(port, "127.0.0.4"), burner)
+            assert status == 503 and "share of the server" in text
+            admitted = 1
+            for n in range(5, 20):  # one burner from each other network, until the budget is spent
+                status, text = begin(Visitor(port, f"127.0.0.{n}"), burner)
+                if status != 200:
+                    break
+                admitted += 1
+                time.sleep(0.5)
+            assert status == 503 and "use the server's time" in text, (clocks.cores(), text[:200])
+            assert 3 <= admitted <= 8 and clocks.cores() <= clocks.cpu_budget * 1.2
+            status, _ = begin(Visitor(port, f"127.0.0.{n}"), "/play?game=grab&opponents=perfect&flip_ms=1200")
+            assert status == 200 and len(clocks.running) == admitted + 1  # a cheap clock still starts
+            print(f"\nclock budget: a burner measured at {measured:.3f} cores, {admitted} admitted; running "
+                  f"{clocks.cores():.3f} of {clocks.cpu_budget} cores")  # fmt: skip
+    finally:
+        del PLAYERS["grab"]["test-burner"]
