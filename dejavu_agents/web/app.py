@@ -60,9 +60,9 @@ CHECK_COOKIE = "dejavu_check"
 COOKIE_CHECK = "cookie"
 """The query parameter marking a link's second visit, the one that must bring the cookie back."""
 REOPENED = "here"
+"""The query parameter marking a link opened from another site and re-opened from this one."""
 RENEWED = "fresh"
 """The query parameter of a game page whose link started a fresh session (the last one kept its share of games)."""
-"""The query parameter marking a link opened from another site and re-opened from this one."""
 MAX_BODY = 2048
 """The largest request body accepted, in bytes (a move is about 30)."""
 POLL_S = 20.0
