@@ -11,8 +11,6 @@ every decision of the player's is classified from its own view::
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections import Counter
 from typing import Any
 
@@ -20,6 +18,7 @@ import numpy as np
 
 from dejavu_agents import make_player
 from dejavu_agents.base import Player
+from dejavu_agents.cli import Parser, fail, positive_int, seed_type
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import decode
 from dejavu_env.grid.rules import END_TURN, REVEAL, STOP, TAKE_END
@@ -55,27 +54,25 @@ class MoveCounter:
         return action
 
 
+PROG = "python -m experiments.action_mix"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.action_mix", description=__doc__.splitlines()[0])
+    parser = Parser(prog=PROG, description=__doc__.splitlines()[0], example=f"{PROG} --player openspiel-ismcts")
     parser.add_argument("--player", required=True, help="a registered grid player that reads info_state")
     parser.add_argument("--opponent", default="counting")
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--simulations", type=int, default=None, help="the player's search budget, if it has one")
+    parser.add_argument("--games", type=positive_int, default=20)
+    parser.add_argument("--seed", type=seed_type, default=0)
+    parser.add_argument("--simulations", type=positive_int, default=None, help="the player's search budget, if any")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
     options: dict[str, Any] = {} if args.simulations is None else {"simulations": args.simulations}
     try:
         player = make_player("grid", args.player, seed=0, **options)
         opponent = make_player("grid", args.opponent, seed=1)
     except (ValueError, ImportError, TypeError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return fail(PROG, str(err))
     if player.obs_mode != "info_state":
-        print(f"error: {args.player} reads {player.obs_mode!r}; this script reads info_state views", file=sys.stderr)
-        return 2
+        return fail(PROG, f"{args.player} reads {player.obs_mode!r}; this script reads info_state views")
     counter = MoveCounter(player)
     wins = 0
     for i in range(args.games):

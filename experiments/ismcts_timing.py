@@ -11,9 +11,7 @@ playouts::
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from typing import Any
 
@@ -21,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 from dejavu_agents import make_player
+from dejavu_agents.cli import Parser, positive_int
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import mask_array, new_game
 
@@ -65,13 +64,13 @@ def decision_times(games: int, overrides: dict[str, Any]) -> tuple[list[float], 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.ismcts_timing", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=3)
-    parser.add_argument("--simulations", type=int, default=None, help="playouts per decision (default: ismcts's)")
+    prog = "python -m experiments.ismcts_timing"
+    parser = Parser(prog=prog, description=__doc__.splitlines()[0], example=f"{prog} --games 3")
+    parser.add_argument("--games", type=positive_int, default=3)
+    parser.add_argument(
+        "--simulations", type=positive_int, default=None, help="playouts per decision (default: ismcts's)"
+    )
     args = parser.parse_args(argv)
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
     overrides = {} if args.simulations is None else {"simulations": args.simulations}
     decision_times(1, overrides)  # warm-up: loads the compiled playouts from numba's cache
     before = cartpole_steps_per_second()

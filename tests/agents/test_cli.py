@@ -140,6 +140,13 @@ CASES = [
     ("experiments.profile_learner", ["grid-scratch", "--iterations", "0"], "argument --iterations: must be a whole"),
     ("experiments.human_recovery", ["--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
     ("experiments.human_recovery", ["--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+    ("experiments.ismcts_timing", ["--games", "0"], "argument --games: must be a whole number >= 1, got 0"),
+    ("experiments.ismcts_timing", ["--simulations", "-1"], "argument --simulations: must be a whole number >= 1"),
+    ("experiments.action_mix", [], "the following arguments are required: --player"),
+    ("experiments.action_mix", ["--player", "greedy", "--games", "0"], "argument --games: must be a whole number >= 1"),
+    ("experiments.action_mix", ["--player", "greedy", "--seed", "-1"], "argument --seed: must be a whole number >= 0"),
+    ("experiments.action_mix", ["--player", "nobody"], "unknown grid player 'nobody'"),
+    ("experiments.action_mix", ["--player", "random"], "reads 'observation'; this script reads info_state views"),
     ("dejavu_agents.web", ["--port", "0"], "argument --port: must be a whole number >= 1, got 0"),
     ("dejavu_agents.web", ["--checkpoint", "grid:mine"], "write a checkpoint as GAME:NAME=PATH"),
 ]  # fmt: skip
