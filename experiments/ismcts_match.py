@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 
 from dejavu_agents import make_player
 from dejavu_agents.base import Player
+from dejavu_agents.cli import Parser, fail, positive_int, seed_type
 from dejavu_agents.stats import wilson_interval
 from dejavu_agents.tournament.run import limit_torch_threads
 from dejavu_env.grid.match import play_game
@@ -94,14 +94,19 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+PROG = "python -m experiments.ismcts_match"
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m experiments.ismcts_match", description=__doc__.splitlines()[0])
+    parser = Parser(prog=PROG, description=__doc__.splitlines()[0], example=f"{PROG} --out runs/ismcts/match.jsonl")
     parser.add_argument("--player", default="ismcts", help="the search player (default ismcts)")
     parser.add_argument("--checkpoint", default=None, help="the network the player's prior reads (ismcts-ppo's)")
     parser.add_argument("--opponent", default="counting", help="a registered grid player (default counting)")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--simulations", type=int, default=None, help="playouts per decision (default: ismcts's)")
+    parser.add_argument("--games", type=positive_int, default=100)
+    parser.add_argument("--seed", type=seed_type, default=0)
+    parser.add_argument(
+        "--simulations", type=positive_int, default=None, help="playouts per decision (default: ismcts's)"
+    )
     parser.add_argument("--switch-z", type=float, default=None)
     parser.add_argument("--guard-tokens", type=int, default=None)
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file of games; the summary goes beside it")
@@ -111,9 +116,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
     overrides: dict[str, Any] = {}
     if args.simulations is not None:
         overrides["simulations"] = args.simulations
@@ -128,8 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         search = TimedPlayer(make_player("grid", args.player, seed=0, **overrides))
         opponent = TimedPlayer(make_player("grid", args.opponent, seed=1))
     except (ValueError, ImportError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return fail(PROG, str(err))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     games: list[dict[str, Any]] = []
     if args.resume and args.out.exists():

@@ -28,8 +28,11 @@ def test_a_match_writes_each_game_and_resumes_where_it_stopped(tmp_path: Path) -
 
 
 def test_bad_arguments_fail_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert ismcts_match.main(["--games", "0", "--out", str(tmp_path / "x.jsonl")]) == 2
-    assert capsys.readouterr().err.strip() == "error: --games must be at least 1"
+    with pytest.raises(SystemExit) as refused:
+        ismcts_match.main(["--games", "0", "--out", str(tmp_path / "x.jsonl")])
+    assert refused.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "python -m experiments.ismcts_match: error: argument --games: must be a whole number >= 1, got 0"
     assert ismcts_match.main(["--opponent", "nobody", "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "unknown grid player 'nobody'" in capsys.readouterr().err
     assert ismcts_budget.main(["--budgets", "10,x", "--out-dir", str(tmp_path)]) == 2
@@ -68,7 +71,8 @@ def test_a_checkpoint_for_a_player_without_a_prior_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert ismcts_match.main(["--checkpoint", "ppo-grid-scratch", "--out", str(tmp_path / "x.jsonl")]) == 2
-    assert capsys.readouterr().err.strip() == "error: unknown ismcts parameters ['checkpoint']; known: " + str(
+    prefix = "python -m experiments.ismcts_match: error: unknown ismcts parameters ['checkpoint']; known: "
+    assert capsys.readouterr().err.strip() == prefix + str(
         sorted(["simulations", "time_limit", "switch_z", "min_gain", "max_turns", "guard_tokens"])
     )
 
