@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 from dejavu_agents.learners.nets import LearnerNet, Output, sample
+from dejavu_agents.learners.rewards import TrainReward, scheduled
 from dejavu_agents.learners.targets import Bonus, Potential
 
 
@@ -218,12 +219,8 @@ class PPO:
         # Fused: one kernel for every parameter instead of a loop of small ops per tensor (CPU and CUDA).
         self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
         self.generator = torch.Generator().manual_seed(seed)
-        self.potential = potential
-        self.bonus = bonus
-        self.seen: Any = None if history is None else history(self.n_envs)
-        watch = getattr(self.seen, "watch", None)  # a history that reads the env's own record (Grid's faces)
-        if watch is not None:
-            watch(getattr(env, "unwrapped", env))
+        self.rewards = TrainReward(config, self.n_envs, potential, bonus, history, env)
+        self.seen: Any = self.rewards.seen
         if net.aux is not None and not hasattr(self.seen, "target"):
             raise ValueError(f"the auxiliary head needs a target: {type(self.seen).__name__} gives none")
         items = net.config.aux_shape[0] if net.config.aux_shape else 0
@@ -264,7 +261,7 @@ class PPO:
             r.masks[t] = masks
             r.obs[t] = self.net.featurize(torch.from_numpy(obs), masks)
             r.starts[t] = torch.from_numpy(self._starts)
-            seen = None if self.seen is None else self.seen(obs, self._starts)
+            seen = self.rewards.observe(obs, self._starts)
             if r.aux is not None and seen is not None:
                 r.aux[t] = torch.from_numpy(self.seen.target(seen))
             with torch.no_grad():
@@ -298,37 +295,15 @@ class PPO:
         truncated: np.ndarray,
         out: Output,
     ) -> np.ndarray:
-        """The reward the learner trains on: the env's, scaled, plus the bonus, the shaping terms and
-        (where the turn limit cut an episode that continues in the value's eyes) the bootstrap."""
+        """The reward the learner trains on (:class:`~dejavu_agents.learners.rewards.TrainReward`) and, where
+        the turn limit cut an episode that continues in the value's eyes, the bootstrap."""
         config = self.config
-        ended = terminated | truncated
-        shaped = np.asarray(reward, dtype=np.float64) * config.reward_scale - config.step_cost
-        coef = self._scheduled(config.shaping_coef, config.shaping_coef_final)
-        shaping = self.potential is not None and coef != 0
-        if shaping or (self.bonus is not None and config.bonus_coef):
-            following = self._final_observations(info, ended)
-            seen_after = None if self.seen is None else self.seen.peek(following, np.zeros(self.n_envs, dtype=bool))
-            if self.bonus is not None and seen_after is not None:
-                shaped += config.bonus_coef * self.bonus(obs, following, seen_after)
-            if self.potential is not None and shaping:
-                after = self.potential(following, seen_after, terminated)
-                before = self.potential(obs, seen, np.zeros(self.n_envs, dtype=bool))
-                if config.shaping_final:  # progress: the terms add up to phi(end) - phi(start)
-                    shaped += coef * (after - before)
-                else:  # potential-based: phi is 0 once the episode ends
-                    after[terminated if config.bootstrap_truncated else ended] = 0.0
-                    shaped += coef * (config.gamma * after - before)
+        shaped = self.rewards(reward, obs, seen, self._current()["observation"], info, terminated, truncated,
+                              self._done())
         cut = truncated & ~terminated
         if config.bootstrap_truncated and cut.any():
             shaped[cut] += config.gamma * self._final_values(info, cut, out)
         return shaped
-
-    def _final_observations(self, info: dict[str, Any], ended: np.ndarray) -> np.ndarray:
-        """The observation each env's decision led to: its episode's last one where it ended."""
-        obs = self._current()["observation"].copy()
-        for i in np.flatnonzero(ended).tolist():
-            obs[i] = info["final_obs"][i]["observation"]
-        return obs
 
     def _final_values(self, info: dict[str, Any], cut: np.ndarray, out: Output) -> np.ndarray:
         rows = np.flatnonzero(cut)
@@ -381,12 +356,13 @@ class PPO:
         r.returns.copy_(r.advantages + r.values)
 
     # ------------------------------------------------------------------ update
+    def _done(self) -> float:
+        """The share of the run done, for the schedules (0 before :meth:`learn` names the run's length)."""
+        return min(self.num_timesteps / self._total, 1.0) if self._total else 0.0
+
     def _scheduled(self, start: float, final: float | None) -> float:
         """``start`` moved linearly towards ``final`` by the share of the run done (``final`` ``None``: ``start``)."""
-        if final is None or not self._total:
-            return start
-        done = min(self.num_timesteps / self._total, 1.0)
-        return start + (final - start) * done
+        return scheduled(start, final, self._done())
 
     def _entropy_coef(self) -> float:
         return self._scheduled(self.config.ent_coef, self.config.ent_coef_final)
