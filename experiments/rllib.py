@@ -19,22 +19,27 @@ Ray starts, and even without Ray installed (then a good config ends with the lin
 from __future__ import annotations
 
 import argparse
-import functools
+import csv
+import dataclasses
 import json
 import os
 import re
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dejavu_agents.base import Player
 from dejavu_agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
 from dejavu_agents.extras import require_extra
 from dejavu_agents.rllib.games import GAMES
-from dejavu_agents.rllib.training import RunSpec
+from dejavu_agents.rllib.training import RunSpec, recipe_envs, recipe_ppo_keys
 from experiments.config_file import CONFIGS, build_config, read_mapping
+
+if TYPE_CHECKING:
+    from dejavu_agents.rllib.recipe import Recipe
 
 PROG = "python -m experiments.rllib"
 ADDRESS = re.compile(r"^(auto|local|ray://[\w.\-]+:\d+|[\w.\-]+:\d+)$")
@@ -54,21 +59,104 @@ def load_run(name: str, overrides: dict[str, Any]) -> RunSpec:
     return build_config(path, raw, RunSpec.from_dict)
 
 
-def evaluation_metrics(player: Player, *, game: str, opponents: Sequence[str], games: int, seed: int,
-                       table_size: int, steps: int = 0, wall_s: float = 0.0) -> dict[str, float]:
-    """Win rate and mean points against each opponent, through :func:`experiments.evaluate.evaluate`; the
-    console gets the evaluation's line (:func:`experiments.evaluate.eval_line`) as every training command's,
-    ``steps`` and ``wall_s`` being the trial's env steps and seconds so far."""
-    from dejavu_agents.games import get_game
-    from experiments.evaluate import evaluate, print_eval_line
+def load_recipe(run: RunSpec) -> Recipe:
+    """The :class:`~dejavu_agents.rllib.recipe.Recipe` of a run with ``recipe:``, from its single-machine config.
 
-    rows = evaluate(game, player, opponents, games, seed=seed, table_size=table_size)
-    print_eval_line(steps, rows, get_game(game).best_score, wall_s)
-    metrics: dict[str, float] = {}
-    for row in rows:
-        metrics[f"win_rate_vs_{row.opponent}"] = row.win_rate
-        metrics[f"mean_points_vs_{row.opponent}"] = row.mean_points
-    return metrics
+    ``ValueError`` names what RLlib's module cannot take: an auxiliary head, a memory core.
+    """
+    from dejavu_agents.rllib.recipe import Recipe
+    from experiments.train_batched import BatchedConfig, build_net
+
+    path = CONFIGS / f"{run.recipe}.yaml"
+    if not path.is_file():
+        raise ValueError(f"recipe {run.recipe!r}: no config {path}")
+    config = BatchedConfig.load(path)
+    if run.recipe_timesteps:
+        config = config.scaled(run.recipe_timesteps)
+    config = config.in_whole_rollouts()
+    if config.game != run.game:
+        raise ValueError(f"recipe {run.recipe!r} trains {config.game}, this run {run.game}")
+    if config.aux_target or build_net(config).config.recurrent:
+        raise ValueError(f"recipe {run.recipe!r}: RLlib's module here is feed-forward with no auxiliary head "
+                         "(core: mlp, no aux_target)")
+    if config.init is not None:
+        raise ValueError(f"recipe {run.recipe!r} starts from a checkpoint (init), which the RLlib run does not load")
+    return Recipe(game=config.game, env_kwargs=dict(config.env_kwargs), net=dict(config.net), ppo=config.ppo,
+                  n_envs=config.n_envs, stages=tuple((s.timesteps, dict(s.opponents)) for s in config.stages),
+                  league_size=config.league.size, snapshot_every=config.league.snapshot_every,
+                  shaping=config.shaping, bonus=config.bonus, seed=run.seed)
+
+
+def recipe_iterations(recipe: Recipe) -> int:
+    """Iterations that train the recipe's env steps: one per ``n_envs x n_steps`` rollout, as the recipe's learner."""
+    return -(-recipe.timesteps // (recipe.n_envs * recipe.ppo.n_steps))
+
+
+@dataclass
+class Evaluations:
+    """The run's periodic evaluation through :func:`experiments.evaluate.evaluate` (the tournament's seats and seeds).
+
+    Called by the trial's callback with a player of the trained module, the trial's env steps and
+    seconds so far: prints the evaluation's line (:func:`experiments.evaluate.eval_line`) as every
+    training command does, returns win rate and mean points per opponent for RLlib's result (so
+    its CSV and TensorBoard curves), and, given ``out``, appends the rows to ``out/eval.csv`` in
+    ``experiments.train``'s format: ``train_s`` is Tune's ``time_total_s`` (the iterations' time, which
+    leaves these evaluations out), ``wall_s`` the seconds since this object was made, at the run's
+    start. The seeds of RLlib runs are then reported as the single-machine learner's are
+    (``experiments.rllib_curves --report``, :mod:`experiments.seed_report`).
+    """
+
+    game: str
+    opponents: tuple[str, ...]
+    games: int
+    seed: int
+    table_size: int
+    out: Path | None = None
+    started: float = field(default_factory=time.time)
+    """When the run started (wall clock: the object travels to the trial's process, perhaps another machine)."""
+
+    def __call__(self, player: Player, *, steps: int = 0, wall_s: float = 0.0) -> dict[str, float]:
+        from dejavu_agents.games import get_game
+        from experiments.evaluate import evaluate, print_eval_line
+
+        rows = evaluate(self.game, player, self.opponents, self.games, seed=self.seed, table_size=self.table_size)
+        print_eval_line(steps, rows, get_game(self.game).best_score, wall_s)
+        if self.out is not None:
+            self._append(rows, steps, wall_s)
+        metrics: dict[str, float] = {}
+        for row in rows:
+            metrics[f"win_rate_vs_{row.opponent}"] = row.win_rate
+            metrics[f"mean_points_vs_{row.opponent}"] = row.mean_points
+        return metrics
+
+    def _append(self, rows: Sequence[Any], steps: int, train_s: float) -> None:
+        assert self.out is not None
+        path = self.out / "eval.csv"
+        new = not path.exists()
+        self.out.mkdir(parents=True, exist_ok=True)
+        with path.open("a", newline="") as handle:
+            writer = csv.writer(handle)
+            if new:
+                writer.writerow(["timesteps", "wall_s", "train_s", *dataclasses.asdict(rows[0]).keys()])
+            for row in rows:
+                writer.writerow([steps, round(time.time() - self.started, 2), round(train_s, 2),
+                                 *dataclasses.asdict(row).values()])
+
+
+def chosen_checkpoint(result: Any, best_against: str) -> tuple[Any, dict[str, Any]]:
+    """The trial's checkpoint to export, and what the card says of the choice: the last, or with
+    ``best_against`` the one whose evaluation won most against that opponent (the first of equals)."""
+    if not best_against:
+        return result.checkpoint, {}
+    key = f"win_rate_vs_{best_against}"
+    scored = [(metrics.get("evaluation_vs_heuristics", {}).get(key), int(metrics.get("training_iteration", 0)),
+               checkpoint) for checkpoint, metrics in result.best_checkpoints]
+    scored = [entry for entry in scored if entry[0] is not None]
+    if not scored:
+        return result.checkpoint, {}
+    score, iteration, checkpoint = max(scored, key=lambda entry: (entry[0], -entry[1]))
+    return checkpoint, {"picked": f"best evaluation against {best_against}", "picked_win_rate": score,
+                        "picked_iteration": iteration}
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -79,6 +167,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=seed_type, help="seed (default from the config)")
     parser.add_argument("--num-env-runners", type=int, help="sampling processes (default from the config)")
     parser.add_argument("--num-learners", type=int, help="learner processes; 0 learns in the trial's process")
+    parser.add_argument("--envs-per-runner", type=positive_int,
+                        help="a recipe run's games per env runner (default: the recipe's games shared by the runners)")
     parser.add_argument("--address", help="join a running Ray cluster: 'auto' or host:port (default: start one here)")
     parser.add_argument(
         "--num-cpus", type=positive_int, help="CPUs of the local Ray instance (default: enough for the run)"
@@ -113,7 +203,8 @@ def param_space(config: Any, run: RunSpec, sweep: bool) -> Any:
     return space
 
 
-def export_only(run: RunSpec, args: argparse.Namespace, target: Path) -> int:
+def export_only(run: RunSpec, args: argparse.Namespace, target: Path, env_kwargs: dict[str, Any],
+                obs_mode: str) -> int:
     """``--export-from``: one checkpoint to a Ray-free player, with the config's facts on its card."""
     import ray
 
@@ -122,7 +213,7 @@ def export_only(run: RunSpec, args: argparse.Namespace, target: Path) -> int:
     training = {"algo": "ppo (ray rllib, new API stack)", "ray": ray.__version__, "config": args.config,
                 "seed": run.seed, "shaping": run.shaping,
                 **_checkpoint_progress(args.export_from, run.checkpoint_every)}
-    path = export_checkpoint(args.export_from, target, game=run.game, obs_mode=run.obs_mode, env=run.env_kwargs,
+    path = export_checkpoint(args.export_from, target, game=run.game, obs_mode=obs_mode, env=env_kwargs,
                              training=training)
     print(json.dumps({"exported": [str(path)]}, indent=2))
     return 0
@@ -145,9 +236,18 @@ def _checkpoint_progress(checkpoint: Path, every: int) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     overrides = {"iterations": args.iterations, "seed": args.seed, "num_env_runners": args.num_env_runners,
-                 "num_learners": args.num_learners, "eval_every": args.eval_every, "eval_games": args.eval_games}
+                 "num_learners": args.num_learners, "envs_per_runner": args.envs_per_runner,
+                 "eval_every": args.eval_every, "eval_games": args.eval_games}
     try:
         run = load_run(args.config, overrides)
+        recipe = load_recipe(run) if run.recipe else None
+        if recipe is not None:
+            recipe_envs(run, recipe)
+            _, lost = recipe_ppo_keys(recipe.ppo, recipe.n_envs, recipe.timesteps)
+            for note in lost:
+                print(f"{PROG}: not carried from recipe {run.recipe!r}: {note}", file=sys.stderr)
+            if not run.iterations:
+                run = dataclasses.replace(run, iterations=recipe_iterations(recipe))
     except ValueError as error:
         return fail(PROG, str(error))
     if args.tune and not run.tune:
@@ -156,8 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = Path(args.config).stem.removeprefix("rllib-")
     out = (args.out or Path("runs") / f"rllib-{name}").resolve()
     export_name = args.export_name or f"rllib-{run.game}"
+    env_kwargs, obs_mode = (recipe.env_kwargs, recipe.obs_mode) if recipe else (run.env_kwargs, run.obs_mode)
     if args.export_from is not None:
-        return export_only(run, args, out / export_name)
+        return export_only(run, args, out / export_name, env_kwargs, obs_mode)
 
     if args.address and "RAY_AUTH_MODE" not in os.environ and (Path.home() / ".ray" / "auth_token").exists():
         # `ray start` turns token authentication on when ~/.ray/auth_token exists and
@@ -169,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ray import tune
 
     from dejavu_agents.rllib.export import export_checkpoint
-    from dejavu_agents.rllib.training import ppo_config
+    from dejavu_agents.rllib.training import ppo_config, recipe_ppo_config
 
     torch.set_num_threads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -180,9 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ray.init(num_cpus=args.num_cpus or max(os.cpu_count() or 1, needed), include_dashboard=False)
     evaluate = None
     if run.eval_every and run.eval_opponents:
-        evaluate = functools.partial(evaluation_metrics, game=run.game, opponents=tuple(run.eval_opponents),
-                                     games=run.eval_games, seed=run.seed, table_size=run.n_seats)
-    config = ppo_config(run, evaluate=evaluate)
+        evaluate = Evaluations(run.game, tuple(run.eval_opponents), run.eval_games, run.seed, run.n_seats,
+                               out=None if args.tune else out)
+    config = recipe_ppo_config(run, recipe, evaluate=evaluate) if recipe else ppo_config(run, evaluate=evaluate)
     start = time.perf_counter()
     tuner = tune.Tuner(
         "PPO",
@@ -192,7 +293,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             storage_path=str(out),
             stop={"training_iteration": run.iterations},
             checkpoint_config=tune.CheckpointConfig(
-                checkpoint_frequency=run.checkpoint_every, checkpoint_at_end=True, num_to_keep=run.keep_checkpoints
+                checkpoint_frequency=run.checkpoint_every, checkpoint_at_end=True, num_to_keep=run.keep_checkpoints,
+                # with best_against, Tune keeps the best-evaluated checkpoints, not the latest
+                checkpoint_score_attribute=(f"evaluation_vs_heuristics/win_rate_vs_{run.best_against}"
+                                            if run.best_against else None),
             ),
             verbose=1,
         ),
@@ -206,6 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"trial {index} failed: {result.error}", file=sys.stderr)
             continue
         seed = result.config.get("seed", run.seed) if isinstance(result.config, dict) else run.seed
+        checkpoint, picked = chosen_checkpoint(result, run.best_against)
         target = out / (export_name if len(results) == 1 else f"{export_name}-trial{index}")
         training = {
             "algo": "ppo (ray rllib, new API stack)",
@@ -213,14 +318,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "config": args.config,
             "trial": Path(result.path).name,
             "seed": seed,
-            "shaping": run.shaping,
+            "shaping": recipe.shaping if recipe else run.shaping,
+            "recipe": run.recipe or None,
             "iterations": result.metrics.get("training_iteration"),
             "env_steps": result.metrics.get("num_env_steps_sampled_lifetime"),
             "wall_time_s": round(wall, 1),
             "league_snapshots": result.metrics.get("league_snapshots"),
         }
-        exported.append(export_checkpoint(result.checkpoint.path, target, game=run.game, obs_mode=run.obs_mode,
-                                          env=run.env_kwargs, training=training))
+        training.update(picked)
+        training = {key: int(value) if isinstance(value, float) and value.is_integer() else value
+                    for key, value in training.items() if value is not None}  # Tune counts in floats
+        exported.append(export_checkpoint(checkpoint.path, target, game=run.game, obs_mode=obs_mode,
+                                          env=env_kwargs, training=training))
     summary = {"out": str(out), "wall_time_s": round(wall, 1), "exported": [str(p) for p in exported]}
     print(json.dumps(summary, indent=2))
     return 0 if exported else 1

@@ -45,7 +45,7 @@ def test_the_distributed_page_lists_every_flag_of_the_rllib_command() -> None:
 def test_the_distributed_page_shows_the_committed_config_not_a_copy() -> None:
     page = (DOCS / "distributed.md").read_text()
     included = re.findall(r"```\{literalinclude\} (\S+\.yaml)", page)
-    assert included == ["../experiments/configs/rllib-grid.yaml"]
+    assert included == ["../experiments/configs/rllib-grid.yaml", "../experiments/configs/rllib-grid-pettingzoo.yaml"]
     assert all((DOCS / path).is_file() for path in included)
     copies = [block for block in re.findall(r"```yaml\n(.*?)```", page, flags=re.DOTALL) if "game:" in block]
     assert not copies, "a hand-written copy of a config drifts from the file: literalinclude it"

@@ -13,18 +13,23 @@ from dejavu_agents.exported import ExportCard, save_export
 from dejavu_agents.games import get_game
 from dejavu_agents.rllib.league import MAIN
 
-MODULE_PATH = ("learner_group", "learner", "rl_module", MAIN)
-"""Where the new API stack stores the ``main`` module inside an algorithm checkpoint."""
+MODULES = ("learner_group", "learner", "rl_module")
+"""Where the new API stack stores the modules inside an algorithm checkpoint."""
+TRAINED = (MAIN, "default_policy")
+"""The trained module's id: ``main`` in the league's multi-agent runs, RLlib's ``DEFAULT_MODULE_ID`` in a
+single-agent run on the batched engine (:mod:`dejavu_agents.rllib.batched`)."""
 
 
 def load_main_module(checkpoint: Path | str) -> Any:
-    """The trained ``main`` RLModule of an algorithm checkpoint folder."""
+    """The trained RLModule (``main``, else ``default_policy``) of an algorithm checkpoint folder."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    folder = Path(checkpoint).joinpath(*MODULE_PATH)
-    if not folder.is_dir():
-        raise ValueError(f"{checkpoint} is not an RLlib algorithm checkpoint with a {MAIN!r} module (no {folder})")
-    return RLModule.from_checkpoint(folder)
+    modules = Path(checkpoint).joinpath(*MODULES)
+    for module_id in TRAINED:
+        if (modules / module_id).is_dir():
+            return RLModule.from_checkpoint(modules / module_id)
+    raise ValueError(f"{checkpoint} is not an RLlib algorithm checkpoint with a trained module "
+                     f"({' or '.join(TRAINED)} under {modules})")
 
 
 def export_module(module: Any, path: Path | str, *, game: str, obs_mode: str, env: dict[str, Any],

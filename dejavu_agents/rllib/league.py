@@ -85,15 +85,52 @@ def episode_win(returns: Mapping[str, float], main_agent: str, draw_is_win: bool
     return mine > best_other or (draw_is_win and mine == best_other)
 
 
-class LeagueCallback(RLlibCallback):
-    """Win rates per opponent, snapshots when ``main`` passes ``threshold``, and periodic evaluation.
+class EvaluationCallback(RLlibCallback):
+    """Periodic evaluation of the trained module, as a player.
 
     ``evaluate``: called every ``eval_every`` iterations (with the run's ``steps`` and ``wall_s`` so far, for
-    its console line) with a player built from ``main``'s
+    its console line) with a player built by ``player_factory`` from module ``module_id``'s
     current weights; it returns metrics (e.g. win rates against the heuristics from the
     tournament's seats and seeds) that go into the result, hence into the CSV and
-    TensorBoard curves. The training CLI passes :func:`experiments.evaluate.evaluate`.
+    TensorBoard curves. The training CLI passes :class:`experiments.rllib.Evaluations`.
+    ``final``: the run's last iteration, evaluated too, so the checkpoint at its end has its score.
     """
+
+    def __init__(
+        self,
+        evaluate: Callable[..., dict[str, float]] | None = None,
+        eval_every: int = 0,
+        player_factory: Callable[[Any], Player] | None = None,
+        module_id: str = MAIN,
+        final: int = 0,
+    ) -> None:
+        super().__init__()
+        self.evaluate = evaluate
+        self.eval_every = eval_every
+        self.player_factory = player_factory
+        self.module_id = module_id
+        self.final = final
+
+    def on_train_result(self, *, algorithm: Any, result: dict[str, Any], **kwargs: Any) -> None:
+        self.evaluate_now(algorithm, result)
+
+    def evaluate_now(self, algorithm: Any, result: dict[str, Any]) -> None:
+        """Evaluate into ``result["evaluation_vs_heuristics"]`` when this iteration is due."""
+        if self.evaluate is None or not self.eval_every:
+            return
+        if algorithm.iteration % self.eval_every and algorithm.iteration != self.final:
+            return
+        player = self.player_factory(algorithm.get_module(self.module_id)) if self.player_factory else None
+        if player is not None:
+            lifetime = NUM_ENV_STEPS_SAMPLED_LIFETIME
+            steps = int(result.get(lifetime, result.get(ENV_RUNNER_RESULTS, {}).get(lifetime, 0)))
+            wall_s = float(result.get("time_total_s", 0.0))
+            result["evaluation_vs_heuristics"] = self.evaluate(player, steps=steps, wall_s=wall_s)
+
+
+class LeagueCallback(EvaluationCallback):
+    """Win rates per opponent, snapshots when ``main`` passes ``threshold``, and periodic evaluation
+    (:class:`EvaluationCallback`)."""
 
     def __init__(
         self,
@@ -109,8 +146,9 @@ class LeagueCallback(RLlibCallback):
         eval_every: int = 0,
         player_factory: Callable[[Any], Player] | None = None,
         main_seat: int | None = None,
+        final: int = 0,
     ) -> None:
-        super().__init__()
+        super().__init__(evaluate, eval_every, player_factory, MAIN, final)
         self.game = game
         self.draw_is_win = get_spec(game).draw_is_win
         self.zero_sum = get_spec(game).zero_sum
@@ -120,9 +158,6 @@ class LeagueCallback(RLlibCallback):
         self.threshold = threshold
         self.max_snapshots = max_snapshots
         self.min_episodes = min_episodes
-        self.evaluate = evaluate
-        self.eval_every = eval_every
-        self.player_factory = player_factory
 
     def mapping(self) -> LeagueMapping:
         return LeagueMapping(self.league.weights(), self.n_seats, self.main_seat)
@@ -165,14 +200,7 @@ class LeagueCallback(RLlibCallback):
             self._add_snapshot(algorithm)
         result["league_size"] = len(self.league.weights())
         result["league_snapshots"] = len(self.league.snapshots)
-        if self.evaluate is not None and self.eval_every and algorithm.iteration % self.eval_every == 0:
-            module = algorithm.get_module(MAIN)
-            player = self.player_factory(module) if self.player_factory else None
-            if player is not None:
-                lifetime = NUM_ENV_STEPS_SAMPLED_LIFETIME
-                steps = int(result.get(lifetime, result.get(ENV_RUNNER_RESULTS, {}).get(lifetime, 0)))
-                wall_s = float(result.get("time_total_s", 0.0))
-                result["evaluation_vs_heuristics"] = self.evaluate(player, steps=steps, wall_s=wall_s)
+        self.evaluate_now(algorithm, result)
 
     def _add_snapshot(self, algorithm: Any) -> None:
         module_id = f"main_v{len(self.league.snapshots) + 1}"

@@ -45,23 +45,30 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     def setup(self) -> None:
         self.net = PolicyNet(net_spec(self))
 
+    def _inputs(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(observation, action_mask)`` of a batch: the env's dicts, or the batched env runner's flat
+        vectors (:func:`dejavu_agents.rllib.batched.flat_space`: the observation, then the mask)."""
+        if isinstance(obs, dict):
+            return obs["observation"], obs["action_mask"]
+        size = self.net.spec.obs_size
+        return obs[:, :size], obs[:, size:]
+
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        embedding = self.net.encode(obs["observation"], obs["action_mask"])
-        return {Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, obs["action_mask"])}
+        observation, mask = self._inputs(batch[Columns.OBS])
+        embedding = self.net.encode(observation, mask)
+        return {Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, mask)}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        embedding = self.net.encode(obs["observation"], obs["action_mask"])
+        observation, mask = self._inputs(batch[Columns.OBS])
+        embedding = self.net.encode(observation, mask)
         return {
-            Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, obs["action_mask"]),
+            Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, mask),
             Columns.EMBEDDINGS: embedding,
         }
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         if embeddings is None:
-            obs = batch[Columns.OBS]
-            embeddings = self.net.encode(obs["observation"], obs["action_mask"])
+            embeddings = self.net.encode(*self._inputs(batch[Columns.OBS]))
         return self.net.value(embeddings)
 
 

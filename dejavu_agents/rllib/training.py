@@ -14,13 +14,17 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dejavu_agents.base import Player
 from dejavu_agents.games import get_game
 from dejavu_agents.net_spec import MODEL_KEYS, NetSpec
 from dejavu_agents.registry import available_players, make_player
 from dejavu_agents.rllib.games import get_spec
+
+if TYPE_CHECKING:
+    from dejavu_agents.learners.ppo import PPOConfig as CompactPPOConfig
+    from dejavu_agents.rllib.recipe import Recipe
 
 PPO_KEYS = frozenset(
     {"lr", "gamma", "lambda_", "clip_param", "vf_clip_param", "vf_loss_coeff", "entropy_coeff", "kl_coeff",
@@ -47,7 +51,20 @@ class RunSpec:
     """One training run (see ``experiments/configs/rllib-grid.yaml`` for a commented example)."""
 
     game: str
-    iterations: int
+    iterations: int = 0
+    """Training iterations; with a ``recipe``, 0 (the default) trains the recipe's env steps."""
+    recipe: str = ""
+    """A single-machine config (``experiments/configs/<recipe>.yaml``, ``algo: compact_ppo``) to run on the
+    batched engine (:mod:`dejavu_agents.rllib.batched`): its env, network, reward, PPO and league replace
+    ``env``, ``model``, ``ppo``, ``league``, ``shaping``, ``potential`` and ``bootstrap_truncated``, which must
+    be left out. Empty: the PettingZoo front ends, as configured here."""
+    envs_per_runner: int = 0
+    """With a ``recipe``: games per env runner. 0 shares the recipe's ``n_envs`` among the runners (the recipe's
+    batch, whatever the runners); N > 0 keeps N per runner, so the batch grows with the runners
+    (``runners x N x n_steps`` env steps an iteration): the knob for a cluster."""
+    recipe_timesteps: int = 0
+    """With a ``recipe``: its env steps, its stages and snapshots scaled to them (as ``python -m experiments.train
+    <recipe> --timesteps N``); 0 keeps the recipe's."""
     env_id: str = ""
     """The registered id whose rules the run trains on (``DejaVuGrid-v0``); the game's when left out, and
     checked to be the game's: the PettingZoo front end plays the rules of the game's registered id."""
@@ -74,6 +91,9 @@ class RunSpec:
     eval_every: int = 0
     eval_games: int = 200
     eval_opponents: list[str] = field(default_factory=list)
+    best_against: str = ""
+    """An eval opponent: the checkpoint whose evaluation won most against it is the one exported (as the
+    single-machine learner keeps ``best.zip``); empty: the last. Needs ``checkpoint_every == eval_every``."""
     tune: dict[str, Any] = field(default_factory=dict)
     """``seeds``: a list of seeds; ``grid``: PPO key -> list of values (a grid search)."""
 
@@ -123,10 +143,23 @@ class RunSpec:
         if self.shaping and game.potential(self.obs_mode, self.potential) is None:
             raise ValueError(f"shaping needs a potential of the view; {self.game}'s {self.obs_mode!r} view "
                              f"has none named {self.potential!r}")
-        for name, value in (("iterations", self.iterations), ("num_envs_per_env_runner", self.num_envs_per_env_runner),
+        for name, value in (("num_envs_per_env_runner", self.num_envs_per_env_runner),
                             ("keep_checkpoints", self.keep_checkpoints)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.iterations < (0 if self.recipe else 1):
+            raise ValueError(f"iterations must be at least 1, got {self.iterations}")
+        if self.recipe:
+            self._check_recipe_run()
+        elif self.recipe_timesteps:
+            raise ValueError("recipe_timesteps scales a recipe: give the recipe too")
+        if self.envs_per_runner and not self.recipe:
+            raise ValueError("envs_per_runner sets a recipe run's games per runner: give the recipe too "
+                             "(without one, num_envs_per_env_runner)")
+        if self.envs_per_runner < 0:
+            raise ValueError(f"envs_per_runner must be at least 0, got {self.envs_per_runner}")
+        if self.recipe_timesteps < 0:
+            raise ValueError(f"recipe_timesteps must be at least 0, got {self.recipe_timesteps}")
         for name, value in (("num_env_runners", self.num_env_runners), ("num_learners", self.num_learners),
                             ("checkpoint_every", self.checkpoint_every), ("eval_every", self.eval_every),
                             ("rollout_fragment_length", self.rollout_fragment_length)):
@@ -140,9 +173,15 @@ class RunSpec:
         bad_ppo = sorted(set(self.ppo) - PPO_KEYS)
         if bad_ppo:
             raise ValueError(f"unknown ppo keys {bad_ppo}; known: {sorted(PPO_KEYS)}")
-        self._check_league()
+        if not self.recipe:  # a recipe run seats the recipe's league
+            self._check_league()
         known = set(available_players(self.game))
         bad_eval = [name for name in self.eval_opponents if name not in known]
+        if self.best_against and self.best_against not in self.eval_opponents:
+            raise ValueError(f"best_against {self.best_against!r} must be one of eval_opponents {self.eval_opponents}")
+        if self.best_against and (not self.eval_every or self.checkpoint_every != self.eval_every):
+            raise ValueError("best_against picks among the evaluated checkpoints: "
+                             "give eval_every and the same checkpoint_every")
         if bad_eval:
             raise ValueError(f"unknown {self.game} eval opponents {bad_eval}; known: {sorted(known)}")
         bad_tune = sorted(set(self.tune) - {"seeds", "grid"})
@@ -151,6 +190,18 @@ class RunSpec:
         bad_grid = sorted(set(self.tune.get("grid", {})) - PPO_KEYS)
         if bad_grid:
             raise ValueError(f"tune.grid may sweep ppo keys only, got {bad_grid}")
+
+    RECIPE_KEYS = ("env", "model", "ppo", "league", "shaping", "potential", "bootstrap_truncated",
+                   "num_envs_per_env_runner", "rollout_fragment_length")
+    """What a recipe run takes from its recipe, so its config leaves them out."""
+
+    def _check_recipe_run(self) -> None:
+        defaults = RunSpec(game=self.game)
+        given = [key for key in self.RECIPE_KEYS if getattr(self, key) != getattr(defaults, key)]
+        if given:
+            raise ValueError(f"with a recipe ({self.recipe!r}) the run takes {given} from it: leave them out")
+        if self.tune.get("grid"):
+            raise ValueError("tune.grid sweeps RLlib's ppo keys, which a recipe run takes from its recipe")
 
     def _check_league(self) -> None:
         game = get_spec(self.game)
@@ -228,6 +279,7 @@ def ppo_config(
         evaluate=evaluate,
         eval_every=run.eval_every,
         player_factory=player_factory,
+        final=run.iterations,
     )
     mapping = callback().mapping()
     return (
@@ -253,3 +305,101 @@ def ppo_config(
         .callbacks(callback)
         .debugging(seed=run.seed)
     )
+
+
+def recipe_ppo_keys(ppo: CompactPPOConfig, n_envs: int, total: int) -> tuple[dict[str, Any], list[str]]:
+    """RLlib's PPO keys for a single-machine recipe's PPO, and what of it RLlib cannot carry.
+
+    The two losses are written alike (clipped surrogate, entropy bonus, Adam with epsilon 1e-5 and
+    per-minibatch advantages by :class:`~dejavu_agents.rllib.learner.CleanPPOLearner`); the value
+    loss differs by a half (CleanRL's ``0.5 * vf_coef * mse`` is RLlib's ``vf_loss_coeff * mse``), and
+    RLlib clips the value *loss* where CleanRL clips the value's change, so an unclipped value is
+    an unreachable ``vf_clip_param``. The schedules become RLlib's ``[[0, start], [total, end]]``.
+    """
+    keys: dict[str, Any] = {
+        "lr": [[0, ppo.learning_rate], [total, 0.0]] if ppo.anneal_lr else ppo.learning_rate,
+        "gamma": ppo.gamma,
+        "lambda_": ppo.gae_lambda,
+        "clip_param": ppo.clip_range,
+        "entropy_coeff": (ppo.ent_coef if ppo.ent_coef_final is None
+                          else [[0, ppo.ent_coef], [total, ppo.ent_coef_final]]),
+        "vf_loss_coeff": 0.5 * ppo.vf_coef,
+        "vf_clip_param": float("inf"),
+        "use_kl_loss": False,
+        "kl_coeff": 0.0,
+        "grad_clip": ppo.max_grad_norm,
+        "grad_clip_by": "global_norm",
+        "num_epochs": ppo.n_epochs,
+        "minibatch_size": ppo.minibatch_size,
+        "train_batch_size_per_learner": n_envs * ppo.n_steps,
+    }
+    lost = []
+    if ppo.clip_vloss:
+        lost.append("clip_vloss (RLlib clips the value loss, not the value's change): the value is unclipped")
+    if ppo.target_kl is not None:
+        lost.append(f"target_kl {ppo.target_kl} (RLlib has no KL early stop): every epoch runs")
+    if ppo.aux_coef:
+        lost.append(f"aux_coef {ppo.aux_coef} (no auxiliary head in the RLModule)")
+    return keys, lost
+
+
+def recipe_ppo_config(run: RunSpec, recipe: Recipe, evaluate: Callable[..., dict[str, float]] | None = None) -> Any:
+    """The RLlib ``PPOConfig`` of a recipe run: :class:`~dejavu_agents.rllib.batched.BatchedEnvRunner` on the
+    batched engine, the recipe's network as one :class:`~dejavu_agents.rllib.module.MaskedPPOModule`."""
+    import gymnasium as gym
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from dejavu_agents.exported import ExportCard, ExportedPlayer
+    from dejavu_agents.rllib.batched import RECIPE, BatchedEnvRunner
+    from dejavu_agents.rllib.league import EvaluationCallback
+    from dejavu_agents.rllib.learner import CleanPPOLearner
+    from dejavu_agents.rllib.module import MaskedPPOModule
+
+    game = get_game(recipe.game)
+    n_envs = recipe_envs(run, recipe)
+    probe = gym.make_vec(game.env_id, num_envs=1, vectorization_mode="vector_entry_point", **recipe.env_kwargs)
+    obs_space, act_space = probe.single_observation_space, probe.single_action_space
+    probe.close()
+    keys, _ = recipe_ppo_keys(recipe.ppo, n_envs * max(1, run.num_env_runners), recipe.timesteps)
+    model = {"encoder": "learner", "encoder_kwargs": dict(recipe.net)}
+
+    def player_factory(module: Any) -> Player:
+        card = ExportCard(game=run.game, obs_mode=recipe.obs_mode, net=module.net.spec.to_dict(), env_id=run.env_id,
+                          env=dict(recipe.env_kwargs))
+        return ExportedPlayer(net=module.net, card=card, game=run.game)
+
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    callback = functools.partial(EvaluationCallback, evaluate=evaluate, eval_every=run.eval_every,
+                                 player_factory=player_factory, module_id=DEFAULT_MODULE_ID, final=run.iterations)
+    return (
+        PPOConfig()
+        .environment(game.env_id, env_config={RECIPE: recipe}, disable_env_checking=True)
+        .env_runners(
+            env_runner_cls=BatchedEnvRunner,
+            num_env_runners=run.num_env_runners,
+            num_envs_per_env_runner=n_envs,
+            batch_mode="truncate_episodes",
+            rollout_fragment_length=recipe.ppo.n_steps,
+            gym_env_vectorize_mode="vector_entry_point",
+        )
+        .learners(num_learners=run.num_learners, learner_class=CleanPPOLearner)
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOModule, observation_space=obs_space,
+                                               action_space=act_space, model_config=model))
+        .training(**keys)
+        .callbacks(callback)
+        .debugging(seed=run.seed)
+    )
+
+
+def recipe_envs(run: RunSpec, recipe: Recipe) -> int:
+    """Games per env runner: ``envs_per_runner``, or the recipe's ``n_envs`` shared by the runners (``ValueError`` if
+    they do not divide it)."""
+    if run.envs_per_runner:
+        return run.envs_per_runner
+    runners = max(1, run.num_env_runners)
+    n_envs = int(recipe.n_envs)
+    if n_envs % runners:
+        raise ValueError(f"the recipe's {n_envs} games do not split evenly over {runners} env runners")
+    return n_envs // runners

@@ -5,6 +5,7 @@ These run without Ray: the arguments and the config are checked before anything 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.rllib import load_run
+from dejavu_agents.rllib.training import recipe_ppo_keys
+from experiments.rllib import load_recipe, load_run, recipe_iterations
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,6 +38,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["grid", "--address", "not an address"], "--address must be"),
         (["grid", "--num-learners", "x"], "invalid int value"),
         (["grid", "--export-name", "../escape"], "--export-name must be a plain file name"),
+        (["grid", "--envs-per-runner", "0"], "argument --envs-per-runner: must be a whole number >= 1"),
+        (["grid-pettingzoo", "--envs-per-runner", "8"], "envs_per_runner sets a recipe run's games per runner"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args: list[str], message: str) -> None:
@@ -58,6 +62,19 @@ def test_bad_arguments_are_one_line_and_exit_2(args: list[str], message: str) ->
         ("game: grab\niterations: 1\nenv: {n_players: 9}\nleague: {self_weight: 1}\n", "n_players"),
         ("game: grid\niterations: 1\nleague: {}\n", "needs a first opponent"),
         ("game: grid\niterations: 1\nmodel: {encoder: cnn}\nleague: {self_weight: 1}\n", "encoder"),
+        ("game: grid\nleague: {self_weight: 1}\n", "iterations must be at least 1"),
+        ("game: grid\nrecipe: nope\n", "recipe 'nope': no config"),
+        ("game: grid\nrecipe: grid-scratch\nenv: {obs_mode: info_state}\n", "takes ['env'] from it: leave them out"),
+        ("game: grid\nrecipe: grid-scratch\ntune: {grid: {lr: [0.1]}}\n", "takes from its recipe"),
+        ("game: grab\nrecipe: grid-scratch\n", "recipe 'grid-scratch' trains grid, this run grab"),
+        ("game: grab\nrecipe: grab-scratch\n", "feed-forward with no auxiliary head"),
+        ("game: grid\nrecipe: grid-scratch\nnum_env_runners: 3\n", "512 games do not split evenly over 3"),
+        ("game: grid\niterations: 1\nrecipe_timesteps: 100\nleague: {self_weight: 1}\n", "give the recipe too"),
+        ("game: grid\nrecipe: grid-scratch\nrecipe_timesteps: -1\n", "recipe_timesteps must be at least 0"),
+        ("game: grid\nrecipe: grid-scratch\neval_opponents: [greedy]\nbest_against: counting\n",
+         "best_against 'counting' must be one of eval_opponents"),
+        ("game: grid\nrecipe: grid-scratch\neval_opponents: [counting]\nbest_against: counting\neval_every: 5\n",
+         "give eval_every and the same checkpoint_every"),
     ],
 )
 def test_bad_configs_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
@@ -78,9 +95,46 @@ def test_a_config_is_checked_through_python_m_without_ray(tmp_path: Path) -> Non
 
 
 def test_the_shipped_configs_are_valid() -> None:
-    for game in ("grid", "grab"):
-        run = load_run(game, {})
+    for name, game in (("grid-pettingzoo", "grid"), ("grab", "grab")):
+        run = load_run(name, {})
         assert run.game == game and run.iterations >= 1 and run.league.heuristics
+    run = load_run("grid", {})
+    recipe = load_recipe(run)
+    assert (run.recipe, recipe.n_envs, recipe.ppo.n_steps) == ("grid-scratch", 512, 8)
+    assert recipe.timesteps % 4096 == 0 and recipe_iterations(recipe) == recipe.timesteps // 4096
+
+
+def test_a_recipe_is_carried_into_rllibs_ppo_keys() -> None:
+    """CleanRL's ``0.5 * vf_coef * mse`` is RLlib's ``vf_loss_coeff * mse``; the annealing is a schedule."""
+    recipe = load_recipe(load_run("grid", {}))
+    keys, lost = recipe_ppo_keys(recipe.ppo, 512, recipe.timesteps)
+    assert keys["lr"] == [[0, 0.0003], [recipe.timesteps, 0.0]] and keys["vf_loss_coeff"] == 0.25
+    assert (keys["train_batch_size_per_learner"], keys["minibatch_size"], keys["num_epochs"]) == (4096, 512, 2)
+    assert (keys["gamma"], keys["lambda_"], keys["clip_param"], keys["grad_clip"]) == (1.0, 0.95, 0.2, 0.5)
+    assert keys["vf_clip_param"] == float("inf") and lost == []
+    other = dataclasses.replace(recipe.ppo, target_kl=0.02, clip_vloss=True, ent_coef_final=0.0)
+    keys, lost = recipe_ppo_keys(other, 512, 10)
+    assert keys["entropy_coeff"] == [[0, 0.01], [10, 0.0]]
+    assert [note.split(" ")[0] for note in lost] == ["clip_vloss", "target_kl"]
+
+
+def test_a_recipe_is_scaled_as_experiments_train_scales_it() -> None:
+    """``recipe_timesteps`` is ``python -m experiments.train <recipe> --timesteps N``: stages and snapshots
+    scaled, in whole rollouts."""
+    from experiments.train import config_path, load_config
+
+    run = dataclasses.replace(load_run("grid", {}), recipe_timesteps=2_000_000)
+    recipe = load_recipe(run)
+    config = load_config(config_path("grid-scratch")).scaled(2_000_000).in_whole_rollouts()
+    assert recipe.stages == tuple((s.timesteps, s.opponents) for s in config.stages)
+    assert (recipe.timesteps, recipe.snapshot_every) == (config.timesteps, config.league.snapshot_every)
+    assert recipe.timesteps % 4096 == 0
+
+
+def test_a_recipe_follows_its_stages() -> None:
+    recipe = load_recipe(load_run("grid", {}))
+    first = recipe.stages[0][0]
+    assert [recipe.stage_at(s) for s in (0, first - 1, first, 10**9)] == [0, 0, 1, 1][: len(recipe.stages) + 2]
 
 
 @pytest.mark.slow

@@ -72,3 +72,54 @@ def test_an_earlier_curve_is_kept_without_overwrite(tmp_path: Path, capsys: pyte
         main([f"r={run}", "--out", str(tmp_path / "out")])
     assert (tmp_path / "out" / "curves.csv").read_text() == "earlier\n"
     assert main([f"r={run}", "--out", str(tmp_path / "out"), "--overwrite"]) == 0
+
+
+BATCHED = [
+    {"training_iteration": 1, "num_env_steps_sampled_lifetime": 4096.0, "time_total_s": 1.5,
+     "env_runners": {"win_rate_vs_greedy": 0.125, "episode_len_mean": 4.5},
+     "learners": {"default_policy": {"entropy": 2.5}}},
+]  # fmt: skip
+EVAL_HEADER = ("timesteps,wall_s,train_s,opponent,games,wins,draws,losses,win_rate,win_low,win_high,"
+               "mean_points,points_low,points_high\n")
+
+
+def _evaluated(folder: Path, counting: list[float]) -> Path:
+    """A run folder of a batched RLlib run: its trial and the eval.csv of ``experiments.rllib.Evaluations``."""
+    _trial(folder, BATCHED)
+    lines = [EVAL_HEADER]
+    for k, rate in enumerate(counting, 1):
+        wins = round(rate * 200)
+        for opponent, r, w in (("greedy", 0.9, 180), ("counting", rate, wins)):
+            low = 0.56 if r > 0.62 else 0.3
+            lines.append(f"{k * 102400},{k * 20.0},{k * 15.0},{opponent},200,{w},0,{200 - w},{r},{low},0.99,15,14,16\n")
+    (folder / "eval.csv").write_text("".join(lines))
+    return folder
+
+
+def test_the_batched_runs_curves_read_their_own_names(tmp_path: Path) -> None:
+    run = _trial(tmp_path / "b", BATCHED)
+    assert main([f"b={run}", "--out", str(tmp_path / "out")]) == 0
+    with (tmp_path / "out" / "curves.csv").open() as handle:
+        (row,) = csv.DictReader(handle)
+    assert (row["train_win_rate_vs_greedy"], row["entropy"]) == ("0.125", "2.5")
+
+
+def test_seeds_of_rllib_runs_make_the_seed_report(tmp_path: Path) -> None:
+    folders = [_evaluated(tmp_path / f"seed-{k}", rates) for k, rates in enumerate([[0.5, 0.7], [0.6, 0.8]])]
+    out = tmp_path / "report"
+    argv = [f"seed-{k}={folder}" for k, folder in enumerate(folders)] + ["--out", str(out), "--report", "rllib-grid"]
+    assert main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"] == "rllib-grid" and summary["anchors"] == ["greedy", "counting"]
+    table = (out / "table.md").read_text()
+    assert table.startswith("# rllib-grid over 2 seeds")
+    assert "| counting | 2 of 2 | 204,800 [204,800, 204,800] | 30.0 [30.0, 30.0] |" in table, "train_s, not wall_s"
+    assert "| counting | 0.750 [0.700, 0.800] |" in table
+    assert {p.name for p in out.iterdir()} >= {"curves.csv", "table.md", "runs.csv", "summary.json", "curves.png"}
+
+
+def test_a_report_names_its_runs_as_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _evaluated(tmp_path / "a", [0.5])
+    with pytest.raises(SystemExit):
+        main([f"best={folder}", "--out", str(tmp_path / "out"), "--report", "rllib-grid"])
+    assert "each run is named seed-<k>, got 'best'" in capsys.readouterr().err

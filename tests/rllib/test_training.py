@@ -110,14 +110,16 @@ def test_checkpoint_export_and_registered_style_player_match_rllib(
     assert np.array_equal(rllib_actions, exported_actions)
 
 
-def test_an_evaluation_prints_its_line_on_the_console(ray_cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    """As in every training command: the trial's steps, each opponent's win rate with its interval, the wall."""
-    import functools
+def test_an_evaluation_prints_its_line_on_the_console(ray_cluster: Any, capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    """As in every training command: the trial's steps, each opponent's win rate with its interval, the wall;
+    and its rows in ``eval.csv``, as ``experiments.train`` writes them (what the seeds' report reads)."""
+    import csv
 
-    from experiments.rllib import evaluation_metrics
+    from experiments.rllib import Evaluations
 
     spec = tiny_spec("grid", eval_every=1, eval_games=4, eval_opponents=["random"])
-    evaluate = functools.partial(evaluation_metrics, game="grid", opponents=("random",), games=4, seed=0, table_size=2)
+    evaluate = Evaluations("grid", ("random",), games=4, seed=0, table_size=2, out=tmp_path)
     algo = ppo_config(spec, evaluate=evaluate).build_algo()
     try:
         result = algo.train()
@@ -128,3 +130,7 @@ def test_an_evaluation_prints_its_line_on_the_console(ray_cluster: Any, capsys: 
     assert len(lines) == 1 and steps >= 300 and lines[0].startswith(f"eval  {steps:,} steps  vs random  win "), lines
     assert "(4 games)" in lines[0] and "wall " in lines[0]
     assert set(result["evaluation_vs_heuristics"]) == {"win_rate_vs_random", "mean_points_vs_random"}
+    with (tmp_path / "eval.csv").open(newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    assert (int(row["timesteps"]), row["opponent"], int(row["games"])) == (steps, "random", 4)
+    assert 0 <= float(row["train_s"]) <= float(row["wall_s"])
