@@ -42,13 +42,13 @@ import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents.cli import shielded
-from dejavu_agents.entries import resolve
 from dejavu_agents.games import get_game
 from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
 from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats, learner_device
+from dejavu_agents.learners.rewards import learner_targets
 from dejavu_agents.ppo import ModelCard
 from dejavu_agents.progress import Progress
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
@@ -223,11 +223,7 @@ def initial_weights(config: BatchedConfig, net: LearnerNet) -> None:
 
 def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
     """The PPO learner of ``config`` on ``env``, with its shaping and history."""
-    targets = get_game(config.game).learner_targets
-    potential, reads_seen = (resolve(targets.potentials[config.shaping][0]), targets.potentials[config.shaping][1]) \
-        if config.shaping else (None, False)  # fmt: skip
-    bonus = resolve(targets.bonuses[config.bonus]) if config.bonus else None
-    history = resolve(targets.history) if bool(config.aux_target) or reads_seen or bonus is not None else None
+    potential, bonus, history = learner_targets(config.game, config.shaping, config.bonus, bool(config.aux_target))
     return PPO(env, net, config.ppo, seed=config.seed, potential=potential, history=history, bonus=bonus,
                device=config.device)
 

@@ -46,11 +46,10 @@ from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 from ray.rllib.utils.metrics import EPISODE_LEN_MEAN, EPISODE_RETURN_MEAN
 
 import dejavu_env  # noqa: F401  (registers the ids in every runner process)
-from dejavu_agents.entries import resolve
 from dejavu_agents.games import get_game
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import sample
-from dejavu_agents.learners.rewards import TrainReward
+from dejavu_agents.learners.rewards import TrainReward, learner_targets
 from dejavu_agents.rllib.recipe import RECIPE, Recipe
 
 
@@ -126,11 +125,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             **recipe.env_kwargs,
         )
         self.num_envs = int(self.env.num_envs)
-        targets = game.learner_targets
-        potential, reads_seen = ((resolve(targets.potentials[recipe.shaping][0]), targets.potentials[recipe.shaping][1])
-                                 if recipe.shaping else (None, False))  # fmt: skip
-        bonus = resolve(targets.bonuses[recipe.bonus]) if recipe.bonus else None
-        history = resolve(targets.history) if reads_seen or bonus is not None else None
+        potential, bonus, history = learner_targets(recipe.game, recipe.shaping, recipe.bonus)
         self.rewards = TrainReward(recipe.ppo, self.num_envs, potential, bonus, history, self.env)
         self.flat = flat_space(self.env.single_observation_space)
         index = int(self.worker_index or 0)

@@ -20,12 +20,11 @@ pytest.importorskip("ray")
 from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 
-from dejavu_agents.entries import resolve
 from dejavu_agents.exported import ExportedPlayer
 from dejavu_agents.games import get_game
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.ppo import PPOConfig
-from dejavu_agents.learners.rewards import TrainReward
+from dejavu_agents.learners.rewards import TrainReward, learner_targets
 from dejavu_agents.rllib.batched import BatchedEnvRunner, buffer, segments
 from dejavu_agents.rllib.export import export_checkpoint
 from dejavu_agents.rllib.recipe import Recipe
@@ -110,8 +109,7 @@ def test_episodes_replay_the_engines_games_with_their_rewards() -> None:
         )
         league.set_weights({"greedy": 1.0})
         league.apply(env)
-        potential = resolve(game.learner_targets.potentials["grid_tally"][0])
-        history = resolve(game.learner_targets.history)
+        potential, _, history = learner_targets("grid", "grid_tally", None)
         rewards = TrainReward(RECIPE.ppo, RECIPE.n_envs, potential, None, history, env)
         current, _ = env.reset(seed=runner._reset_seed)
         starts = np.ones(RECIPE.n_envs, dtype=bool)
