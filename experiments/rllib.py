@@ -323,7 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "iterations": result.metrics.get("training_iteration"),
             "env_steps": result.metrics.get("num_env_steps_sampled_lifetime"),
             "wall_time_s": round(wall, 1),
-            "league_snapshots": result.metrics.get("league_snapshots"),
+            "league_snapshots": result.metrics.get("league_snapshots",  # a batched run's runners hold its league
+                                                   result.metrics.get("env_runners", {}).get("league_snapshots")),
         }
         training.update(picked)
         training = {key: int(value) if isinstance(value, float) and value.is_integer() else value

@@ -216,6 +216,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             ("episodes", time.perf_counter() - played),
         ):
             self.metrics.log_value(f"sample_{key}_s", seconds, window=1)
+        self.metrics.log_value("league_snapshots", self.league.filled, window=1)
         self._log_fragment()
         counted = steps * self.num_envs
         self._own_steps += counted

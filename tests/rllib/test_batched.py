@@ -192,6 +192,7 @@ def test_a_recipe_run_trains_one_module_and_exports_a_player(ray_cluster: Any, t
         assert set(result["evaluation_vs_heuristics"]) == {"win_rate_vs_random", "mean_points_vs_random"}
         split = [result["env_runners"][f"sample_{k}_s"] for k in ("policy", "engine", "episodes")]
         assert all(seconds > 0 for seconds in split)
+        assert result["env_runners"]["league_snapshots"] == 0, "none before the first snapshot_every steps"
         checkpoint = algo.save(str(tmp_path / "checkpoint")).checkpoint.path
     finally:
         algo.stop()
@@ -234,3 +235,21 @@ def test_games_per_runner_share_the_recipes_batch_or_grow_it() -> None:
     assert (grown.num_envs_per_env_runner, grown.train_batch_size_per_learner) == (16, 4 * 16 * 6)
     with pytest.raises(ValueError, match="16 games do not split evenly over 3 env runners"):
         recipe_ppo_config(RunSpec.from_dict({"game": "grid", "recipe": "t", "num_env_runners": 3}), RECIPE)
+
+
+def test_same_seed_same_episodes() -> None:
+    """Two runners of one recipe and seed sample the same games, draws and rewards, bit for bit."""
+    runs = []
+    for _ in range(2):
+        runner = _runner()
+        try:
+            runs.append([runner.sample(num_timesteps=RECIPE.n_envs * RECIPE.ppo.n_steps) for _ in range(2)])
+        finally:
+            runner.stop()
+    for first, second in zip(*runs, strict=True):
+        assert len(first) == len(second)
+        for a, b in zip(first, second, strict=True):
+            np.testing.assert_array_equal(a.get_observations(slice(None)), b.get_observations(slice(None)))
+            np.testing.assert_array_equal(a.get_actions(slice(None)), b.get_actions(slice(None)))
+            np.testing.assert_array_equal(a.get_rewards(slice(None)), b.get_rewards(slice(None)))
+            assert (a.is_terminated, a.is_truncated, a.t_started) == (b.is_terminated, b.is_truncated, b.t_started)
