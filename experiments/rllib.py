@@ -84,7 +84,7 @@ def load_recipe(run: RunSpec) -> Recipe:
     return Recipe(game=config.game, env_kwargs=dict(config.env_kwargs), net=dict(config.net), ppo=config.ppo,
                   n_envs=config.n_envs, stages=tuple((s.timesteps, dict(s.opponents)) for s in config.stages),
                   league_size=config.league.size, snapshot_every=config.league.snapshot_every,
-                  shaping=config.shaping, bonus=config.bonus, seed=run.seed)
+                  shaping=config.shaping, bonus=config.bonus)
 
 
 def recipe_iterations(recipe: Recipe) -> int:

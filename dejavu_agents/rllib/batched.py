@@ -128,9 +128,10 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         potential, bonus, history = learner_targets(recipe.game, recipe.shaping, recipe.bonus)
         self.rewards = TrainReward(recipe.ppo, self.num_envs, potential, bonus, history, self.env)
         self.flat = flat_space(self.env.single_observation_space)
-        index = int(self.worker_index or 0)
-        self.generator = torch.Generator().manual_seed(recipe.seed * 1_000 + index)
-        self._reset_seed = recipe.seed * 1_000_003 + index * 10_007
+        # The run's seed is the algorithm's (``debugging(seed=...)``), which a Tune sweep varies per trial.
+        index, seed = int(self.worker_index or 0), int(self.config.seed or 0)
+        self.generator = torch.Generator().manual_seed(seed * 1_000 + index)
+        self._reset_seed = seed * 1_000_003 + index * 10_007
         self._current: dict[str, np.ndarray] | None = None
         self._starts = np.ones(self.num_envs, dtype=bool)
         self._ids = [self._new_id() for _ in range(self.num_envs)]

@@ -41,7 +41,6 @@ class Recipe:
     snapshot_every: int = 1_000_000
     shaping: str | None = None
     bonus: str | None = None
-    seed: int = 0
     names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -53,7 +53,6 @@ RECIPE = Recipe(
     league_size=2,
     snapshot_every=96,
     shaping="grid_tally",
-    seed=3,
 )
 
 
@@ -235,6 +234,19 @@ def test_games_per_runner_share_the_recipes_batch_or_grow_it() -> None:
     assert (grown.num_envs_per_env_runner, grown.train_batch_size_per_learner) == (16, 4 * 16 * 6)
     with pytest.raises(ValueError, match="16 games do not split evenly over 3 env runners"):
         recipe_ppo_config(RunSpec.from_dict({"game": "grid", "recipe": "t", "num_env_runners": 3}), RECIPE)
+
+
+def test_the_runs_seed_is_the_algorithms_so_a_sweep_varies_it() -> None:
+    """Tune's seed sweep sets the algorithm's seed per trial: the runner's games and draws follow it."""
+    actions = []
+    for seed in (0, 4):
+        runner = _runner(seed=seed)
+        try:
+            episodes = runner.sample(num_timesteps=RECIPE.n_envs * RECIPE.ppo.n_steps)
+            actions.append(np.concatenate([e.get_actions(slice(None)) for e in episodes]))
+        finally:
+            runner.stop()
+    assert len(actions[0]) != len(actions[1]) or not np.array_equal(*actions)
 
 
 def test_same_seed_same_episodes() -> None:
