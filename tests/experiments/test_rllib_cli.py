@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dejavu_agents.rllib.training import recipe_ppo_keys
-from experiments.rllib import load_recipe, load_run, recipe_iterations
+from experiments.rllib import load_recipe, load_run, main, recipe_iterations
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,11 +63,8 @@ def test_bad_arguments_are_one_line_and_exit_2(args: list[str], message: str) ->
         ("game: grid\niterations: 1\nleague: {}\n", "needs a first opponent"),
         ("game: grid\niterations: 1\nmodel: {encoder: cnn}\nleague: {self_weight: 1}\n", "encoder"),
         ("game: grid\nleague: {self_weight: 1}\n", "iterations must be at least 1"),
-        ("game: grid\nrecipe: nope\n", "recipe 'nope': no config"),
         ("game: grid\nrecipe: grid-scratch\nenv: {obs_mode: info_state}\n", "takes ['env'] from it: leave them out"),
         ("game: grid\nrecipe: grid-scratch\ntune: {grid: {lr: [0.1]}}\n", "takes from its recipe"),
-        ("game: grab\nrecipe: grid-scratch\n", "recipe 'grid-scratch' trains grid, this run grab"),
-        ("game: grab\nrecipe: grab-scratch\n", "feed-forward with no auxiliary head"),
         ("game: grid\nrecipe: grid-scratch\nnum_env_runners: 3\n", "512 games do not split evenly over 3"),
         ("game: grid\niterations: 1\nrecipe_timesteps: 100\nleague: {self_weight: 1}\n", "give the recipe too"),
         ("game: grid\nrecipe: grid-scratch\nrecipe_timesteps: -1\n", "recipe_timesteps must be at least 0"),
@@ -82,6 +79,27 @@ def test_bad_configs_name_the_problem(tmp_path: Path, text: str, message: str) -
     path.write_text(text)
     result = _cli(str(path))
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("game: grid\nrecipe: nope\n", "recipe 'nope': no config"),
+        ("game: grab\nrecipe: grid-scratch\n", "recipe 'grid-scratch' trains grid, this run grab"),
+        ("game: grab\nrecipe: grab-scratch\n", "feed-forward with no auxiliary head"),
+    ],
+)
+def test_bad_recipes_name_the_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    """In this process (a subprocess per case cost 5-7 s of torch imports): the one-line error of ``main``.
+    ``test_bad_configs_name_the_problem`` runs one recipe case through a subprocess, without Ray."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m experiments.rllib: error: ") and message in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_a_config_is_checked_through_python_m_without_ray(tmp_path: Path) -> None:
