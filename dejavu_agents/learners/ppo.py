@@ -101,6 +101,12 @@ class PPOConfig:
                 raise ValueError(f"{name} must be a number, got {value!r}")
 
 
+def sole_wins(winners: np.ndarray) -> np.ndarray:
+    """1.0 for each game the agent (seat 0 of the batched env's ``winners`` rows) won alone, else 0.0: a shared
+    win is not a win, as the tournament counts it."""
+    return ((winners[:, 0] == 1) & (winners.sum(axis=1) == 1)).astype(np.float64)
+
+
 @dataclass
 class Stats:
     """What one iteration (rollout plus update) measured; ``episodes`` holds the finished episodes' results."""
@@ -328,7 +334,7 @@ class PPO:
         winners = np.asarray(final["winners"])[rows]
         stats.returns += self._episode_return[rows].tolist()
         stats.lengths += self._episode_length[rows].tolist()
-        stats.wins += ((winners[:, 0] == 1) & (winners.sum(axis=1) == 1)).astype(float).tolist()
+        stats.wins += sole_wins(winners).tolist()
         scores = np.asarray(final["scores"], dtype=np.float64)[rows]
         stats.scores += scores[:, 0].tolist()
         stats.margins += (scores[:, 0] - np.delete(scores, 0, axis=1).max(axis=1)).tolist()

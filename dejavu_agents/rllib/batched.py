@@ -49,6 +49,7 @@ import dejavu_env  # noqa: F401  (registers the ids in every runner process)
 from dejavu_agents.games import get_game
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import sample
+from dejavu_agents.learners.ppo import sole_wins
 from dejavu_agents.learners.rewards import TrainReward, learner_targets
 from dejavu_agents.rllib.recipe import RECIPE, Recipe
 
@@ -325,7 +326,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         step, weighted by its games: a value per game cost a tenth of the sampling time)."""
         rows = np.flatnonzero(ended)
         winners = np.asarray(info["final_info"]["winners"])[rows]
-        won = ((winners[:, 0] == 1) & (winners.sum(axis=1) == 1)).astype(np.float64)
+        won = sole_wins(winners)
         games = self._games
         games["count"] += len(rows)
         games["return"] += float(self._return[rows].sum())
