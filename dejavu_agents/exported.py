@@ -107,7 +107,8 @@ class ExportedPlayer(Player):
     Build it from a ``checkpoint``: a shipped name (looked up in ``dejavu_agents/checkpoints``
     only) or a path (:func:`dejavu_agents.models.resolve_checkpoint` says which is which), or an
     explicit ``path`` to an exported ``.pt``, or an in-memory ``net`` with its ``card``
-    (training-time evaluation). ``game`` is checked against the card.
+    (training-time evaluation). ``game`` is checked against the card. A net with a memory core
+    (Grab's recurrent RLlib player) keeps its state through a game and forgets it at :meth:`reset`.
     """
 
     default_name = "rllib"
@@ -142,13 +143,22 @@ class ExportedPlayer(Player):
         self.decisions = 0
         super().__init__(seed)
 
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: a net with a memory core forgets the last one."""
+        super().reset(seed)
+        self._state = self.net.initial_state(1)
+
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
         torch = self._torch
         self.decisions += 1
         with torch.no_grad():
             vector = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32)).unsqueeze(0)
             mask = torch.as_tensor(np.asarray(action_mask, dtype=np.float32)).unsqueeze(0)
-            logits, _ = self.net(vector, mask)
+            if self.net.state_size:  # a memory core: one step from this game's state
+                out = self.net.unroll(vector[:, None], mask[:, None], self._state)
+                logits, self._state = out.logits[:, 0], out.state
+            else:
+                logits, _ = self.net(vector, mask)
         if self.deterministic:
             return int(torch.argmax(logits[0]))
         probabilities = torch.softmax(logits[0].double(), -1).numpy()

@@ -18,6 +18,7 @@ act) still gives finite, uniform probabilities rather than NaNs that would poiso
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -25,6 +26,9 @@ from gymnasium import spaces
 from torch import nn
 
 from dejavu_agents.net_spec import NetSpec
+
+if TYPE_CHECKING:
+    from dejavu_agents.learners.nets import Output
 
 __all__ = ["MASKED_LOGIT", "NetSpec", "PolicyNet"]
 
@@ -80,7 +84,12 @@ class _LearnerEncoder(nn.Module):
     The encoding is the trunk's output with the encoder's per-action logit terms (the per-slot
     Look and Reveal logits of ``grid_slots``, zeros otherwise) appended, so that RLlib's one
     embeddings tensor carries both; :class:`PolicyNet` reads the learner's own actor and critic
-    heads from it. A memory core (``core: gru``) has no place in a feed-forward RLModule.
+    heads from it.
+
+    With a memory core (``core: mingru``...) the net keeps a state per game: :meth:`unroll` runs the
+    learner's own :meth:`~dejavu_agents.learners.nets.LearnerNet.unroll` over ``(B, T)`` decisions from a
+    state ``(B, state_size)``, the recurrent RLModule's and the exported player's one path (the
+    feed-forward ``forward`` has no state to take).
     """
 
     def __init__(self, spec: NetSpec) -> None:
@@ -88,9 +97,8 @@ class _LearnerEncoder(nn.Module):
         from dejavu_agents.learners.nets import LearnerNet, NetConfig
 
         config = NetConfig(obs_size=spec.obs_size, n_actions=spec.n_actions, **spec.encoder_kwargs)
-        if config.recurrent:
-            raise ValueError("the learner encoder of an RLlib module is feed-forward: core must be 'mlp'")
         self.net = LearnerNet(config, np.asarray(spec.obs_high, dtype=np.float32))
+        self.state_size = int(self.net.state_size)
         self.width = int(self.net.encoder.out)
         self.out_dim = self.width + spec.n_actions
 
@@ -103,6 +111,20 @@ class _LearnerEncoder(nn.Module):
 
     def logits(self, embedding: torch.Tensor) -> torch.Tensor:
         return self.net.actor(embedding[:, : self.width]) + embedding[:, self.width :]
+
+    def unroll(self, observation: torch.Tensor, mask: torch.Tensor, state: torch.Tensor) -> Output:
+        """``(B, T)`` decisions of ``B`` games from their ``state`` before them (no game starts inside):
+        ``Output`` fields ``(B, T, ...)``, its ``state`` the one after the last decision."""
+        from dejavu_agents.learners.nets import Output
+
+        batch, steps = observation.shape[:2]
+        masks = (mask != 0).transpose(0, 1)  # (T, B, A): the learner unrolls time first
+        flat = observation.transpose(0, 1).reshape(steps * batch, -1)
+        inputs = self.net.featurize(flat, masks.reshape(steps * batch, -1))
+        starts = torch.zeros(steps, batch, dtype=torch.bool, device=inputs.device)
+        out = self.net.unroll(inputs.reshape(steps, batch, -1), masks, state, starts)
+        aux = None if out.aux is None else out.aux.transpose(0, 1)
+        return Output(out.logits.transpose(0, 1), out.value.transpose(0, 1), aux, out.state)
 
     def value(self, embedding: torch.Tensor) -> torch.Tensor:
         return self.net.critic(embedding[:, : self.width]).squeeze(-1)
@@ -138,7 +160,28 @@ class PolicyNet(nn.Module):
             return self.encoder.value(embedding)
         return self.vf(embedding).squeeze(-1)
 
+    @property
+    def state_size(self) -> int:
+        """Floats of memory per game: 0 for a feed-forward net (only the learner encoder has a core)."""
+        return self.encoder.state_size if isinstance(self.encoder, _LearnerEncoder) else 0
+
+    def initial_state(self, n: int) -> torch.Tensor:
+        """``(n, state_size)`` zeros: the memory of ``n`` games before their first decision."""
+        return torch.zeros(n, self.state_size)
+
+    def unroll(self, observation: torch.Tensor, mask: torch.Tensor, state: torch.Tensor) -> Output:
+        """A recurrent net's ``(B, T)`` decisions from ``state`` (see :class:`_LearnerEncoder`), masked logits
+        as :meth:`logits` gives them."""
+        if not isinstance(self.encoder, _LearnerEncoder) or not self.state_size:
+            raise ValueError("unroll runs a net with a memory core (encoder 'learner', core other than 'mlp')")
+        from dejavu_agents.learners.nets import Output
+
+        out = self.encoder.unroll(observation.float(), mask.float(), state)
+        return Output(out.logits.masked_fill(mask == 0, MASKED_LOGIT), out.value, out.aux, out.state)
+
     def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.state_size:
+            raise ValueError("a net with a memory core plays through unroll, from its state")
         embedding = self.encode(observation, mask)
         return self.logits(embedding, mask), self.value(embedding)
 

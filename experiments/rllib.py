@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from dejavu_agents.base import Player
 from dejavu_agents.cli import Parser, fail, out_folder, positive_int, seed_type, user_path
 from dejavu_agents.extras import require_extra
+from dejavu_agents.games import get_game
 from dejavu_agents.rllib.games import GAMES
 from dejavu_agents.rllib.training import RunSpec, recipe_envs, recipe_ppo_keys
 from experiments.config_file import CONFIGS, build_config, read_mapping
@@ -62,7 +63,8 @@ def load_run(name: str, overrides: dict[str, Any]) -> RunSpec:
 def load_recipe(run: RunSpec) -> Recipe:
     """The :class:`~dejavu_agents.rllib.recipe.Recipe` of a run with ``recipe:``, from its single-machine config.
 
-    ``ValueError`` names what RLlib's module cannot take: an auxiliary head, a memory core.
+    ``ValueError`` names what the run cannot take (another game's recipe, a starting checkpoint, object tokens
+    or an auxiliary head without a memory core) or a network the recipe cannot build.
     """
     from dejavu_agents.rllib.recipe import Recipe
     from experiments.train_batched import BatchedConfig, build_net
@@ -76,15 +78,16 @@ def load_recipe(run: RunSpec) -> Recipe:
     config = config.in_whole_rollouts()
     if config.game != run.game:
         raise ValueError(f"recipe {run.recipe!r} trains {config.game}, this run {run.game}")
-    if config.aux_target or build_net(config).config.recurrent:
-        raise ValueError(f"recipe {run.recipe!r}: RLlib's module here is feed-forward with no auxiliary head "
-                         "(core: mlp, no aux_target)")
+    net = build_net(config)  # a network the recipe cannot build is its ValueError, before Ray starts
+    if not net.config.recurrent and (config.aux_target or (net.tokens and not net.pools)):
+        raise ValueError(f"recipe {run.recipe!r}: RLlib's feed-forward module reads flat or slot features with no "
+                         "auxiliary head; object tokens and an aux_target need a memory core (core: mingru, gru...)")
     if config.init is not None:
         raise ValueError(f"recipe {run.recipe!r} starts from a checkpoint (init), which the RLlib run does not load")
     return Recipe(game=config.game, env_kwargs=dict(config.env_kwargs), net=dict(config.net), ppo=config.ppo,
                   n_envs=config.n_envs, stages=tuple((s.timesteps, dict(s.opponents)) for s in config.stages),
                   league_size=config.league.size, snapshot_every=config.league.snapshot_every,
-                  shaping=config.shaping, bonus=config.bonus)
+                  shaping=config.shaping, bonus=config.bonus, aux_target=config.aux_target)
 
 
 def recipe_iterations(recipe: Recipe) -> int:
@@ -116,7 +119,6 @@ class Evaluations:
     """When the run started (wall clock: the object travels to the trial's process, perhaps another machine)."""
 
     def __call__(self, player: Player, *, steps: int = 0, wall_s: float = 0.0) -> dict[str, float]:
-        from dejavu_agents.games import get_game
         from experiments.evaluate import evaluate, print_eval_line
 
         rows = evaluate(self.game, player, self.opponents, self.games, seed=self.seed, table_size=self.table_size)
@@ -143,19 +145,20 @@ class Evaluations:
                                  *dataclasses.asdict(row).values()])
 
 
-def chosen_checkpoint(result: Any, best_against: str) -> tuple[Any, dict[str, Any]]:
+def chosen_checkpoint(result: Any, best_against: str, score: str) -> tuple[Any, dict[str, Any]]:
     """The trial's checkpoint to export, and what the card says of the choice: the last, or with
-    ``best_against`` the one whose evaluation won most against that opponent (the first of equals)."""
+    ``best_against`` the one whose evaluation against that opponent has the best ``score`` (the game's
+    ``best_score``: Grid's win rate, Grab's mean points; the first of equals)."""
     if not best_against:
         return result.checkpoint, {}
-    key = f"win_rate_vs_{best_against}"
+    key = f"{score}_vs_{best_against}"
     scored = [(metrics.get("evaluation_vs_heuristics", {}).get(key), int(metrics.get("training_iteration", 0)),
                checkpoint) for checkpoint, metrics in result.best_checkpoints]
     scored = [entry for entry in scored if entry[0] is not None]
     if not scored:
         return result.checkpoint, {}
-    score, iteration, checkpoint = max(scored, key=lambda entry: (entry[0], -entry[1]))
-    return checkpoint, {"picked": f"best evaluation against {best_against}", "picked_win_rate": score,
+    best, iteration, checkpoint = max(scored, key=lambda entry: (entry[0], -entry[1]))
+    return checkpoint, {"picked": f"best evaluation against {best_against}", f"picked_{score}": best,
                         "picked_iteration": iteration}
 
 
@@ -284,6 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         evaluate = Evaluations(run.game, tuple(run.eval_opponents), run.eval_games, run.seed, run.n_seats,
                                out=None if args.tune else out)
     config = recipe_ppo_config(run, recipe, evaluate=evaluate) if recipe else ppo_config(run, evaluate=evaluate)
+    score = get_game(run.game).best_score
     start = time.perf_counter()
     tuner = tune.Tuner(
         "PPO",
@@ -295,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             checkpoint_config=tune.CheckpointConfig(
                 checkpoint_frequency=run.checkpoint_every, checkpoint_at_end=True, num_to_keep=run.keep_checkpoints,
                 # with best_against, Tune keeps the best-evaluated checkpoints, not the latest
-                checkpoint_score_attribute=(f"evaluation_vs_heuristics/win_rate_vs_{run.best_against}"
+                checkpoint_score_attribute=(f"evaluation_vs_heuristics/{score}_vs_{run.best_against}"
                                             if run.best_against else None),
             ),
             verbose=1,
@@ -310,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"trial {index} failed: {result.error}", file=sys.stderr)
             continue
         seed = result.config.get("seed", run.seed) if isinstance(result.config, dict) else run.seed
-        checkpoint, picked = chosen_checkpoint(result, run.best_against)
+        checkpoint, picked = chosen_checkpoint(result, run.best_against, score)
         target = out / (export_name if len(results) == 1 else f"{export_name}-trial{index}")
         training = {
             "algo": "ppo (ray rllib, new API stack)",

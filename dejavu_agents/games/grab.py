@@ -48,6 +48,11 @@ PLAYERS = {
         {"checkpoint": "ppo-grab-scratch", "game": "grab"},
         "compact masked PPO + GRU from a blank network (dejavu_agents/checkpoints/ppo-grab-scratch.zip)",
     ),
+    "rllib-grab": PlayerEntry(
+        "dejavu_agents.exported:ExportedPlayer",
+        {"checkpoint": "rllib-grab", "game": "grab"},
+        "RLlib PPO with a memory per object from a blank network, exported to torch (checkpoints/rllib-grab.pt)",
+    ),
 }
 """Grab's registered players by name (learned ones load their checkpoint from the package's own folder)."""
 

@@ -51,6 +51,7 @@ from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import sample
 from dejavu_agents.learners.ppo import sole_wins
 from dejavu_agents.learners.rewards import TrainReward, learner_targets
+from dejavu_agents.rllib.module import AUX_TARGET, STATE
 from dejavu_agents.rllib.recipe import RECIPE, Recipe
 
 
@@ -65,7 +66,8 @@ def flat_space(space: gym.spaces.Dict) -> gym.spaces.Box:
 @dataclass
 class Fragment:
     """``T`` steps of ``N`` games in arrays: ``obs`` ``(T + 1, N, width)`` flat observations (the last row the
-    games' next), what was chosen and paid, and each ended game's last observation (``finals``)."""
+    games' next), what was chosen and paid, each ended game's last observation (``finals``) and, for a
+    memory core, its states and its auxiliary targets."""
 
     obs: np.ndarray
     actions: np.ndarray
@@ -75,19 +77,26 @@ class Fragment:
     terminated: np.ndarray
     truncated: np.ndarray
     finals: dict[tuple[int, int], np.ndarray]
+    states: np.ndarray | None = None
+    """A memory core's state after each step ``(T, N, state_size)`` (``None`` for a feed-forward module)."""
+    state_before: np.ndarray | None = None
+    """Its state before the fragment's first step ``(N, state_size)``: what a continued game's first step read."""
+    aux: np.ndarray | None = None
+    """The auxiliary head's target at each step ``(T, N, items)`` (``None`` without a head)."""
 
 
 _EMPTY = InfiniteLookbackBuffer(np.zeros(0))
 """A finalized buffer with no lookback and no space, which :func:`buffer` clones."""
 
 
-def buffer(data: np.ndarray | list[Any]) -> InfiniteLookbackBuffer:
-    """``InfiniteLookbackBuffer(data)`` (no lookback, no space), cloned from :data:`_EMPTY`: the constructor
+def buffer(data: np.ndarray | list[Any] | dict[str, np.ndarray], lookback: int = 0) -> InfiniteLookbackBuffer:
+    """``InfiniteLookbackBuffer(data, lookback)`` (no space), cloned from :data:`_EMPTY`: the constructor
     derives the space's structure even for no space, which cost a quarter of the sampling time
-    (``copy.copy`` still a sixth)."""
+    (``copy.copy`` still a sixth). ``data`` may be a dict of arrays (a module's state)."""
     made = InfiniteLookbackBuffer.__new__(InfiniteLookbackBuffer)
     made.__dict__.update(_EMPTY.__dict__)
     made.data = data
+    made.lookback = lookback
     made.finalized = not isinstance(data, list)
     return made
 
@@ -134,6 +143,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         self.generator = torch.Generator().manual_seed(seed * 1_000 + index)
         self._reset_seed = seed * 1_000_003 + index * 10_007
         self._current: dict[str, np.ndarray] | None = None
+        self._state: torch.Tensor | None = None  # a memory core's, per game (set at the first reset)
         self._starts = np.ones(self.num_envs, dtype=bool)
         self._ids = [self._new_id() for _ in range(self.num_envs)]
         self._t = np.zeros(self.num_envs, dtype=np.int64)
@@ -227,6 +237,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         return episodes
 
     def _reset_all(self) -> None:
+        self._state = self.module.net.initial_state(self.num_envs) if self.module.is_stateful() else None
         self._current, _ = self.env.reset(seed=self._reset_seed)
         self._needs_initial_reset = False
         self._starts[:] = True
@@ -247,6 +258,11 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         terminated = np.empty((steps, n), dtype=bool)
         truncated = np.empty((steps, n), dtype=bool)
         finals: dict[tuple[int, int], np.ndarray] = {}
+        # A memory core: its state after every step, and before the first (a continued game's lookback).
+        state_before = None if self._state is None else self._state.numpy().copy()
+        states = None if self._state is None else np.empty((steps, n, self._state.shape[1]), dtype=np.float32)
+        aux_shape = self.module.net.encoder.net.config.aux_shape if self.module.net.state_size else ()
+        aux = np.empty((steps, n, aux_shape[0]), dtype=np.int64) if aux_shape else None
         done_share = self.run_steps / max(1, self.recipe.timesteps)
         cut_is_end = not self.recipe.ppo.bootstrap_truncated
         for t in range(steps):
@@ -254,13 +270,25 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             observation, mask = current["observation"], current["action_mask"]
             obs[t, :, :size], obs[t, :, size:] = observation, mask
             seen = self.rewards.observe(observation, self._starts)
+            if aux is not None:
+                aux[t] = self.rewards.seen.target(seen)
             began = time.perf_counter()
             with torch.no_grad():
-                batch = {
-                    Columns.OBS: {"observation": torch.from_numpy(observation), "action_mask": torch.from_numpy(mask)}
-                }
                 forward = self.module.forward_exploration if explore else self.module.forward_inference
-                logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+                if self._state is None:
+                    batch = {
+                        Columns.OBS: {
+                            "observation": torch.from_numpy(observation),
+                            "action_mask": torch.from_numpy(mask),
+                        }
+                    }
+                    logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+                else:  # one step of every game's sequence, from its state (cleared where a game starts)
+                    state_in = self._state * torch.from_numpy(~self._starts)[:, None]
+                    out = forward({Columns.OBS: torch.from_numpy(obs[t])[:, None], Columns.STATE_IN: {STATE: state_in}})
+                    logits = out[Columns.ACTION_DIST_INPUTS][:, 0]
+                    self._state = out[Columns.STATE_OUT][STATE]
+                    states[t] = self._state.numpy()
                 if random_actions:
                     logits = torch.where(torch.from_numpy(mask) != 0, 0.0, logits)
                 action = sample(logits, self.generator) if explore or random_actions else logits.argmax(-1)
@@ -286,7 +314,9 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             self._starts = ended
         obs[steps, :, :size] = self._current["observation"]
         obs[steps, :, size:] = self._current["action_mask"]
-        return Fragment(obs, actions, logp, logits_all, rewards, terminated, truncated, finals)
+        return Fragment(
+            obs, actions, logp, logits_all, rewards, terminated, truncated, finals, states, state_before, aux
+        )
 
     def _episodes(self, f: Fragment) -> list[SingleAgentEpisode]:
         """One ``SingleAgentEpisode`` per game segment of the fragment, from array slices."""
@@ -297,6 +327,20 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
                 obs = f.obs[start : stop + 1, i].copy()
                 if over:
                     obs[-1] = f.finals[(stop - 1, i)]
+                extra = {
+                    Columns.ACTION_LOGP: buffer(f.logp[start:stop, i].copy()),
+                    Columns.ACTION_DIST_INPUTS: buffer(f.logits[start:stop, i].copy()),
+                }
+                if f.states is not None and f.state_before is not None:
+                    # RLlib's learner connector starts a continued game's sequence from the state
+                    # before it: the lookback's one entry.
+                    after = f.states[start:stop, i]
+                    if self._t[i]:
+                        extra[Columns.STATE_OUT] = buffer({STATE: np.concatenate([f.state_before[i][None], after])}, 1)
+                    else:
+                        extra[Columns.STATE_OUT] = buffer({STATE: after.copy()})
+                if f.aux is not None:
+                    extra[AUX_TARGET] = buffer(f.aux[start:stop, i].copy())
                 episodes.append(
                     SingleAgentEpisode(
                         id_=self._ids[i],
@@ -304,10 +348,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
                         actions=buffer(f.actions[start:stop, i].copy()),
                         rewards=buffer(f.rewards[start:stop, i].copy()),
                         infos=buffer([{}] * (stop - start + 1)),
-                        extra_model_outputs={
-                            Columns.ACTION_LOGP: buffer(f.logp[start:stop, i].copy()),
-                            Columns.ACTION_DIST_INPUTS: buffer(f.logits[start:stop, i].copy()),
-                        },
+                        extra_model_outputs=extra,
                         terminated=bool(over and f.terminated[stop - 1, i]),
                         truncated=bool(over and f.truncated[stop - 1, i]),
                         t_started=int(self._t[i]),

@@ -23,6 +23,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
+from dejavu_agents.learners.nets import Output
 from dejavu_agents.net_spec import MODEL_KEYS, NetSpec
 from dejavu_agents.policy_net import PolicyNet
 from dejavu_agents.registry import make_player
@@ -39,11 +40,33 @@ def net_spec(module: RLModule) -> NetSpec:
     return NetSpec.from_space(module.observation_space, int(module.action_space.n), **kwargs)
 
 
+STATE = "h"
+"""The key of a stateful module's memory in RLlib's ``STATE_IN`` / ``STATE_OUT`` dicts."""
+AUX_LOGITS = "aux_logits"
+"""The training pass's output of the auxiliary head (``(B, T, items, classes)``), which
+:class:`~dejavu_agents.rllib.learner.CleanPPOLearner` scores against :data:`AUX_TARGET`."""
+AUX_TARGET = "aux_target"
+"""The column of the auxiliary head's targets, which the batched env runner puts in each episode's
+``extra_model_outputs`` (so RLlib's learner connector carries it into the train batch)."""
+
+
 class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
-    """PPO's actor-critic over a :class:`PolicyNet`; ``model_config``: the NetSpec fields other than the spaces'."""
+    """PPO's actor-critic over a :class:`PolicyNet`; ``model_config``: the NetSpec fields other than the spaces'.
+
+    A net with a memory core (the learner encoder with ``core: mingru``...) makes the module stateful
+    in RLlib's sense: its initial state is not empty, every pass takes ``(B, T)`` sequences and
+    ``STATE_IN``, and RLlib's learner connector cuts the episodes into ``max_seq_len`` sequences with the
+    state each began from (the runner's ``STATE_OUT``). Its auxiliary head's logits come out of the
+    training pass as :data:`AUX_LOGITS`.
+    """
 
     def setup(self) -> None:
         self.net = PolicyNet(net_spec(self))
+
+    def get_initial_state(self) -> dict[str, torch.Tensor]:
+        """``{}`` (RLlib's mark of a feed-forward module), or a memory core's zero state: ``{"h": (state_size,)}``."""
+        size = self.net.state_size
+        return {STATE: torch.zeros(size)} if size else {}
 
     def _inputs(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """``(observation, action_mask)`` of a batch: the env's dicts, or the batched env runner's flat
@@ -51,14 +74,31 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
         if isinstance(obs, dict):
             return obs["observation"], obs["action_mask"]
         size = self.net.spec.obs_size
-        return obs[:, :size], obs[:, size:]
+        return obs[..., :size], obs[..., size:]
+
+    def _unroll(self, batch: dict[str, Any]) -> Output:
+        """A stateful module's pass: ``(B, T)`` observations from ``STATE_IN`` (RLlib's layout of sequences)."""
+        return self.net.unroll(*self._inputs(batch[Columns.OBS]), batch[Columns.STATE_IN][STATE])
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if self.net.state_size:
+            out = self._unroll(batch)
+            return {Columns.ACTION_DIST_INPUTS: out.logits, Columns.STATE_OUT: {STATE: out.state}}
         observation, mask = self._inputs(batch[Columns.OBS])
         embedding = self.net.encode(observation, mask)
         return {Columns.ACTION_DIST_INPUTS: self.net.logits(embedding, mask)}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if self.net.state_size:
+            # The value reads the same memory: it travels as the embeddings, so that PPO's
+            # compute_values does not run the sequences through the core a second time.
+            out = self._unroll(batch)
+            return {
+                Columns.ACTION_DIST_INPUTS: out.logits,
+                Columns.STATE_OUT: {STATE: out.state},
+                Columns.EMBEDDINGS: out.value,
+                **({} if out.aux is None else {AUX_LOGITS: out.aux}),
+            }
         observation, mask = self._inputs(batch[Columns.OBS])
         embedding = self.net.encode(observation, mask)
         return {
@@ -67,6 +107,8 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
         }
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        if self.net.state_size:
+            return self._unroll(batch).value if embeddings is None else embeddings
         if embeddings is None:
             embeddings = self.net.encode(*self._inputs(batch[Columns.OBS]))
         return self.net.value(embeddings)

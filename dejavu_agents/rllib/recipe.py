@@ -27,8 +27,9 @@ class Recipe:
     """What the env runners take of a single-machine (``compact_ppo``) config: plain values Ray can ship.
 
     ``stages``: ``(env steps, opponent weights)`` in order; ``league_size`` snapshot slots, a snapshot
-    joining every ``snapshot_every`` env steps of the run; ``shaping``/``bonus``: names of the game's
-    learner targets; ``ppo``: the reward's fields (scale, step cost, shaping and its schedule, bootstrap).
+    joining every ``snapshot_every`` env steps of the run; ``shaping``/``bonus``/``aux_target``: names of the
+    game's learner targets (the auxiliary head's target sets its shape); ``ppo``: the reward's fields (scale,
+    step cost, shaping and its schedule, bootstrap) and the auxiliary loss's weight.
     """
 
     game: str
@@ -41,6 +42,7 @@ class Recipe:
     snapshot_every: int = 1_000_000
     shaping: str | None = None
     bonus: str | None = None
+    aux_target: str | None = None
     names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -62,10 +64,17 @@ class Recipe:
                 return index
         return len(self.stages) - 1
 
+    def net_kwargs(self) -> dict[str, Any]:
+        """The network's :class:`~dejavu_agents.learners.nets.NetConfig` fields other than the sizes: the config's
+        ``net``, and the auxiliary head's shape, which its ``aux_target`` gives (plain lists, for the card)."""
+        shape = get_game(self.game).learner_targets.aux_targets[self.aux_target] if self.aux_target else ()
+        return {**self.net, **({"aux_shape": list(shape)} if shape else {})}
+
     def learner_net(self) -> LearnerNet:
         """A blank network of the recipe (the RLModule's trunk, heads and features)."""
         from dejavu_agents.learners.nets import LearnerNet, NetConfig
 
         game = get_game(self.game)
         layout = game.layouts[self.obs_mode]
-        return LearnerNet(NetConfig(obs_size=layout.size, n_actions=game.info.n_actions, **self.net), layout.high())
+        config = NetConfig(obs_size=layout.size, n_actions=game.info.n_actions, **self.net_kwargs())
+        return LearnerNet(config, layout.high())

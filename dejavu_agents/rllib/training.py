@@ -65,6 +65,12 @@ class RunSpec:
     recipe_timesteps: int = 0
     """With a ``recipe``: its env steps, its stages and snapshots scaled to them (as ``python -m experiments.train
     <recipe> --timesteps N``); 0 keeps the recipe's."""
+    max_seq_len: int = 0
+    """With a recipe whose network has a memory core: the longest sequence RLlib's learner runs through the core
+    (back-propagation is cut there; the state it starts from is the one the runner recorded). Each game segment
+    of a fragment is cut into sequences this long, the last one padded. 0: the fragment's ``n_steps`` and
+    the step RLlib appends, so no segment is cut, as the recipe's learner unrolls its rollout; shorter
+    sequences pad less where games are short (Grab's are about 16 decisions)."""
     env_id: str = ""
     """The registered id whose rules the run trains on (``DejaVuGrid-v0``); the game's when left out, and
     checked to be the game's: the PettingZoo front end plays the rules of the game's registered id."""
@@ -160,6 +166,10 @@ class RunSpec:
             raise ValueError(f"envs_per_runner must be at least 0, got {self.envs_per_runner}")
         if self.recipe_timesteps < 0:
             raise ValueError(f"recipe_timesteps must be at least 0, got {self.recipe_timesteps}")
+        if self.max_seq_len and not self.recipe:
+            raise ValueError("max_seq_len sets a recipe run's sequences through its memory core: give the recipe too")
+        if self.max_seq_len < 0:
+            raise ValueError(f"max_seq_len must be at least 0, got {self.max_seq_len}")
         for name, value in (("num_env_runners", self.num_env_runners), ("num_learners", self.num_learners),
                             ("checkpoint_every", self.checkpoint_every), ("eval_every", self.eval_every),
                             ("rollout_fragment_length", self.rollout_fragment_length)):
@@ -314,7 +324,8 @@ def recipe_ppo_keys(ppo: CompactPPOConfig, n_envs: int, total: int) -> tuple[dic
     per-minibatch advantages by :class:`~dejavu_agents.rllib.learner.CleanPPOLearner`); the value
     loss differs by a half (CleanRL's ``0.5 * vf_coef * mse`` is RLlib's ``vf_loss_coeff * mse``), and
     RLlib clips the value *loss* where CleanRL clips the value's change, so an unclipped value is
-    an unreachable ``vf_clip_param``. The schedules become RLlib's ``[[0, start], [total, end]]``.
+    an unreachable ``vf_clip_param``. The schedules become RLlib's ``[[0, start], [total, end]]``. The
+    auxiliary loss's ``aux_coef`` is not a PPO key: :func:`recipe_ppo_config` hands it to the learner.
     """
     keys: dict[str, Any] = {
         "lr": [[0, ppo.learning_rate], [total, 0.0]] if ppo.anneal_lr else ppo.learning_rate,
@@ -338,8 +349,6 @@ def recipe_ppo_keys(ppo: CompactPPOConfig, n_envs: int, total: int) -> tuple[dic
         lost.append("clip_vloss (RLlib clips the value loss, not the value's change): the value is unclipped")
     if ppo.target_kl is not None:
         lost.append(f"target_kl {ppo.target_kl} (RLlib has no KL early stop): every epoch runs")
-    if ppo.aux_coef:
-        lost.append(f"aux_coef {ppo.aux_coef} (no auxiliary head in the RLModule)")
     return keys, lost
 
 
@@ -353,7 +362,7 @@ def recipe_ppo_config(run: RunSpec, recipe: Recipe, evaluate: Callable[..., dict
     from dejavu_agents.exported import ExportCard, ExportedPlayer
     from dejavu_agents.rllib.batched import RECIPE, BatchedEnvRunner
     from dejavu_agents.rllib.league import EvaluationCallback
-    from dejavu_agents.rllib.learner import CleanPPOLearner
+    from dejavu_agents.rllib.learner import AUX_COEF, CleanPPOLearner
     from dejavu_agents.rllib.module import MaskedPPOModule
 
     game = get_game(recipe.game)
@@ -362,7 +371,8 @@ def recipe_ppo_config(run: RunSpec, recipe: Recipe, evaluate: Callable[..., dict
     obs_space, act_space = probe.single_observation_space, probe.single_action_space
     probe.close()
     keys, _ = recipe_ppo_keys(recipe.ppo, n_envs * max(1, run.num_env_runners), recipe.timesteps)
-    model = {"encoder": "learner", "encoder_kwargs": dict(recipe.net)}
+    model = {"encoder": "learner", "encoder_kwargs": recipe.net_kwargs(),
+             "max_seq_len": run.max_seq_len or recipe.ppo.n_steps + 1}
 
     def player_factory(module: Any) -> Player:
         card = ExportCard(game=run.game, obs_mode=recipe.obs_mode, net=module.net.spec.to_dict(), env_id=run.env_id,
@@ -384,7 +394,8 @@ def recipe_ppo_config(run: RunSpec, recipe: Recipe, evaluate: Callable[..., dict
             rollout_fragment_length=recipe.ppo.n_steps,
             gym_env_vectorize_mode="vector_entry_point",
         )
-        .learners(num_learners=run.num_learners, learner_class=CleanPPOLearner)
+        .learners(num_learners=run.num_learners, learner_class=CleanPPOLearner,
+                  learner_config_dict={AUX_COEF: recipe.ppo.aux_coef})
         .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOModule, observation_space=obs_space,
                                                action_space=act_space, model_config=model))
         .training(**keys)

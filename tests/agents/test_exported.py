@@ -140,3 +140,67 @@ def test_the_learner_encoder_is_the_learners_own_network_and_survives_the_export
     card = ExportCard(game="grid", obs_mode="info_state", net=net.spec.to_dict())
     loaded, _ = load_net(save_export(net, card, tmp_path / "learner"), "grid")
     assert torch.equal(loaded(vectors, mask)[0], logits)
+
+
+def _grab_memory_net() -> PolicyNet:
+    """The net of ``rllib-grab``'s recipe: Grab's object tokens, a minimal GRU of 8 per object, the seen-counts head."""
+    from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
+
+    layout = GRAB_LAYOUTS["observation"]
+    high = [float(h) if h > 0 else 1.0 for h in layout.high()]
+    kwargs = {"features": "grab_objects", "hidden": [16], "core": "mingru", "core_size": 8, "aux_shape": [36, 3]}
+    torch.manual_seed(5)
+    net = PolicyNet(NetSpec(obs_size=layout.size, n_actions=37, obs_high=high, encoder="learner",
+                            encoder_kwargs=kwargs))
+    for parameter in net.parameters():  # away from the near-uniform start, so that decisions depend on the memory
+        parameter.data.add_(torch.randn_like(parameter) * 0.3)
+    return net
+
+
+def test_a_memory_core_export_plays_grab_remembering_within_a_game_only(tmp_path: Path) -> None:
+    """A recurrent ``rllib-grab`` exported as every RLlib player is (a ``state_dict`` and a card): the player keeps
+    the learner's state through a game, step by step as :class:`~dejavu_agents.learners.nets.LearnerNet` does,
+    and starts the next game from zeros."""
+    net = _grab_memory_net()
+    card = ExportCard(game="grab", obs_mode="observation", net=net.spec.to_dict(), env={"n_players": 4})
+    player = ExportedPlayer(path=save_export(net, card, tmp_path / "memory"), game="grab", seed=0)
+    seen: list[tuple[np.ndarray, np.ndarray, int]] = []
+
+    def recorded(observation: dict[str, np.ndarray], mask: np.ndarray) -> int:
+        action = player(observation, mask)
+        seen.append((np.array(observation["observation"], dtype=np.float32), np.array(mask), action))
+        return action
+
+    spec = get_game("grab")
+    casual = [spec.make_player("human-casual", seed=s) for s in range(3)]
+    player.reset(0)
+    spec.play([recorded, *casual], 1)  # the engine raises on an illegal action
+    assert len(seen) > 5 and player._state.abs().sum() > 0
+    learner = net.encoder.net
+    state, start = learner.initial_state(1), torch.ones(1, dtype=torch.bool)
+    for vector, mask, action in seen:  # the learner's own stepping gives the player's decisions
+        obs, legal = torch.as_tensor(vector)[None], torch.as_tensor(mask != 0)[None]
+        out = learner(learner.featurize(obs, legal), legal, state, start)
+        state, start = out.state, torch.zeros(1, dtype=torch.bool)
+        assert int(out.logits.argmax()) == action
+    player.reset(1)
+    assert not player._state.any(), "a new game starts from an empty memory"
+    with pytest.raises(ValueError, match="plays through unroll"):
+        net(torch.as_tensor(seen[0][0])[None], torch.as_tensor(seen[0][1], dtype=torch.float32)[None])
+
+
+def test_the_shipped_rllib_grab_remembers_and_tops_casual_tables() -> None:
+    """``rllib-grab``: RLlib's PPO with a memory per object (its card's net has a core), small, for Grab's current
+    view; at a table of three ``human-casual`` it takes the top total (86% of ``perfect``'s points on the panel)."""
+    card = ExportCard.load(CHECKPOINTS / "rllib-grab.json")
+    assert (card.game, card.obs_mode, card.net["encoder_kwargs"]["core"]) == ("grab", "observation", "mingru")
+    assert (CHECKPOINTS / "rllib-grab.pt").stat().st_size < 5_000_000
+    from dejavu_agents.registry import make_player
+
+    player = make_player("grab", "rllib-grab", seed=0)
+    assert player.net.state_size == 36 * 8
+    spec = get_game("grab")
+    for seed in range(3):
+        table = [spec.make_player("human-casual", seed=seed * 10 + k) for k in range(3)]
+        outcome = spec.play([player, *table], seed)
+        assert outcome.winners == (0,), outcome

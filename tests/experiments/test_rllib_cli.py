@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from dejavu_agents.rllib.training import recipe_ppo_keys
-from experiments.rllib import load_recipe, load_run, main, recipe_iterations
+from experiments.config_file import CONFIGS
+from experiments.rllib import chosen_checkpoint, load_recipe, load_run, main, recipe_iterations
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +87,9 @@ def test_bad_configs_name_the_problem(tmp_path: Path, text: str, message: str) -
     [
         ("game: grid\nrecipe: nope\n", "recipe 'nope': no config"),
         ("game: grab\nrecipe: grid-scratch\n", "recipe 'grid-scratch' trains grid, this run grab"),
-        ("game: grab\nrecipe: grab-scratch\n", "feed-forward with no auxiliary head"),
+        ("game: grab\nrecipe: memory-grab\n", "object tokens and an aux_target need a memory core"),
+        ("game: grid\nrecipe: grid-scratch\nmax_seq_len: -1\n", "max_seq_len must be at least 0"),
+        ("game: grid\niterations: 1\nmax_seq_len: 8\n", "max_seq_len sets a recipe run's sequences"),
     ],
 )
 def test_bad_recipes_name_the_problem(
@@ -113,13 +116,30 @@ def test_a_config_is_checked_through_python_m_without_ray(tmp_path: Path) -> Non
 
 
 def test_the_shipped_configs_are_valid() -> None:
-    for name, game in (("grid-pettingzoo", "grid"), ("grab", "grab")):
+    for name, game in (("grid-pettingzoo", "grid"), ("grab-pettingzoo", "grab")):
         run = load_run(name, {})
         assert run.game == game and run.iterations >= 1 and run.league.heuristics
     run = load_run("grid", {})
     recipe = load_recipe(run)
     assert (run.recipe, recipe.n_envs, recipe.ppo.n_steps) == ("grid-scratch", 512, 8)
     assert recipe.timesteps % 4096 == 0 and recipe_iterations(recipe) == recipe.timesteps // 4096
+
+
+def test_grabs_recipe_brings_its_memory_core_and_auxiliary_head() -> None:
+    """``rllib-grab`` runs grab-scratch: the object tokens' minimal GRU and the seen-counts head, whose shape
+    the recipe's ``aux_target`` gives (the compact learner's ``build_net`` derives it the same way)."""
+    from experiments.train_batched import BatchedConfig, build_net
+
+    run = load_run("grab", {})
+    recipe = load_recipe(run)
+    assert (run.recipe, run.max_seq_len, recipe.aux_target, recipe.bonus) == ("grab-scratch", 16, "seen_counts",
+                                                                               "grab_bonus")
+    net = recipe.learner_net()
+    compact = build_net(BatchedConfig.load(CONFIGS / "grab-scratch.yaml"))
+    assert net.config == compact.config and net.state_size == 36 * 8
+    assert recipe.net_kwargs()["aux_shape"] == [36, 3]
+    _, lost = recipe_ppo_keys(recipe.ppo, recipe.n_envs, recipe.timesteps)
+    assert lost == [], "the auxiliary loss is the learner's (learner_config_dict), not lost"
 
 
 def test_a_recipe_is_carried_into_rllibs_ppo_keys() -> None:
@@ -161,3 +181,23 @@ def test_tune_needs_a_tune_section(tmp_path: Path) -> None:
     path.write_text("game: grid\niterations: 1\nleague: {self_weight: 1}\n")
     result = _cli(str(path), "--tune")
     assert result.returncode == 2 and "needs a tune: section" in result.stderr
+
+
+def test_the_exported_checkpoint_is_the_best_by_the_games_score() -> None:
+    """``best_against`` picks by the game's ``best_score`` (Grab: mean points, where win rates at casual tables
+    are all near 1), the first of equals; without it, or with no evaluated checkpoint, the last one."""
+    from types import SimpleNamespace
+
+    def evaluated(iteration: int, points: float, wins: float) -> tuple[str, dict[str, object]]:
+        scores = {"mean_points_vs_human-casual": points, "win_rate_vs_human-casual": wins}
+        return f"checkpoint-{iteration}", {"training_iteration": iteration, "evaluation_vs_heuristics": scores}
+
+    result = SimpleNamespace(checkpoint="last", best_checkpoints=[evaluated(10, 30.0, 1.0), evaluated(20, 41.5, 0.99),
+                                                                  evaluated(30, 41.5, 1.0)])
+    checkpoint, card = chosen_checkpoint(result, "human-casual", "mean_points")
+    assert checkpoint == "checkpoint-20"
+    assert card == {"picked": "best evaluation against human-casual", "picked_mean_points": 41.5,
+                    "picked_iteration": 20}
+    assert chosen_checkpoint(result, "human-casual", "win_rate")[0] == "checkpoint-10"
+    assert chosen_checkpoint(result, "", "mean_points") == ("last", {})
+    assert chosen_checkpoint(result, "counting", "win_rate") == ("last", {})

@@ -265,3 +265,117 @@ def test_same_seed_same_episodes() -> None:
             np.testing.assert_array_equal(a.get_actions(slice(None)), b.get_actions(slice(None)))
             np.testing.assert_array_equal(a.get_rewards(slice(None)), b.get_rewards(slice(None)))
             assert (a.is_terminated, a.is_truncated, a.t_started) == (b.is_terminated, b.is_truncated, b.t_started)
+
+
+MEMORY = Recipe(
+    game="grab",
+    env_kwargs={"obs_mode": "observation", "n_players": 4, "reward": "points"},
+    net={"features": "grab_objects", "hidden": [16], "core": "mingru", "core_size": 8},
+    ppo=PPOConfig(n_steps=8, minibatch_size=64, n_epochs=1, aux_coef=1.0, reward_scale=0.1, bonus_coef=0.1),
+    n_envs=8,
+    stages=((10_000, {"memory-child": 1.0}),),
+    bonus="grab_bonus",
+    aux_target="seen_counts",
+)
+"""grab-scratch in small: a memory core per object and the seen-counts head, so the module is stateful."""
+
+
+def test_a_memory_cores_sequences_start_from_the_states_the_runner_recorded() -> None:
+    """RLlib's learner connector cuts the episodes into ``max_seq_len`` sequences, each from the state the runner
+    recorded (a continued game's from the lookback): the training pass then gives the logits the runner
+    sampled from, bit for bit, over fragments whose games go on from one to the next. The auxiliary target
+    in the batch is the agent's own seen counts, replayed from the episodes' observations."""
+    from dejavu_agents.learners.targets import SeenCounts
+    from dejavu_agents.rllib.module import AUX_TARGET
+
+    spec = RunSpec.from_dict({"game": "grab", "recipe": "test", "num_env_runners": 0, "max_seq_len": 5})
+    config = recipe_ppo_config(spec, MEMORY)
+    runner = BatchedEnvRunner(config=config)
+    try:
+        assert runner.module.is_stateful()
+        learner = config.build_learner(env=None, spaces=runner.get_spaces())
+        module = learner.module[DEFAULT_MODULE_ID]
+        module.load_state_dict(runner.module.state_dict())
+        counts = SeenCounts(MEMORY.n_envs)
+        continued = 0
+        for _ in range(3):
+            episodes = runner.sample(num_timesteps=MEMORY.n_envs * MEMORY.ppo.n_steps)
+            continued += sum(e.t_started > 0 for e in episodes)
+            np.testing.assert_array_equal(
+                np.concatenate([e.get_extra_model_outputs(AUX_TARGET) for e in episodes]),
+                _replayed_counts(episodes, counts),
+            )
+            # (the connector appends RLlib's bootstrap step to each episode, in place)
+            batch = learner._learner_connector(
+                rl_module=learner.module, batch={}, episodes=list(episodes), shared_data={}, metrics=learner.metrics
+            )[DEFAULT_MODULE_ID]
+            assert batch[Columns.OBS].shape[1] == 5, "sequences of max_seq_len"
+            import torch
+
+            with torch.no_grad():
+                out = module.forward_train(batch)
+            real = batch[Columns.LOSS_MASK].bool()
+            torch.testing.assert_close(
+                out[Columns.ACTION_DIST_INPUTS][real], batch[Columns.ACTION_DIST_INPUTS][real], rtol=0, atol=0
+            )
+        assert continued > 0, "some games went on from one fragment to the next"
+    finally:
+        runner.stop()
+
+
+def _replayed_counts(episodes: list[Any], counts: Any) -> np.ndarray:
+    """The seen counts of every step of ``episodes`` (one fragment, columns in env order), from their observations,
+    ``counts`` carrying each game column's counts from the fragment before."""
+    rows = []
+    columns = _columns(episodes, MEMORY.n_envs, MEMORY.ppo.n_steps)
+    size = get_game("grab").layouts["observation"].size
+    for t in range(MEMORY.ppo.n_steps):
+        obs = np.empty((MEMORY.n_envs, size), dtype=np.float32)
+        starts = np.zeros(MEMORY.n_envs, dtype=bool)
+        for i, column in enumerate(columns):
+            k, offset = 0, t
+            while offset >= len(column[k]):
+                offset -= len(column[k])
+                k += 1
+            obs[i] = column[k].get_observations(offset)[:size]
+            starts[i] = offset == 0 and column[k].t_started == 0
+        rows.append(counts(obs, starts))
+    per_step = np.stack(rows)  # (T, N, 36), in the episodes' order below
+    return np.concatenate(
+        [per_step[start:stop, i] for i, column in enumerate(columns) for start, stop in _spans(column)]
+    )
+
+
+def _spans(column: list[Any]) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for episode in column:
+        spans.append((start, start + len(episode)))
+        start += len(episode)
+    return spans
+
+
+def test_a_memory_recipe_trains_its_auxiliary_head_and_exports_a_player_with_memory(
+    ray_cluster: Any, tmp_path: Any
+) -> None:
+    spec = RunSpec.from_dict({"game": "grab", "recipe": "test", "num_env_runners": 1, "iterations": 1})
+    algo = recipe_ppo_config(spec, MEMORY).build_algo()
+    try:
+        result = algo.train()
+        learned = result["learners"][DEFAULT_MODULE_ID]
+        assert learned["aux_loss"] > 0 and 0.0 <= learned["aux_accuracy"] <= 1.0
+        checkpoint = algo.save(str(tmp_path / "checkpoint")).checkpoint.path
+    finally:
+        algo.stop()
+    weights = export_checkpoint(
+        checkpoint,
+        tmp_path / "rllib-grab",
+        game="grab",
+        obs_mode="observation",
+        env=MEMORY.env_kwargs,
+        training={"recipe": "test"},
+    )
+    player = ExportedPlayer(path=weights, game="grab", seed=0)
+    assert player.net.state_size == 36 * 8
+    game = get_game("grab")
+    game.play([player, *(game.make_player("human-casual", seed=s) for s in range(3))], 0)
+    assert player.decisions > 0
