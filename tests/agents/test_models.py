@@ -73,8 +73,14 @@ def test_a_name_never_loads_a_file_of_that_name_from_the_current_folder(
 def test_names_and_paths_are_told_apart() -> None:
     assert not is_path("ppo-grid") and not is_path("mine")
     assert all(is_path(p) for p in ("runs/grid/best.zip", "./mine", "mine.zip", "mine.pt", "~/x", Path("mine")))
-    assert shipped_checkpoints() == ["ppo-grab", "ppo-grab-scratch", "ppo-grid", "ppo-grid-scratch", "rllib-grab",
-                                     "rllib-grid"]
+    assert shipped_checkpoints() == [
+        "ppo-grab",
+        "ppo-grab-scratch",
+        "ppo-grid",
+        "ppo-grid-scratch",
+        "rllib-grab",
+        "rllib-grid",
+    ]
 
 
 @pytest.mark.parametrize(
