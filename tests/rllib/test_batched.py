@@ -285,6 +285,8 @@ def test_a_memory_cores_sequences_start_from_the_states_the_runner_recorded() ->
     recorded (a continued game's from the lookback): the training pass then gives the logits the runner
     sampled from, bit for bit, over fragments whose games go on from one to the next. The auxiliary target
     in the batch is the agent's own seen counts, replayed from the episodes' observations."""
+    import torch
+
     from dejavu_agents.learners.targets import SeenCounts
     from dejavu_agents.rllib.module import AUX_TARGET
 
@@ -310,8 +312,6 @@ def test_a_memory_cores_sequences_start_from_the_states_the_runner_recorded() ->
                 rl_module=learner.module, batch={}, episodes=list(episodes), shared_data={}, metrics=learner.metrics
             )[DEFAULT_MODULE_ID]
             assert batch[Columns.OBS].shape[1] == 5, "sequences of max_seq_len"
-            import torch
-
             with torch.no_grad():
                 out = module.forward_train(batch)
             real = batch[Columns.LOSS_MASK].bool()
@@ -326,32 +326,18 @@ def test_a_memory_cores_sequences_start_from_the_states_the_runner_recorded() ->
 def _replayed_counts(episodes: list[Any], counts: Any) -> np.ndarray:
     """The seen counts of every step of ``episodes`` (one fragment, columns in env order), from their observations,
     ``counts`` carrying each game column's counts from the fragment before."""
-    rows = []
-    columns = _columns(episodes, MEMORY.n_envs, MEMORY.ppo.n_steps)
     size = get_game("grab").layouts["observation"].size
-    for t in range(MEMORY.ppo.n_steps):
-        obs = np.empty((MEMORY.n_envs, size), dtype=np.float32)
-        starts = np.zeros(MEMORY.n_envs, dtype=bool)
-        for i, column in enumerate(columns):
-            k, offset = 0, t
-            while offset >= len(column[k]):
-                offset -= len(column[k])
-                k += 1
-            obs[i] = column[k].get_observations(offset)[:size]
-            starts[i] = offset == 0 and column[k].t_started == 0
-        rows.append(counts(obs, starts))
-    per_step = np.stack(rows)  # (T, N, 36), in the episodes' order below
-    return np.concatenate(
-        [per_step[start:stop, i] for i, column in enumerate(columns) for start, stop in _spans(column)]
+    columns = _columns(episodes, MEMORY.n_envs, MEMORY.ppo.n_steps)
+    obs = np.stack([np.concatenate([e.get_observations(slice(0, len(e))) for e in col]) for col in columns], axis=1)
+    starts = np.stack(
+        [
+            np.concatenate([np.arange(len(e)) == 0 if e.t_started == 0 else np.zeros(len(e), bool) for e in col])
+            for col in columns
+        ],
+        axis=1,
     )
-
-
-def _spans(column: list[Any]) -> list[tuple[int, int]]:
-    spans, start = [], 0
-    for episode in column:
-        spans.append((start, start + len(episode)))
-        start += len(episode)
-    return spans
+    per_step = np.stack([counts(obs[t, :, :size], starts[t]) for t in range(MEMORY.ppo.n_steps)])  # (T, N, 36)
+    return np.concatenate([per_step[:, i] for i in range(MEMORY.n_envs)])  # the episodes' order: env, then time
 
 
 def test_a_memory_recipe_trains_its_auxiliary_head_and_exports_a_player_with_memory(
