@@ -95,6 +95,16 @@ def recipe_iterations(recipe: Recipe) -> int:
     return -(-recipe.timesteps // (recipe.n_envs * recipe.ppo.n_steps))
 
 
+EVAL_SCORES = ("win_rate", "mean_points")
+"""The columns of an evaluation's rows that go into RLlib's result, one metric per opponent (:func:`eval_metric`)."""
+
+
+def eval_metric(score: str, opponent: str) -> str:
+    """The result's name of an evaluation's ``score`` against ``opponent``: what :class:`Evaluations` writes, and
+    what ``best_against`` (Tune's checkpoint score, :func:`chosen_checkpoint`) reads."""
+    return f"{score}_vs_{opponent}"
+
+
 @dataclass
 class Evaluations:
     """The run's periodic evaluation through :func:`experiments.evaluate.evaluate` (the tournament's seats and seeds).
@@ -127,8 +137,8 @@ class Evaluations:
             self._append(rows, steps, wall_s)
         metrics: dict[str, float] = {}
         for row in rows:
-            metrics[f"win_rate_vs_{row.opponent}"] = row.win_rate
-            metrics[f"mean_points_vs_{row.opponent}"] = row.mean_points
+            for score in EVAL_SCORES:
+                metrics[eval_metric(score, row.opponent)] = getattr(row, score)
         return metrics
 
     def _append(self, rows: Sequence[Any], steps: int, train_s: float) -> None:
@@ -151,7 +161,7 @@ def chosen_checkpoint(result: Any, best_against: str, score: str) -> tuple[Any, 
     ``best_score``: Grid's win rate, Grab's mean points; the first of equals)."""
     if not best_against:
         return result.checkpoint, {}
-    key = f"{score}_vs_{best_against}"
+    key = eval_metric(score, best_against)
     scored = [(metrics.get("evaluation_vs_heuristics", {}).get(key), int(metrics.get("training_iteration", 0)),
                checkpoint) for checkpoint, metrics in result.best_checkpoints]
     scored = [entry for entry in scored if entry[0] is not None]
@@ -299,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             checkpoint_config=tune.CheckpointConfig(
                 checkpoint_frequency=run.checkpoint_every, checkpoint_at_end=True, num_to_keep=run.keep_checkpoints,
                 # with best_against, Tune keeps the best-evaluated checkpoints, not the latest
-                checkpoint_score_attribute=(f"evaluation_vs_heuristics/{score}_vs_{run.best_against}"
+                checkpoint_score_attribute=(f"evaluation_vs_heuristics/{eval_metric(score, run.best_against)}"
                                             if run.best_against else None),
             ),
             verbose=1,
