@@ -70,7 +70,7 @@ class RunSpec:
     (back-propagation is cut there; the state it starts from is the one the runner recorded). Each game segment
     of a fragment is cut into sequences this long, the last one padded. 0: the fragment's ``n_steps`` and
     the step RLlib appends, so no segment is cut, as the recipe's learner unrolls its rollout; shorter
-    sequences pad less where games are short (Grab's are about 16 decisions)."""
+    sequences pad less where games are short (Grab's last about 16 decisions at the start, 100 later)."""
     env_id: str = ""
     """The registered id whose rules the run trains on (``DejaVuGrid-v0``); the game's when left out, and
     checked to be the game's: the PettingZoo front end plays the rules of the game's registered id."""
