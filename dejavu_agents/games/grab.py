@@ -57,6 +57,7 @@ PLAYERS = {
 """Grab's registered players by name (learned ones load their checkpoint from the package's own folder)."""
 
 _MEMORY = "dejavu_agents.grab.batch_players:MemoryBatchBot"
+_HUMAN = "dejavu_agents.grab.batch_players:HumanBatchPlayer"
 BATCH_OPPONENTS = {
     "random": PlayerEntry("dejavu_agents.grab.batch_players:RandomBatchPlayer"),
     "perfect": PlayerEntry("dejavu_agents.grab.batch_players:PerfectBatchPlayer"),
@@ -67,6 +68,8 @@ BATCH_OPPONENTS = {
     "memory-child": PlayerEntry(_MEMORY, {"recall": 0.57, "reaction_time": 0.9}),
     "memory-casual": PlayerEntry(_MEMORY, {"recall": 0.71, "reaction_time": 0.7}),
     "memory-expert": PlayerEntry(_MEMORY, {"recall": 0.84, "reaction_time": 0.5}),
+    # The human presets themselves, batched (their memory fades, which makes the order of grabs matter).
+    **{f"human-{preset}": PlayerEntry(_HUMAN, {"preset": preset}) for preset in ("child", "casual", "expert")},
 }
 """Grab's batch opponents by name, as a config's stages name them."""
 
