@@ -223,7 +223,7 @@ def initial_weights(config: BatchedConfig, net: LearnerNet) -> None:
 
 def make_learner(config: BatchedConfig, env: Any, net: LearnerNet) -> PPO:
     """The PPO learner of ``config`` on ``env``, with its shaping and history."""
-    potential, bonus, history = learner_targets(config.game, config.shaping, config.bonus, bool(config.aux_target))
+    potential, bonus, history = learner_targets(config.game, config.shaping, config.bonus, config.aux_target)
     return PPO(env, net, config.ppo, seed=config.seed, potential=potential, history=history, bonus=bonus,
                device=config.device)
 

@@ -127,13 +127,16 @@ class LearnerTargets:
     reads the history); ``bonuses``: name -> ``"module:function"``; ``aux_targets``: name ->
     the auxiliary head's shape (``(items, classes)``), whose target is the history; ``history``:
     ``"module:Class"`` of what the learner keeps over the agent's own past views for them (Grab's
-    seen counts, Grid's pile sizes). The functions are :mod:`dejavu_agents.learners.targets`'.
+    seen counts, Grid's pile sizes); ``aux_histories``: auxiliary target name -> the history that
+    gives that target, where it is not ``history`` (it keeps the same facts for the rest). The
+    functions are :mod:`dejavu_agents.learners.targets`'.
     """
 
     potentials: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
     bonuses: Mapping[str, str] = field(default_factory=dict)
     aux_targets: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     history: str = ""
+    aux_histories: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dejavu_agents.base import Player
 from dejavu_agents.cli import positive_float, seed_type
 from dejavu_agents.entries import PlayerEntry
 from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, Wording
-from dejavu_agents.learners.targets import SEEN_CLASSES
+from dejavu_agents.learners.targets import AGE_CLASSES, SEEN_CLASSES
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
 from dejavu_env.grab import match
@@ -102,8 +102,9 @@ class GrabAdapter(GameAdapter):
     learner_targets = LearnerTargets(
         potentials={"grab_points": ("dejavu_agents.learners.targets:grab_points", True)},
         bonuses={"grab_bonus": "dejavu_agents.learners.targets:grab_bonus"},
-        aux_targets={"seen_counts": (N_OBJECTS, SEEN_CLASSES)},
+        aux_targets={"seen_counts": (N_OBJECTS, SEEN_CLASSES), "seen_ages": (N_OBJECTS, AGE_CLASSES)},
         history="dejavu_agents.learners.targets:SeenCounts",
+        aux_histories={"seen_ages": "dejavu_agents.learners.targets:SeenAges"},
     )
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"

@@ -58,10 +58,11 @@ def final_observations(current: np.ndarray, info: dict[str, Any], ended: np.ndar
 
 
 def learner_targets(
-    game: str, shaping: str | None, bonus: str | None, aux: bool = False
+    game: str, shaping: str | None, bonus: str | None, aux: str | None = None
 ) -> tuple[Potential | None, Bonus | None, Callable[[int], Any] | None]:
     """A recipe's shaping potential and bonus, by their names in the game adapter's ``learner_targets``, and
-    the history they read (also when an auxiliary head needs its target: ``aux``), else ``None`` each."""
+    the history they read (also when an auxiliary head needs its target, named ``aux``: the history that
+    gives it), else ``None`` each."""
     from dejavu_agents.entries import resolve
     from dejavu_agents.games import get_game
 
@@ -69,7 +70,7 @@ def learner_targets(
     potential = resolve(targets.potentials[shaping][0]) if shaping else None
     reads_seen = bool(shaping) and targets.potentials[str(shaping)][1]
     paid = resolve(targets.bonuses[bonus]) if bonus else None
-    history = resolve(targets.history) if aux or reads_seen or paid is not None else None
+    history = resolve(targets.aux_histories.get(aux or "", targets.history)) if aux or reads_seen or paid else None
     return potential, paid, history
 
 

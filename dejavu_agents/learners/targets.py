@@ -46,7 +46,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dejavu_env.grab.cards import N_OBJECTS
+from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grid.cards import N_NUMBERS
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
@@ -56,6 +56,10 @@ Potential = Callable[[np.ndarray, "np.ndarray | None", np.ndarray], np.ndarray]
 
 SEEN_CLASSES = 3
 """Seen 0, 1, or 2 times (the most an object can show in a round)."""
+AGE_EDGES = (6, 11, 16)
+"""Where :class:`SeenAges`' buckets of cards begin: 1-5, 6-10, 11-15, 16 and more."""
+AGE_CLASSES = 1 + 2 * (len(AGE_EDGES) + 1)
+"""Unseen; seen once, by the cards since; seen twice, by the cards between the two sightings."""
 
 _GRAB = GRAB_LAYOUTS["observation"]
 
@@ -221,6 +225,42 @@ class SeenCounts:
         return np.minimum(counts + (flipped > 0), SEEN_CLASSES - 1), round_index
 
 
+class SeenAges(SeenCounts):
+    """:class:`SeenCounts`, whose auxiliary target also says *how long ago* each object showed.
+
+    Why: human-like players forget with time, so when a card completes two objects' pairs, the one
+    first seen recently is the one they race for, and the one seen long ago waits in the middle for
+    whoever remembers it; racing first for the recent one is worth about a point and a half a game
+    at casual tables (:mod:`dejavu_agents.grab.batch_players`). The seen counts alone do not ask
+    the memory to keep an object's age, so a learner orders its grabs by chance. The target's
+    classes (:data:`AGE_CLASSES`): 0 unseen; ``1 + b`` seen once, ``b`` the bucket of the cards
+    flipped since (:data:`AGE_EDGES`); ``1 + buckets + b`` seen twice, ``b`` the bucket of the cards
+    between the two sightings. Like the counts, it is a function of the public history the agent saw.
+    """
+
+    def __init__(self, n_envs: int) -> None:
+        super().__init__(n_envs)
+        self._left = _GRAB.offsets["cards_left"]
+        self.first = np.zeros((n_envs, N_OBJECTS), dtype=np.int64)  # cards flipped at each first sighting
+        self.gap = np.zeros((n_envs, N_OBJECTS), dtype=np.int64)  # cards between the two sightings
+        self.now = np.zeros(n_envs, dtype=np.int64)  # cards flipped this round
+
+    def __call__(self, observations: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        seen = super().__call__(observations, starts)
+        flipped = observations[:, self._newest] * observations[:, self._new, None] > 0
+        self.now = N_FLIPS - observations[:, self._left].astype(np.int64)
+        now = self.now[:, None]
+        self.first = np.where(flipped & (seen == 1), now, self.first)
+        self.gap = np.where(flipped & (seen == 2), now - self.first, self.gap)
+        return seen
+
+    def target(self, seen: np.ndarray) -> np.ndarray:
+        """The classes of ``seen``, the counts of the last call (module docstring)."""
+        age = np.where(seen == 2, self.gap, self.now[:, None] - self.first)
+        bucket = np.digitize(age, AGE_EDGES)
+        return np.where(seen == 0, 0, np.where(seen == 1, 1 + bucket, 2 + len(AGE_EDGES) + bucket))
+
+
 Bonus = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """``bonus(observations, following, seen_following) -> (N,)``: a reward for what the step did."""
 
@@ -241,4 +281,3 @@ def grab_bonus(observations: np.ndarray, following: np.ndarray, seen: np.ndarray
     same_round = (observations[:, _GRAB.slices["round"]] == following[:, _GRAB.slices["round"]]).all(axis=1)
     new = (held_after > held) & same_round[:, None]
     return (new * np.where(seen >= 2, 1.0, -1.0)).sum(axis=1)
-

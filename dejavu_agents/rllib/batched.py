@@ -135,7 +135,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             **recipe.env_kwargs,
         )
         self.num_envs = int(self.env.num_envs)
-        potential, bonus, history = learner_targets(recipe.game, recipe.shaping, recipe.bonus)
+        potential, bonus, history = learner_targets(recipe.game, recipe.shaping, recipe.bonus, recipe.aux_target)
         self.rewards = TrainReward(recipe.ppo, self.num_envs, potential, bonus, history, self.env)
         self.flat = flat_space(self.env.single_observation_space)
         # The run's seed is the algorithm's (``debugging(seed=...)``), which a Tune sweep varies per trial.

@@ -6,7 +6,17 @@ import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_agents.learners.targets import PileCounts, SeenCounts, grab_bonus, grab_points, grid_margin, grid_tally
+from dejavu_agents.learners.rewards import learner_targets
+from dejavu_agents.learners.targets import (
+    AGE_CLASSES,
+    PileCounts,
+    SeenAges,
+    SeenCounts,
+    grab_bonus,
+    grab_points,
+    grid_margin,
+    grid_tally,
+)
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
@@ -35,6 +45,56 @@ def test_seen_counts_from_own_observations_equal_the_public_seen_piece() -> None
         np.testing.assert_array_equal(target, obs["observation"][:, seen].astype(np.int64))
         obs, _, terminated, truncated, _ = env.step(_random_actions(obs["action_mask"], rng))
         starts = terminated | truncated
+
+
+def test_seen_ages_say_how_long_ago_each_object_showed() -> None:
+    """The age target, checked against each object's sightings listed step by step (the cards flipped at
+    each, from the agent's own views): unseen, seen once (cards since), seen twice (cards between)."""
+    n = 8
+    env = gym.make_vec(GRAB_INFO.env_id, num_envs=n, vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+                       obs_mode="observation")
+    layout = GRAB_LAYOUTS["observation"]
+    ages = SeenAges(n)
+    rng = np.random.default_rng(2)
+    obs, _ = env.reset(seed=4)
+    starts = np.ones(n, dtype=bool)
+    sightings: list[list[list[int]]] = [[[] for _ in range(36)] for _ in range(n)]
+    rounds = np.full(n, -1)
+    classes = np.zeros(AGE_CLASSES, dtype=np.int64)
+    for _ in range(400):
+        v = obs["observation"]
+        target = ages.target(ages(v, starts))
+        for i in range(n):
+            view = layout.decode(v[i])
+            round_index = int(view["round"].argmax())
+            if starts[i] or round_index != rounds[i]:
+                sightings[i] = [[] for _ in range(36)]
+                rounds[i] = round_index
+            now = 33 - int(view["cards_left"][0])
+            if view["new_card"][0]:
+                for k in np.flatnonzero(view["newest_card"]).tolist():
+                    sightings[i][k].append(now)
+            for k in range(36):
+                times = sightings[i][k]
+                if not times:
+                    expected = 0
+                elif len(times) == 1:
+                    expected = 1 + int(np.digitize(now - times[0], (6, 11, 16)))
+                else:
+                    expected = 5 + int(np.digitize(times[1] - times[0], (6, 11, 16)))
+                assert target[i, k] == expected, (i, k, times, now)
+        classes += np.bincount(target.ravel(), minlength=AGE_CLASSES)
+        obs, _, terminated, truncated, _ = env.step(_random_actions(obs["action_mask"], rng) * (rng.random(n) < 0.05))
+        starts = terminated | truncated
+    assert (classes > 0).all(), "every class is met"
+
+
+def test_the_auxiliary_target_picks_its_history() -> None:
+    """``seen_ages`` is kept by :class:`SeenAges`; the other Grab targets and the bonus by :class:`SeenCounts`."""
+    assert learner_targets("grab", None, "grab_bonus", "seen_ages")[2] is SeenAges
+    assert learner_targets("grab", None, "grab_bonus", "seen_counts")[2] is SeenCounts
+    assert learner_targets("grab", None, "grab_bonus")[2] is SeenCounts
+    assert learner_targets("grab", None, None) == (None, None, None)
 
 
 def test_grid_potentials_are_the_tallies_the_final_scores_report() -> None:
