@@ -46,7 +46,8 @@ PLAYERS = {
     "ppo-grab-scratch": PlayerEntry(
         "dejavu_agents.learners.player:LearnerPlayer",
         {"checkpoint": "ppo-grab-scratch", "game": "grab"},
-        "compact masked PPO + GRU from a blank network (dejavu_agents/checkpoints/ppo-grab-scratch.zip)",
+        "compact masked PPO, a memory per object, from a blank network against human-like players "
+        "(dejavu_agents/checkpoints/ppo-grab-scratch.zip)",
     ),
     "rllib-grab": PlayerEntry(
         "dejavu_agents.exported:ExportedPlayer",

@@ -111,7 +111,8 @@ CASES = [
     ("experiments.train", ["grid", "--out", ""], "argument --out: an empty path"),
     ("experiments.train", ["grid", "--out", "{root}/{long}"], "has a name of 300 characters"),
     ("experiments.train", ["nosuch"],
-     "no config 'nosuch'; known: grab, grab-batched, grab-scratch, grab-scratch-core16, grab-scratch-gru, grab-stack,"),
+     "no config 'nosuch'; known: grab, grab-batched, grab-scratch, grab-scratch-core16, grab-scratch-gru, "
+     "grab-scratch-human, grab-stack,"),
     ("experiments.train", ["rllib-grid"], "rllib-grid is a config of python -m experiments.rllib"),
     ("experiments.train", ["{root}"], "is a folder, not a config file"),
     ("experiments.train", ["{file}"], "is not a YAML config (.yaml or .yml)"),
