@@ -101,3 +101,31 @@ def test_the_batched_presets_are_the_scalar_presets():
         HumanBatchPlayer("teen")
     with pytest.raises(ValueError, match=r"unknown human parameter\(s\) \['recall'\]"):
         HumanBatchPlayer("casual", recall=0.5)
+
+
+def test_the_batched_human_is_rolled_back_with_the_batch():
+    """A step that faults (an opponent's illegal answer) leaves the human twin's memory as it was: the games
+    then go on exactly as without the faulty step."""
+    from dejavu_env.core.players import PlayerError
+
+    def play(fault_at: int | None) -> list[np.ndarray]:
+        fault = {"now": False}
+
+        def passer(observations, masks):  # an untrusted player: the env keeps a rollback point each step
+            return np.full(len(masks), 99 if fault["now"] else 0)
+
+        human = HumanBatchPlayer("casual")
+        env = gym.make_vec("DejaVuGrab-v0", num_envs=3, n_players=4, opponents=[human, human, passer])
+        observation, _ = env.reset(seed=5)
+        seen = []
+        for t in range(80):
+            if t == fault_at:
+                fault["now"] = True
+                with pytest.raises(PlayerError):
+                    env.step(np.zeros(3, dtype=np.int64))
+                fault["now"] = False
+            observation, *_ = env.step(np.zeros(3, dtype=np.int64))
+            seen.append(observation["observation"].copy())
+        return seen
+
+    assert all(np.array_equal(a, b) for a, b in zip(play(None), play(30), strict=True))
