@@ -20,11 +20,10 @@ env steps per second at 256 envs; this twin decides for the whole batch in a few
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 
 import numpy as np
 
-from dejavu_agents.grab.human import PRESETS, HumanParams
+from dejavu_agents.grab.human import HumanParams, human_params
 from dejavu_env.grab.batched_opponents import GrabRequest, MemoryBatchBot, PerfectBatchPlayer, RandomBatchPlayer
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS, look_alike_pairs
 from dejavu_env.grab.observation import CARDS_LEFT, NEW_CARD, NEWEST, ROUND
@@ -57,14 +56,7 @@ class HumanBatchPlayer:
         look_alikes: Sequence[tuple[int, int]] | None = None,
         **overrides: float,
     ) -> None:
-        if params is None:
-            if preset not in PRESETS:
-                raise ValueError(f"unknown human preset {preset!r}; presets: {sorted(PRESETS)}")
-            params = PRESETS[preset]
-        unknown = sorted(set(overrides) - set(asdict(params)))
-        if unknown:
-            raise ValueError(f"unknown human parameter(s) {unknown}; known: {sorted(asdict(params))}")
-        self.params = HumanParams(**{**asdict(params), **overrides})
+        self.params = human_params(preset, params, **overrides)
         self.reaction_time = self.params.reaction_time
         partners = np.zeros((N_OBJECTS, N_OBJECTS), dtype=np.float64)
         for a, b in look_alike_pairs() if look_alikes is None else look_alikes:

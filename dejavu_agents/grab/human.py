@@ -112,6 +112,19 @@ in about a quarter of its rounds, ``casual`` about 48 points and one round in ei
 ``expert`` about 70 points and almost never eliminated."""
 
 
+def human_params(preset: str | None = "casual", params: HumanParams | None = None, **overrides: float) -> HumanParams:
+    """``params`` (else the preset's) with single parameters overridden by name; ``ValueError`` naming an
+    unknown preset or parameter. The scalar player and its batched twin take the same arguments."""
+    if params is None:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown human preset {preset!r}; presets: {sorted(PRESETS)}")
+        params = PRESETS[preset]
+    unknown = sorted(set(overrides) - set(asdict(params)))
+    if unknown:
+        raise ValueError(f"unknown human parameter(s) {unknown}; known: {sorted(asdict(params))}")
+    return HumanParams(**{**asdict(params), **overrides})
+
+
 def _partners(pairs: Sequence[tuple[int, int]]) -> tuple[tuple[int, ...], ...]:
     """For each object, the objects it looks like."""
     partners: list[list[int]] = [[] for _ in range(N_OBJECTS)]
@@ -140,14 +153,7 @@ class HumanGrabPlayer(Player):
         seed: int | None = None,
         **overrides: float,
     ) -> None:
-        if params is None:
-            if preset not in PRESETS:
-                raise ValueError(f"unknown human preset {preset!r}; presets: {sorted(PRESETS)}")
-            params = PRESETS[preset]
-        unknown = sorted(set(overrides) - set(asdict(params)))
-        if unknown:
-            raise ValueError(f"unknown human parameter(s) {unknown}; known: {sorted(asdict(params))}")
-        self.params = HumanParams(**{**asdict(params), **overrides})
+        self.params = human_params(preset, params, **overrides)
         self.reaction_time = self.params.reaction_time
         self._partners = _partners(look_alike_pairs() if look_alikes is None else look_alikes)
         self._decay = math.log(0.5) / self.params.memory_halflife
