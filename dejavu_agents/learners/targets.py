@@ -230,8 +230,8 @@ class SeenAges(SeenCounts):
 
     Why: human-like players forget with time, so when a card completes two objects' pairs, the one
     first seen recently is the one they race for, and the one seen long ago waits in the middle for
-    whoever remembers it; racing first for the recent one is worth about a point and a half a game
-    at casual tables (:mod:`dejavu_agents.grab.batch_players`). The seen counts alone do not ask
+    whoever remembers it; racing first for the recent one is worth 1.3 points a game over a random
+    order at casual tables (:mod:`dejavu_agents.grab.batch_players`). The seen counts alone do not ask
     the memory to keep an object's age, so a learner orders its grabs by chance. The target's
     classes (:data:`AGE_CLASSES`): 0 unseen; ``1 + b`` seen once, ``b`` the bucket of the cards
     flipped since (:data:`AGE_EDGES`); ``1 + buckets + b`` seen twice, ``b`` the bucket of the cards
