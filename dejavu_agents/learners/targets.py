@@ -221,8 +221,11 @@ class SeenCounts:
         round_index = observations[:, self._round].argmax(axis=1)
         fresh = starts | (round_index != self.round)
         counts = np.where(fresh[:, None], 0, self.counts)
-        flipped = observations[:, self._newest] * observations[:, self._new, None]
-        return np.minimum(counts + (flipped > 0), SEEN_CLASSES - 1), round_index
+        return np.minimum(counts + self._flipped(observations), SEEN_CLASSES - 1), round_index
+
+    def _flipped(self, observations: np.ndarray) -> np.ndarray:
+        """``(N, 36)`` bool: the objects on a card flipped in this observation (a sighting to count)."""
+        return observations[:, self._newest] * observations[:, self._new, None] > 0
 
 
 class SeenAges(SeenCounts):
@@ -247,7 +250,7 @@ class SeenAges(SeenCounts):
 
     def __call__(self, observations: np.ndarray, starts: np.ndarray) -> np.ndarray:
         seen = super().__call__(observations, starts)
-        flipped = observations[:, self._newest] * observations[:, self._new, None] > 0
+        flipped = self._flipped(observations)
         self.now = N_FLIPS - observations[:, self._left].astype(np.int64)
         now = self.now[:, None]
         self.first = np.where(flipped & (seen == 1), now, self.first)
