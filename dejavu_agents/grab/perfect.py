@@ -50,5 +50,9 @@ class PerfectGrabPlayer(Player):
         if not ready.any():
             return 0
         on_card = ready & (vector[NEWEST : NEWEST + N_OBJECTS] == 1)
-        candidates = np.flatnonzero(on_card if on_card.any() else ready)
-        return 1 + int(candidates[self.rng.integers(candidates.size)])
+        return 1 + self.choose(np.flatnonzero(on_card if on_card.any() else ready))
+
+    def choose(self, candidates: np.ndarray) -> int:
+        """Which of the ``candidates`` (objects, all ready and equally preferred) to grab: one at random.
+        A subclass may order them otherwise (``docs/scripts/grab_order.py`` measures what the order is worth)."""
+        return int(candidates[self.rng.integers(candidates.size)])

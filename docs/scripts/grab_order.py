@@ -18,14 +18,14 @@ completes two or more objects' pairs and the player grabs one of them, which one
 
 from __future__ import annotations
 
-import argparse
-
 import gymnasium as gym
 import numpy as np
 
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents import make_player
 from dejavu_agents.base import Player
+from dejavu_agents.cli import Parser, checked, positive_int
+from dejavu_agents.grab.perfect import PerfectGrabPlayer
 from dejavu_agents.loaders import checkpoint_player
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS
 from dejavu_env.grab.observation import CARDS_LEFT, MIDDLE, NEW_CARD, NEWEST, ROUND, SEEN
@@ -34,16 +34,14 @@ from dejavu_env.grab.rules import N_ROUNDS
 ORDERS = ("random", "recent", "oldest")
 
 
-class OrderedPerfect(Player):
-    """``perfect``'s memory (the ``info_state`` counts) with a chosen order among the newest card's objects."""
-
-    obs_mode = "info_state"
+class OrderedPerfect(PerfectGrabPlayer):
+    """``perfect`` (the ``info_state`` counts, the newest card's objects first) with a chosen order among them."""
 
     def __init__(self, order: str, seed: int | None = None) -> None:
         if order not in ORDERS:
             raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
         self.order = order
-        super().__init__(seed)
+        super().__init__(reaction_time=0.6, seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -55,19 +53,16 @@ class OrderedPerfect(Player):
         round_index = int(np.argmax(v[ROUND : ROUND + N_ROUNDS]))
         if round_index != self.round:
             self.round, self.first[:] = round_index, 0
-        newest = v[NEWEST : NEWEST + N_OBJECTS] == 1
         if v[NEW_CARD]:
             now = round_index * N_FLIPS + N_FLIPS - v[CARDS_LEFT]
-            self.first[newest & (self.first == 0)] = now
-        ready = (v[SEEN : SEEN + N_OBJECTS] == 2) & (action_mask[1:] == 1)
-        if not ready.any():
-            return 0
-        candidates = np.flatnonzero(ready & newest if (ready & newest).any() else ready)
+            self.first[(v[NEWEST : NEWEST + N_OBJECTS] == 1) & (self.first == 0)] = now
+        return super().act(observation, action_mask)
+
+    def choose(self, candidates: np.ndarray) -> int:
         if self.order == "random":
-            return 1 + int(candidates[self.rng.integers(candidates.size)])
+            return super().choose(candidates)
         ages = self.first[candidates]
-        pick = ages == (ages.max() if self.order == "recent" else ages.min())
-        return 1 + int(self.rng.choice(candidates[pick]))
+        return int(self.rng.choice(candidates[ages == (ages.max() if self.order == "recent" else ages.min())]))
 
 
 def mean_points(
@@ -115,14 +110,20 @@ def count(choices: dict[str, int], v: np.ndarray, first: np.ndarray, action: int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=150)
+    parser = Parser(
+        description=__doc__.splitlines()[0], example="PYTHONPATH=. python docs/scripts/grab_order.py --games 1000"
+    )
+    parser.add_argument("--games", type=positive_int, default=150, help="deals (at least 2)")
     parser.add_argument("--players", help="learned players (names or checkpoints, comma-separated) to read instead")
     args = parser.parse_args()
+    if args.games < 2:
+        parser.error("argument --games: at least 2 deals, for the standard error")
     if args.players:
-        for name in args.players.split(","):
+        names = args.players.split(",")
+        players = checked(parser, lambda: [checkpoint_player(name, game="grab") for name in names])
+        for name, player in zip(names, players, strict=True):
             choices = {"ticks": 0, "recent": 0, "oldest": 0}
-            mean, se = mean_points(checkpoint_player(name, game="grab"), 0.6, args.games, choices)
+            mean, se = mean_points(player, 0.6, args.games, choices)
             ticks = max(choices["ticks"], 1)
             print(
                 f"{name}: {mean:.2f} +- {se:.2f} points; of {choices['ticks']} choices among completed objects, "
