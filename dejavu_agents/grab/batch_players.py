@@ -89,22 +89,6 @@ class HumanBatchPlayer:
         memory[3, request.games, request.seats] = np.inf
         rounds[request.games, request.seats] = 0
 
-    def _normals(self, request: GrabRequest, counts: np.ndarray) -> np.ndarray:
-        """``counts[i]`` standard normals for entry ``i``, flat, from its game's stream (the entries of one
-        game, adjacent, take successive draws)."""
-        games = np.asarray(request.games)
-        total = int(counts.sum())
-        if total == 0:
-            return np.empty(0)
-        ends = np.cumsum(counts)
-        first = np.searchsorted(games, games)  # the first entry of each entry's game
-        before = ends - counts - (ends - counts)[first]  # draws taken by the game's earlier entries
-        offsets = np.repeat(before - ends + counts, counts) + np.arange(total)
-        z = request.streams.normal_at(np.repeat(games, counts), offsets)
-        unique, inverse = np.unique(games, return_inverse=True)
-        request.streams.advance(unique, 2 * np.bincount(inverse, weights=counts).astype(np.int64))
-        return z
-
     def act(self, request: GrabRequest) -> np.ndarray:
         return self.decide(request, *self.inputs(request))
 
@@ -115,7 +99,7 @@ class HumanBatchPlayer:
         legal = request.masks()[:, 1:]
         flipped = (obs[:, NEWEST : NEWEST + N_OBJECTS] == 1) & (obs[:, NEW_CARD : NEW_CARD + 1] == 1)
         noise = np.zeros(flipped.shape)
-        noise[flipped] = self._normals(request, flipped.sum(axis=1))
+        noise[flipped] = request.normals(flipped.sum(axis=1))
         return obs, legal, flipped, noise
 
     def decide(

@@ -80,6 +80,20 @@ class GrabRequest:
         self.streams.advance(unique, counts * n)
         return u[:, 0] if n == 1 else u
 
+    def normals(self, counts: np.ndarray) -> np.ndarray:
+        """``counts[i]`` standard normals for entry ``i``, flat (``Streams.normal_at``: two uniforms each), from
+        its game's stream; the entries of one game, adjacent, take successive draws, as in :meth:`uniform`."""
+        total = int(counts.sum())
+        if total == 0:
+            return np.empty(0)
+        starts = np.cumsum(counts) - counts
+        before = starts - starts[np.searchsorted(self.games, self.games)]  # drawn by the game's earlier entries
+        offsets = np.repeat(before - starts, counts) + np.arange(total)
+        z = self.streams.normal_at(np.repeat(self.games, counts), offsets)
+        unique, inverse = np.unique(self.games, return_inverse=True)
+        self.streams.advance(unique, 2 * np.bincount(inverse, weights=counts).astype(np.int64))
+        return z
+
     def fact(self, row: int) -> np.ndarray:
         """One public row of the state for the games asked (``ROUND``, ``FLIPPED``, ``MIDDLE`` ...)."""
         return self.state.data[row].take(self.cols)
