@@ -40,11 +40,36 @@ from dataclasses import dataclass
 import numpy as np
 
 from dejavu_agents.base import Player
-from dejavu_agents.grid import fast_rules as fr
 from dejavu_agents.grid.counting import Beliefs, CountingGridPlayer
 from dejavu_agents.grid.knowledge import ALL_CARDS, GridView, read_view
 from dejavu_agents.grid.playout import paired_values
+from dejavu_env.grid.block import (
+    CANDS,
+    CARD_BITS,
+    COUNT,
+    DECK_POS,
+    END_TAKER,
+    KNOWN_AT,
+    LAST,
+    LEGAL,
+    OCC,
+    PHASE,
+    PILE_BITS,
+    PILE_SIZES,
+    PILES,
+    PLAYER,
+    SEEN,
+    SIZE_BITS,
+    SLOT_BITS,
+    SLOT_CARDS,
+    TERMINAL,
+    TOKEN_BITS,
+    TOKENS,
+    GridBatch,
+    new_batch,
+)
 from dejavu_env.grid.cards import N_CARDS, N_SLOTS, NUMBERS
+from dejavu_env.grid.kernels import legal_bits
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS
 from dejavu_env.grid.rules import LOOK, PHASE_AFTER, PHASE_REVEAL, REVEAL, STOP, TOTAL_TOKENS
 
@@ -87,13 +112,19 @@ class SearchParams:
 
 @dataclass(frozen=True)
 class Root:
-    """What a search needs of a decision: the state array with the known facts, the cards
-    each unknown slot may hold, the pool of unaccounted cards and the deck top's blue."""
+    """What a search needs of a decision: the known facts as game 0 of a one-game batch (the
+    hidden faces and the deck left as placeholders), the cards each unknown slot may hold, the
+    pool of unaccounted cards and the deck top's blue."""
 
-    state: np.ndarray
+    batch: GridBatch
     slot_cands: np.ndarray
     pool: int
     top_blue: int
+
+
+def _signed(bits: int) -> int:
+    """A 64-bit field as the block's ``int64`` holds it (seat 1's pile may set the top bit)."""
+    return bits - (1 << 64) if bits >> 63 else bits
 
 
 def root_of(view: GridView, beliefs: Beliefs) -> Root:
@@ -106,19 +137,18 @@ def root_of(view: GridView, beliefs: Beliefs) -> Root:
     """
     if view.pile_sizes is None:
         raise ValueError("ismcts needs the info_state view (whole piles), got the current-view observation")
-    st = np.zeros(fr.STATE_SIZE, dtype=np.int64)
     accounted = view.pile_me | view.pile_opp
     known = 0
     occupied = 0
+    slot_cards = 0
     slot_cands = np.zeros(N_SLOTS, dtype=np.int64)
     for s in range(N_SLOTS):
         if not view.blue[s]:
-            st[fr.SLOTS + s] = -1
             continue
         occupied |= 1 << s
         c = beliefs.card[s]
         if c >= 0:
-            st[fr.SLOTS + s] = c
+            slot_cards |= c << (CARD_BITS * s)
             accounted |= 1 << c
             known |= 1 << s
         else:
@@ -130,22 +160,21 @@ def root_of(view: GridView, beliefs: Beliefs) -> Root:
             f"the view does not add up: {pool.bit_count()} unaccounted cards for {n_unknown} unknown slots "
             f"and a deck of {view.deck_size}"
         )
-    st[fr.DECK_POS] = N_CARDS - view.deck_size
-    st[fr.OCCUPIED] = occupied
-    st[fr.TOKENS : fr.TOKENS + 2] = (view.tokens_me, view.tokens_opp)
-    st[fr.PILES : fr.PILES + 2] = (view.pile_me, view.pile_opp)
-    st[fr.PILE_SIZES : fr.PILE_SIZES + 2] = view.pile_sizes
-    st[fr.END_TAKER] = 0 if view.end_card == END_MINE else 1 if view.end_card == END_OPPONENTS else -1
-    st[fr.PLAYER] = ROOT_SEAT
-    st[fr.PHASE] = view.phase
-    st[fr.REVEALED] = view.face_up
-    st[fr.CANDIDATES] = view.candidates
-    st[fr.COUNT] = view.count
-    st[fr.LAST_TURN] = view.last_turn
-    st[fr.KNOWN : fr.KNOWN + 2] = (known, view.opp_known)
-    st[fr.WINNER] = -1
-    st[fr.LEGAL] = fr.legal_bits(st)
-    return Root(st, slot_cands, pool, view.deck_top_blue)
+    batch = new_batch(1)
+    d = batch.data
+    seen = view.face_up | known << KNOWN_AT | view.opp_known << (KNOWN_AT + SLOT_BITS)
+    for row, value in (
+        (PLAYER, ROOT_SEAT), (PHASE, view.phase), (COUNT, view.count), (CANDS, view.candidates),
+        (TOKENS, view.tokens_me | view.tokens_opp << TOKEN_BITS),
+        (PILE_SIZES, view.pile_sizes[0] | view.pile_sizes[1] << SIZE_BITS),
+        (DECK_POS, N_CARDS - view.deck_size),
+        (END_TAKER, 0 if view.end_card == END_MINE else 1 if view.end_card == END_OPPONENTS else -1),
+        (LAST, view.last_turn), (TERMINAL, 0), (OCC, occupied), (SEEN, seen),
+        (PILES, _signed(view.pile_me | view.pile_opp << PILE_BITS)), (SLOT_CARDS, slot_cards),
+    ):  # fmt: skip
+        d[row, 0] = value
+    d[LEGAL, 0] = legal_bits(d, 0)
+    return Root(batch, slot_cands, pool, view.deck_top_blue)
 
 
 def risks_a_token(view: GridView, beliefs: Beliefs, action: int) -> bool:
@@ -243,11 +272,22 @@ class ISMCTSGridPlayer(Player):
         start = time.perf_counter()
         chunks = []
         done = 0
+        worlds = new_batch(2)
         while done < n_det:
             size = min(chunk, n_det - done)
             chunks.append(
                 paired_values(
-                    root.state, root.slot_cands, root.pool, root.top_blue, actions, size, seed + done, p.max_turns
+                    root.batch.data,
+                    root.batch.order,
+                    root.slot_cands,
+                    root.pool,
+                    root.top_blue,
+                    actions,
+                    size,
+                    seed + done,
+                    p.max_turns,
+                    worlds.data,
+                    worlds.order,
                 )
             )
             done += size

@@ -1,8 +1,15 @@
 """Compiled playouts for ``ismcts``: a cheap policy that plays like ``counting``, a seeded
 generator, the determinization sampler and the batch of paired playouts one decision runs.
 
+**The rules are the kernels'.** A world is a game of the batched engine's block
+(:mod:`dejavu_env.grid.block`), stepped by :func:`dejavu_env.grid.kernels.apply_action` and
+tallied by :func:`dejavu_env.grid.kernels.tally`, in a scratch batch of two games: one holds
+the determinization, the other each candidate's playout from a copy of it. So the search
+plays the rules that the vector env plays and that the tests replay through the reference
+engine; this module holds only what a player adds: its policy, its beliefs and its dice.
+
 **The playout policy** (:func:`policy`) decides for the seat to move from what *that seat*
-knows in the state array: the faces of its ``known`` slots, the public blue numbers and
+knows in its game of the block: the faces of its ``known`` slots, the public blue numbers and
 piles, from which it deduces a face when one card of a blue number is left unaccounted
 (as :class:`dejavu_agents.grid.counting.Beliefs`). It never reads a face it has not seen,
 so a playout is a game between two players who each know what they would know. Its rules,
@@ -32,35 +39,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from dejavu_agents.grid.fast_rules import (
-    BLUE_CARDS_T,
-    BLUE_T,
-    CANDIDATES,
+from dejavu_env.core.compiled import jit
+from dejavu_env.grid.block import (
+    CANDS,
+    CARD_BITS,
+    CARD_MASK,
     DECK_POS,
-    DOUBLES_T,
-    HAS_T,
-    KNOWN,
-    LAST_TURN,
+    KNOWN_AT,
+    LAST,
     LEGAL,
-    OCCUPIED,
-    ORDER,
+    N_ROWS,
+    OCC,
     PHASE,
+    PILE_BITS,
+    PILE_MASK,
     PILES,
     PLAYER,
-    REVEALED,
-    SHOWS_T,
-    SLOTS,
+    SEEN,
+    SHOWS_TABLE,
+    SLOT_BITS,
+    SLOT_CARDS,
+    SLOT_MASK,
     TERMINAL,
+    TOKEN_BITS,
+    TOKEN_MASK,
     TOKENS,
+    TOP,
     TURNS,
     WINNER,
-    apply,
-    lowest_bit,
-    popcount,
-    scores_x2,
 )
-from dejavu_env.core.compiled import jit
-from dejavu_env.grid.cards import N_CARDS, N_NUMBERS, N_SLOTS
+from dejavu_env.grid.cards import BLUE, MAX_BLUE, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from dejavu_env.grid.kernels import apply_action, tally
 from dejavu_env.grid.rules import (
     END_TURN,
     LOOK,
@@ -76,6 +85,18 @@ _ALL_CARDS = (1 << N_CARDS) - 1
 _TIE = 0.02
 """Weight of the final score difference in a playout's value (wins dominate; the margin
 separates actions whose playouts all win or all lose)."""
+
+# What a seat may deduce, as card sets: tables of belief, not of the rules.
+BLUE_OF = np.array(BLUE, dtype=np.int64)
+"""Each card's blue number (public: printed on its back)."""
+CARDS_OF_BLUE = np.array(
+    [sum(1 << c for c in range(N_CARDS) if BLUE[c] == b) for b in range(MAX_BLUE + 1)], dtype=np.int64
+)
+"""``CARDS_OF_BLUE[b]``: the set of cards whose back shows blue number ``b``."""
+HAS = np.array([sum(1 << c for c in range(N_CARDS) if SHOWS[c][n]) for n in range(N_NUMBERS)], dtype=np.int64)
+"""``HAS[n]``: the set of cards that show number ``n``."""
+DOUBLES = np.array([sum(1 << c for c in range(N_CARDS) if SHOWS[c][n] == 2) for n in range(N_NUMBERS)], dtype=np.int64)
+"""``DOUBLES[n]``: the set of cards that show number ``n`` twice."""
 
 
 @jit
@@ -108,6 +129,24 @@ def below(rs: np.ndarray, n: int) -> int:
 
 
 @jit
+def popcount(x: int) -> int:
+    """Set bits of a non-negative int below 2**32."""
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@jit
+def lowest_bit(x: int) -> int:
+    """Index of the lowest set bit of ``x > 0``."""
+    i = 0
+    while not (x >> i) & 1:
+        i += 1
+    return i
+
+
+@jit
 def nth_bit(mask: int, k: int) -> int:
     """Index of the ``k``-th (from 0) set bit of ``mask``."""
     i = 0
@@ -120,15 +159,33 @@ def nth_bit(mask: int, k: int) -> int:
 
 
 @jit
-def _faces(st: np.ndarray, p: int, face: np.ndarray) -> int:
+def _card(d: np.ndarray, g: int, s: int) -> int:
+    """The card in slot ``s`` of game ``g`` (meaningful where the slot is occupied)."""
+    return (d[SLOT_CARDS, g] >> (CARD_BITS * s)) & CARD_MASK
+
+
+@jit
+def _known(d: np.ndarray, g: int, p: int) -> int:
+    """The slots whose faces seat ``p`` knows."""
+    return (d[SEEN, g] >> (KNOWN_AT + SLOT_BITS * p)) & SLOT_MASK
+
+
+@jit
+def _tokens(d: np.ndarray, g: int, p: int) -> int:
+    return (d[TOKENS, g] >> (TOKEN_BITS * p)) & TOKEN_MASK
+
+
+@jit
+def _faces(d: np.ndarray, g: int, p: int, face: np.ndarray) -> int:
     """Fill ``face[s]`` with the card seat ``p`` knows or deduces in slot ``s`` (-1 unknown or
     empty); return the pool of cards unaccounted for by ``p``."""
-    known = st[KNOWN + p]
-    occ = st[OCCUPIED]
-    accounted = st[PILES] | st[PILES + 1]
+    known = _known(d, g, p)
+    occ = d[OCC, g]
+    piles = d[PILES, g]
+    accounted = (piles & PILE_MASK) | ((piles >> PILE_BITS) & PILE_MASK)
     for s in range(N_SLOTS):
         if (occ >> s) & 1 and (known >> s) & 1:
-            face[s] = st[SLOTS + s]
+            face[s] = _card(d, g, s)
             accounted |= 1 << face[s]
         else:
             face[s] = -1
@@ -138,7 +195,7 @@ def _faces(st: np.ndarray, p: int, face: np.ndarray) -> int:
         changed = False
         for s in range(N_SLOTS):
             if face[s] < 0 and (occ >> s) & 1:
-                options = pool & BLUE_CARDS_T[BLUE_T[st[SLOTS + s]]]
+                options = pool & CARDS_OF_BLUE[BLUE_OF[_card(d, g, s)]]
                 if popcount(options) == 1:
                     face[s] = lowest_bit(options)
                     pool &= ~options
@@ -147,21 +204,21 @@ def _faces(st: np.ndarray, p: int, face: np.ndarray) -> int:
 
 
 @jit
-def _chance(st: np.ndarray, s: int, pool: int, numbers: int) -> float:
+def _chance(d: np.ndarray, g: int, s: int, pool: int, numbers: int) -> float:
     """P(the unknown slot ``s`` shows a number of the mask ``numbers``), from ``pool``."""
-    options = pool & BLUE_CARDS_T[BLUE_T[st[SLOTS + s]]]
+    options = pool & CARDS_OF_BLUE[BLUE_OF[_card(d, g, s)]]
     n_options = popcount(options)
     if n_options == 0:
         return 0.0
     has = 0
     for n in range(N_NUMBERS):
         if (numbers >> n) & 1:
-            has |= HAS_T[n]
+            has |= HAS[n]
     return popcount(options & has) / n_options
 
 
 @jit
-def _set_shows(st: np.ndarray, face: np.ndarray, among: int, shows: np.ndarray, cards: np.ndarray) -> None:
+def _set_shows(face: np.ndarray, among: int, shows: np.ndarray, cards: np.ndarray) -> None:
     """Per number: its shows and the cards showing it on the known faces of slots ``among``."""
     for n in range(N_NUMBERS):
         shows[n] = 0
@@ -170,7 +227,7 @@ def _set_shows(st: np.ndarray, face: np.ndarray, among: int, shows: np.ndarray, 
         c = face[s]
         if c >= 0 and (among >> s) & 1:
             for n in range(N_NUMBERS):
-                k = SHOWS_T[c, n]
+                k = SHOWS_TABLE[c, n]
                 if k:
                     shows[n] += k
                     cards[n] += 1
@@ -179,7 +236,7 @@ def _set_shows(st: np.ndarray, face: np.ndarray, among: int, shows: np.ndarray, 
 @jit
 def _first_with(face: np.ndarray, among: int, n: int) -> int:
     for s in range(N_SLOTS):
-        if face[s] >= 0 and (among >> s) & 1 and SHOWS_T[face[s], n]:
+        if face[s] >= 0 and (among >> s) & 1 and SHOWS_TABLE[face[s], n]:
             return s
     return -1
 
@@ -197,9 +254,9 @@ def _best_set(shows: np.ndarray, cards: np.ndarray, bonus: bool) -> int:
 
 
 @jit
-def _largest_possible(st: np.ndarray, face: np.ndarray, pool: int) -> int:
+def _largest_possible(d: np.ndarray, g: int, face: np.ndarray, pool: int) -> int:
     """The most cards a reveal could still keep (``counting``'s cap on the End-card margin)."""
-    occ = st[OCCUPIED]
+    occ = d[OCC, g]
     largest = 0
     for n in range(N_NUMBERS):
         cards = 0
@@ -209,10 +266,10 @@ def _largest_possible(st: np.ndarray, face: np.ndarray, pool: int) -> int:
                 continue
             c = face[s]
             if c >= 0:
-                most = SHOWS_T[c, n]
+                most = SHOWS_TABLE[c, n]
             else:
-                options = pool & BLUE_CARDS_T[BLUE_T[st[SLOTS + s]]]
-                most = 2 if options & DOUBLES_T[n] else (1 if options & HAS_T[n] else 0)
+                options = pool & CARDS_OF_BLUE[BLUE_OF[_card(d, g, s)]]
+                most = 2 if options & DOUBLES[n] else (1 if options & HAS[n] else 0)
             if most:
                 cards += 1
                 shows += most
@@ -229,31 +286,32 @@ def scratch() -> np.ndarray:
 
 
 @jit
-def policy(st: np.ndarray, rs: np.ndarray) -> int:
-    """The playout policy's legal action for the seat to move (see the module docstring)."""
-    return decide(st, rs, scratch())
+def policy(d: np.ndarray, g: int, rs: np.ndarray) -> int:
+    """The playout policy's legal action for the seat to move in game ``g`` of the block ``d``
+    (see the module docstring)."""
+    return decide(d, g, rs, scratch())
 
 
 @jit
-def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
+def decide(d: np.ndarray, g: int, rs: np.ndarray, work: np.ndarray) -> int:
     """:func:`policy` with its work space given (a playout allocates it once)."""
-    legal = st[LEGAL]
+    legal = d[LEGAL, g]
     if legal == 1 << END_TURN:
         return END_TURN
-    p = st[PLAYER]
+    p = d[PLAYER, g]
     o = 1 - p
     face = work[:N_SLOTS]
     shows = work[N_SLOTS : N_SLOTS + N_NUMBERS]
     cards = work[N_SLOTS + N_NUMBERS : N_SLOTS + 2 * N_NUMBERS]
-    pool = _faces(st, p, face)
-    occ = st[OCCUPIED]
-    phase = st[PHASE]
-    tokens = st[TOKENS + p]
-    opp_tokens = st[TOKENS + o]
+    pool = _faces(d, g, p, face)
+    occ = d[OCC, g]
+    phase = d[PHASE, g]
+    tokens = _tokens(d, g, p)
+    opp_tokens = _tokens(d, g, o)
     if phase == PHASE_REVEAL:
-        down = occ & ~st[REVEALED]
-        cand = st[CANDIDATES]
-        _set_shows(st, face, down, shows, cards)
+        down = occ & ~(d[SEEN, g] & SLOT_MASK)
+        cand = d[CANDS, g]
+        _set_shows(face, down, shows, cards)
         target, most = -1, 0
         for n in range(N_NUMBERS):
             if (cand >> n) & 1 and shows[n] > most:
@@ -265,26 +323,26 @@ def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
         best, best_p = -1, -1.0
         for s in range(N_SLOTS):
             if (down >> s) & 1 and face[s] < 0:
-                chance = _chance(st, s, pool, cand)
+                chance = _chance(d, g, s, pool, cand)
                 if chance > best_p:
                     best, best_p = s, chance
         if best >= 0:
             return REVEAL + best
         return REVEAL + lowest_bit(down)
     on_grid = occ
-    _set_shows(st, face, on_grid, shows, cards)
+    _set_shows(face, on_grid, shows, cards)
     if phase == PHASE_AFTER:
         n = _best_set(shows, cards, opp_tokens > 0)
         if n < 0 or tokens == 0:
             return END_TURN
-        if st[LAST_TURN]:
-            behind = scores_x2(st, p) <= scores_x2(st, o)
+        if d[LAST, g]:
+            behind = tally(d, g, p) <= tally(d, g, o)
             if behind and tokens >= 1:
                 return REVEAL + _first_with(face, on_grid, n)
             return END_TURN
         threatened = False
         for s in range(N_SLOTS):
-            if face[s] >= 0 and SHOWS_T[face[s], n] and (st[KNOWN + o] >> s) & 1:
+            if face[s] >= 0 and SHOWS_TABLE[face[s], n] and (_known(d, g, o) >> s) & 1:
                 threatened = True
         if (threatened and tokens >= 2) or (cards[n] >= 4 and tokens >= 3):
             return REVEAL + _first_with(face, on_grid, n)
@@ -295,13 +353,13 @@ def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
             return TAKE_END
         opp_shows = work[N_SLOTS + 2 * N_NUMBERS : N_SLOTS + 3 * N_NUMBERS]
         opp_cards = work[N_SLOTS + 3 * N_NUMBERS :]
-        _set_shows(st, face, st[KNOWN + o], opp_shows, opp_cards)
+        _set_shows(face, _known(d, g, o), opp_shows, opp_cards)
         threat = 0
         for n in range(N_NUMBERS):
             if opp_shows[n] >= STOP_COUNT and opp_cards[n] > threat:
                 threat = opp_cards[n]
-        margin_x2 = min(popcount(occ), 2 * _largest_possible(st, face, pool))
-        if scores_x2(st, p) + 2 - scores_x2(st, o) - 2 * threat > margin_x2:
+        margin = min(popcount(occ), 2 * _largest_possible(d, g, face, pool)) / 2.0
+        if tally(d, g, p) + 1.0 - tally(d, g, o) - threat > margin:
             return TAKE_END
     n = _best_set(shows, cards, opp_tokens > 0)
     if n >= 0:
@@ -310,7 +368,7 @@ def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
         for n in range(N_NUMBERS):
             if shows[n] == 2:
                 for s in range(N_SLOTS):
-                    if (occ >> s) & 1 and face[s] < 0 and _chance(st, s, pool, 1 << n) > 0.5:
+                    if (occ >> s) & 1 and face[s] < 0 and _chance(d, g, s, pool, 1 << n) > 0.5:
                         return REVEAL + _first_with(face, on_grid, n)
     best, best_score = -1, -1.0
     for s in range(N_SLOTS):
@@ -318,7 +376,7 @@ def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
             score = 0.0
             for n in range(N_NUMBERS):
                 if shows[n]:
-                    score += shows[n] * _chance(st, s, pool, 1 << n)
+                    score += shows[n] * _chance(d, g, s, pool, 1 << n)
             score += 1e-3 * below(rs, 1000)
             if score > best_score:
                 best, best_score = s, score
@@ -331,24 +389,43 @@ def decide(st: np.ndarray, rs: np.ndarray, work: np.ndarray) -> int:
 
 
 @jit
-def playout_value(st: np.ndarray, me: int, rs: np.ndarray, max_turns: int) -> float:
-    """Play ``st`` out with :func:`policy` for both seats; ``me``'s value: 1 win, 0 loss, 0.5
-    draw or turn limit, plus ``_TIE`` times the final score difference."""
+def playout_value(d: np.ndarray, order: np.ndarray, g: int, me: int, rs: np.ndarray, max_turns: int) -> float:
+    """Play game ``g`` out with :func:`policy` for both seats, stepping with the kernels; ``me``'s
+    value: 1 win, 0 loss, 0.5 draw or turn limit, plus ``_TIE`` times the final score difference."""
     work = scratch()
-    while not st[TERMINAL] and st[TURNS] < max_turns:
-        apply(st, decide(st, rs, work))
-    if not st[TERMINAL]:
+    while not d[TERMINAL, g] and d[TURNS, g] < max_turns:
+        apply_action(d, order, g, decide(d, g, rs, work))
+    if not d[TERMINAL, g]:
         return 0.5
-    diff = (scores_x2(st, me) - scores_x2(st, 1 - me)) * 0.5
-    w = st[WINNER]
+    diff = tally(d, g, me) - tally(d, g, 1 - me)
+    w = d[WINNER, g]
     base = 0.5 if w < 0 else (1.0 if w == me else 0.0)
     return base + _TIE * diff
 
 
 @jit
-def determinize(root: np.ndarray, slot_cands: np.ndarray, pool: int, top_blue: int, rs: np.ndarray) -> np.ndarray:
-    """A copy of ``root`` with the unknown faces and the deck drawn uniformly among the worlds
-    consistent with what the deciding seat knows.
+def _copy_game(d: np.ndarray, order: np.ndarray, g: int, src: np.ndarray, src_order: np.ndarray, h: int) -> None:
+    """Game ``g`` of ``(d, order)`` becomes a copy of game ``h`` of ``(src, src_order)``."""
+    for row in range(N_ROWS):
+        d[row, g] = src[row, h]
+    for i in range(N_CARDS):
+        order[g, i] = src_order[h, i]
+
+
+@jit
+def determinize(
+    d: np.ndarray,
+    order: np.ndarray,
+    g: int,
+    root: np.ndarray,
+    root_order: np.ndarray,
+    slot_cands: np.ndarray,
+    pool: int,
+    top_blue: int,
+    rs: np.ndarray,
+) -> None:
+    """Game ``g`` becomes a copy of the root (game 0 of ``root``, ``root_order``) with the unknown
+    faces and the deck drawn uniformly among the worlds consistent with what the deciding seat knows.
 
     ``slot_cands[s]``: the cards slot ``s`` may hold (0 where the face is known or the slot
     empty); ``pool``: every unaccounted card (those slots' and the deck's); ``top_blue``:
@@ -356,19 +433,19 @@ def determinize(root: np.ndarray, slot_cands: np.ndarray, pool: int, top_blue: i
     top) takes a card of its blue number drawn without replacement, and the rest of the deck
     is shuffled: as blue classes are disjoint, that is exactly uniform over the worlds.
     """
-    st = root.copy()
+    _copy_game(d, order, g, root, root_order, 0)
     left = pool
     for s in range(N_SLOTS):
         options = slot_cands[s] & left
         if options:
             c = nth_bit(options, below(rs, popcount(options)))
-            st[SLOTS + s] = c
+            d[SLOT_CARDS, g] = (d[SLOT_CARDS, g] & ~(CARD_MASK << (CARD_BITS * s))) | (c << (CARD_BITS * s))
             left &= ~(1 << c)
-    pos = st[DECK_POS]
+    pos = d[DECK_POS, g]
     if pos < N_CARDS:
-        options = left & BLUE_CARDS_T[top_blue]
+        options = left & CARDS_OF_BLUE[top_blue]
         c = nth_bit(options, below(rs, popcount(options)))
-        st[ORDER + pos] = c
+        order[g, pos] = c
         left &= ~(1 << c)
         rest = np.empty(N_CARDS - pos - 1, dtype=np.int64)
         k = 0
@@ -381,13 +458,14 @@ def determinize(root: np.ndarray, slot_cands: np.ndarray, pool: int, top_blue: i
             j = below(rs, i + 1)
             rest[i], rest[j] = rest[j], rest[i]
         for i in range(k):
-            st[ORDER + pos + 1 + i] = rest[i]
-    return st
+            order[g, pos + 1 + i] = rest[i]
+        d[TOP, g] = order[g, pos]
 
 
 @jit
 def paired_values(
     root: np.ndarray,
+    root_order: np.ndarray,
     slot_cands: np.ndarray,
     pool: int,
     top_blue: int,
@@ -395,23 +473,26 @@ def paired_values(
     n_det: int,
     seed: int,
     max_turns: int,
+    d: np.ndarray,
+    order: np.ndarray,
 ) -> np.ndarray:
-    """``values[d, i]``: the playout value of root action ``actions[i]`` in determinization ``d``.
+    """``values[k, i]``: the playout value of root action ``actions[i]`` in determinization ``k``.
 
-    Every action of a determinization is played out from the same world with the same
-    random stream, so ``values[:, i] - values[:, j]`` are paired differences.
+    The worlds are games of a scratch batch ``(d, order)`` of two games: game 0 holds the
+    determinization, game 1 each action's playout from a copy of it. Every action of a
+    determinization is played out from the same world with the same random stream, so
+    ``values[:, i] - values[:, j]`` are paired differences.
     """
-    me = root[PLAYER]
+    me = root[PLAYER, 0]
     rs = seed_state(seed)
     values = np.empty((n_det, actions.shape[0]), dtype=np.float64)
-    for d in range(n_det):
-        world = determinize(root, slot_cands, pool, top_blue, rs)
+    for k in range(n_det):
+        determinize(d, order, 0, root, root_order, slot_cands, pool, top_blue, rs)
         stream = next_u64(rs)
         for i in range(actions.shape[0]):
-            st = world.copy()
-            apply(st, actions[i])
+            _copy_game(d, order, 1, d, order, 0)
+            apply_action(d, order, 1, actions[i])
             prs = np.empty(1, dtype=np.uint64)
             prs[0] = stream | np.uint64(1)
-            values[d, i] = playout_value(st, me, prs, max_turns)
+            values[k, i] = playout_value(d, order, 1, me, prs, max_turns)
     return values
-

@@ -8,7 +8,8 @@ tables), one game at a time in a loop that numba compiles (:mod:`dejavu_env.core
 why). Each function names the rule block of ``docs/rules.md`` it plays.
 
 What runs here: the deals (:func:`deal_games`, :func:`deal_orders`), the agents' actions
-(:func:`apply_games`), the built-in players (:func:`random_actions`, :func:`greedy_actions`, and
+(:func:`apply_games`; one action of one game, :func:`apply_action`, is what ``ismcts``'s playouts step
+with, in columns of a scratch batch), the built-in players (:func:`random_actions`, :func:`greedy_actions`, and
 their whole turn inside the batch, :func:`play_opponent`: they draw from each game's stream as the
 batch players do), the observer (:func:`observe_into`; the only batched code that reads hidden
 facts, so a leak can live here only), the masks and results, and, in the default
@@ -115,9 +116,9 @@ from dejavu_env.grid.rules import (
 )
 
 __all__ = [
-    "GREEDY", "RANDOM", "Reply", "StepRequest", "StepSettings", "agent_masks", "apply_games", "deal_games",
-    "deal_orders", "greedy_actions", "new_reply", "observe", "observe_into", "outcomes_into", "play_opponent",
-    "random_actions", "results_into", "step_fused", "warm_up",
+    "GREEDY", "RANDOM", "Reply", "StepRequest", "StepSettings", "agent_masks", "apply_action", "apply_games",
+    "deal_games", "deal_orders", "greedy_actions", "legal_bits", "new_reply", "observe", "observe_into",
+    "outcomes_into", "play_opponent", "random_actions", "results_into", "step_fused", "tally", "warm_up",
 ]
 
 COUNT_BITS = 8
@@ -126,7 +127,7 @@ COUNT_MASK = (1 << COUNT_BITS) - 1
 
 
 @jit
-def _legal(d: np.ndarray, g: int) -> int:
+def legal_bits(d: np.ndarray, g: int) -> int:
     """Game ``g``'s legal-action bits (``docs/rules.md#grid-legal-actions``)."""
     if d[TERMINAL, g] != 0:
         return 0
@@ -250,7 +251,7 @@ def _stop(d: np.ndarray, order: np.ndarray, g: int) -> None:
 
 
 @jit
-def _tally(d: np.ndarray, g: int, seat: int) -> float:
+def tally(d: np.ndarray, g: int, seat: int) -> float:
     """Seat ``seat``'s tally in game ``g`` (``docs/rules.md#grid-scoring``: the tokens count half)."""
     doubled = 2 * ((d[PILE_SIZES, g] >> (SIZE_BITS * seat)) & SIZE_MASK) + 2 * (d[END_TAKER, g] == seat)
     return (doubled + ((d[TOKENS, g] >> (TOKEN_BITS * seat)) & TOKEN_MASK)) / 2.0
@@ -263,7 +264,7 @@ def _end_turn(d: np.ndarray, g: int) -> None:
     d[TURNS, g] += 1
     _clear_reveal(d, g)
     if d[LAST, g] != 0:
-        first, second = _tally(d, g, 0), _tally(d, g, 1)
+        first, second = tally(d, g, 0), tally(d, g, 1)
         _finish(d, g, 0 if first > second else (1 if second > first else -1), END_CARD)
         return
     if d[END_TAKER, g] == d[PLAYER, g]:
@@ -273,7 +274,7 @@ def _end_turn(d: np.ndarray, g: int) -> None:
 
 
 @jit
-def _apply(d: np.ndarray, order: np.ndarray, g: int, a: int) -> None:
+def apply_action(d: np.ndarray, order: np.ndarray, g: int, a: int) -> None:
     """Play the legal action ``a`` for game ``g``'s player to move, as ``GridState.apply`` does: the mover's
     "just seen" facts restart, a paid action pays first (``docs/rules.md#grid-paying``), then Look
     (``#grid-look``), Reveal (``#grid-reveal``, ``#grid-mistake``), Stop (``#grid-stop``, ``#grid-refill``),
@@ -298,7 +299,7 @@ def _apply(d: np.ndarray, order: np.ndarray, g: int, a: int) -> None:
         ends = True
     if ends:
         _end_turn(d, g)
-    d[LEGAL, g] = _legal(d, g)
+    d[LEGAL, g] = legal_bits(d, g)
 
 
 @jit
@@ -306,7 +307,7 @@ def apply_games(d: np.ndarray, order: np.ndarray, games: np.ndarray, actions: np
     """Play ``actions[i]`` in game ``games[i]``. Every action must be legal: the front ends check the
     ``legal`` row first, and the reference engine says why one is not."""
     for i in range(len(games)):
-        _apply(d, order, games[i], actions[i])
+        apply_action(d, order, games[i], actions[i])
 
 
 @inline_jit
@@ -325,7 +326,7 @@ def _set_up(d: np.ndarray, order: np.ndarray, g: int) -> None:
     d[END_TAKER, g] = -1
     d[WINNER, g] = -1
     d[TOP, g] = order[g, N_SLOTS]
-    d[LEGAL, g] = _legal(d, g)
+    d[LEGAL, g] = legal_bits(d, g)
 
 
 @jit
@@ -441,7 +442,7 @@ def _play_opponent(
     while d[TERMINAL, g] == 0 and d[TURNS, g] < max_turns and d[PLAYER, g] != me:
         u = uniform_draw(keys, counters, g)
         a = _nth_legal(d[LEGAL, g], u) if opponent == RANDOM else _greedy(d, g, 1 - me, u)
-        _apply(d, order, g, a)
+        apply_action(d, order, g, a)
         if column < moves.shape[1]:
             moves[g, column] = a
         column += 1
@@ -595,8 +596,8 @@ def _result(
     winners[g, 0] = has and winner == me
     winners[g, 1] = has and winner != me
     over = terminal or truncated
-    scores[g, 0] = _tally(d, g, me) if over else 0.0
-    scores[g, 1] = _tally(d, g, 1 - me) if over else 0.0
+    scores[g, 0] = tally(d, g, me) if over else 0.0
+    scores[g, 1] = tally(d, g, 1 - me) if over else 0.0
     codes[g] = truncated_code if truncated else (d[REASON, g] if over else 0)
 
 
@@ -617,7 +618,7 @@ def _outcome(d: np.ndarray, g: int, me: int, max_turns: int, score: bool) -> tup
     if d[TERMINAL, g] == 0:
         return 0.0, False, d[TURNS, g] >= max_turns
     if score:
-        lead = _tally(d, g, 0) - _tally(d, g, 1)
+        lead = tally(d, g, 0) - tally(d, g, 1)
         return (lead if me == 0 else -lead), True, False
     winner = d[WINNER, g]
     return (0.0 if winner < 0 else (1.0 if winner == me else -1.0)), True, False
@@ -750,7 +751,7 @@ def step_fused(
                     failed = g
         else:
             me = seats[g]
-            _apply(d, order, g, actions[g])
+            apply_action(d, order, g, actions[g])
             _play_opponent(d, order, g, me, opponent, max_turns, keys, counters, moves)
             reward[g], terminated[g], truncated[g] = _outcome(d, g, me, max_turns, score)
             cut[g] = truncated[g]

@@ -1,4 +1,4 @@
-"""``ismcts``: its compiled rules against the engine, its playout policy's honesty, its
+"""``ismcts``: its playouts on the kernels against the engine, its playout policy's honesty, its
 determinizations' consistency, and the player's legality, determinism and decision rule.
 
 Searches here run a few dozen playouts, not the default budget: the tests check what the
@@ -14,14 +14,15 @@ import numpy as np
 import pytest
 
 from dejavu_agents import make_player
-from dejavu_agents.grid import fast_rules as fr
 from dejavu_agents.grid import playout as po
 from dejavu_agents.grid.counting import Beliefs
-from dejavu_agents.grid.ismcts import ISMCTSGridPlayer, SearchParams, choose, risks_a_token, root_of
+from dejavu_agents.grid.ismcts import ISMCTSGridPlayer, Root, SearchParams, choose, risks_a_token, root_of
 from dejavu_agents.grid.knowledge import read_view
 from dejavu_agents.registry import PLAYERS, available_players
 from dejavu_agents.tournament import run_tournament
+from dejavu_env.grid.block import GridBatch, from_scalar, new_batch, to_scalar
 from dejavu_env.grid.cards import BLUE, N_CARDS, N_SLOTS
+from dejavu_env.grid.kernels import apply_action
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, GridState, legal_ids, mask_array, new_game
@@ -49,31 +50,32 @@ def view_of(state: GridState):
     return read_view(observe(state, state.player, "info_state"), "info_state")
 
 
-# ---------------------------------------------------------------------- compiled rules
+# ---------------------------------------------------------------------- playouts on the kernels
 
 
-def test_compiled_rules_follow_the_engine_bit_for_bit_on_random_games() -> None:
-    """Random, skilled and playout-policy actions, both engines side by side, every field after every action."""
+def test_playouts_on_the_kernels_replay_through_the_engine_bit_for_bit() -> None:
+    """Random, skilled and playout-policy actions stepped on the kernels, as a playout steps them, and by the
+    reference engine side by side: every field after every action (the policy reaches states random play
+    rarely does, such as paid reveals in a last turn)."""
     rng = np.random.default_rng(0)
     for _ in range(120):
         state = new_game(rng)
-        array = fr.to_array(state)
+        batch = from_scalar([state])
         eps = rng.random()
         while not state.terminal and state.turns < 200:
             if rng.random() < eps:
                 legal = legal_ids(state.legal)
                 action = legal[int(rng.integers(len(legal)))]
             else:
-                action = int(po.policy(array, po.seed_state(int(rng.integers(2**31)))))
+                action = int(po.policy(batch.data, 0, po.seed_state(int(rng.integers(2**31)))))
             state.apply(action)
-            fr.apply(array, action)
-            expected = fr.to_array(state)
-            assert np.array_equal(array, expected), f"fields {np.flatnonzero(array != expected)} differ after {action}"
+            apply_action(batch.data, batch.order, 0, action)
+            assert to_scalar(batch, 0) == state, f"the kernels differ from the engine after {action}"
 
 
 def test_the_playout_policy_plays_only_legal_actions() -> None:
     for state in mixed_states(1, 15):
-        action = int(po.policy(fr.to_array(state), po.seed_state(7)))
+        action = int(po.policy(from_scalar([state]).data, 0, po.seed_state(7)))
         assert state.legal >> action & 1, f"{action} illegal in {state}"
 
 
@@ -83,34 +85,55 @@ def test_the_playout_policy_never_reads_a_face_its_seat_has_not_seen() -> None:
     for state in mixed_states(2, 12):
         other = resample_hidden(state, state.player, rng)
         # The opponent's private looks may hold other cards now; the seat to move never saw them.
-        assert po.policy(fr.to_array(state), po.seed_state(3)) == po.policy(fr.to_array(other), po.seed_state(3))
+        mine, theirs = from_scalar([state]).data, from_scalar([other]).data
+        assert po.policy(mine, 0, po.seed_state(3)) == po.policy(theirs, 0, po.seed_state(3))
 
 
 def test_playouts_end_the_game_and_score_it_for_the_searching_seat() -> None:
     state = new_game(np.random.default_rng(4))
+
+    def value(seat: int, seed: int) -> float:
+        batch = from_scalar([state])
+        return po.playout_value(batch.data, batch.order, 0, seat, po.seed_state(seed), 200)
+
     for seat in (0, 1):
-        value = po.playout_value(fr.to_array(state), seat, po.seed_state(5), 200)
-        assert -1.0 < value < 2.0
+        assert -1.0 < value(seat, 5) < 2.0
     # Playouts from the same stream are the same game; the two seats' values mirror.
-    v0 = po.playout_value(fr.to_array(state), 0, po.seed_state(9), 200)
-    v1 = po.playout_value(fr.to_array(state), 1, po.seed_state(9), 200)
-    assert v0 + v1 == pytest.approx(1.0)
+    assert value(0, 9) + value(1, 9) == pytest.approx(1.0)
 
 
 # ---------------------------------------------------------------------- determinizations
 
 
+def world_of(root: Root, rs: np.ndarray) -> GridBatch:
+    """A determinization of ``root`` as a one-game batch."""
+    world = new_batch(1)
+    po.determinize(
+        world.data, world.order, 0, root.batch.data, root.batch.order, root.slot_cands, root.pool, root.top_blue, rs
+    )
+    return world
+
+
 def test_roots_match_the_state_they_were_read_from() -> None:
-    """A root with the true hidden cards filled in plays like the state itself (seen from its mover)."""
+    """A root holds what the mover knows of the state, seat 0 for the mover; its hidden cards are the pool's."""
     for state in mixed_states(3, 8)[::5]:
         view = view_of(state)
         root = root_of(view, Beliefs(view))
-        assert root.state[fr.LEGAL] == state.legal
+        batch = root.batch
+        assert batch.legal[0] == state.legal
         me, opp = state.player, 1 - state.player
-        assert list(root.state[fr.TOKENS : fr.TOKENS + 2]) == [state.tokens[me], state.tokens[opp]]
-        assert list(root.state[fr.PILE_SIZES : fr.PILE_SIZES + 2]) == [state.pile_sizes[me], state.pile_sizes[opp]]
-        assert root.state[fr.KNOWN + 1] == state.known[opp]
-        assert root.state[fr.KNOWN] & state.known[me] == state.known[me]
+        assert batch.player[0] == 0 and batch.terminal[0] == 0
+        assert list(batch.tokens[0]) == [state.tokens[me], state.tokens[opp]]
+        assert list(batch.pile_sizes[0]) == [state.pile_sizes[me], state.pile_sizes[opp]]
+        assert list(batch.piles[0]) == [state.piles[me], state.piles[opp]]
+        assert batch.known[0, 1] == state.known[opp]
+        assert batch.known[0, 0] & state.known[me] == state.known[me]
+        assert batch.reveal[0] == state.reveal and batch.count[0] == state.count
+        assert batch.candidates[0] == state.candidates and batch.deck_pos[0] == state.deck_pos
+        assert batch.occupied[0] == state.occupied
+        for s in range(N_SLOTS):
+            if batch.known[0, 0] >> s & 1:
+                assert batch.slots[0, s] == state.slots[s]
         true_hidden = {state.slots[s] for s in range(N_SLOTS) if root.slot_cands[s]}
         assert true_hidden | set(state.order[state.deck_pos :]) == {c for c in range(N_CARDS) if root.pool >> c & 1}
 
@@ -120,21 +143,22 @@ def test_determinizations_keep_every_known_fact_and_account_for_every_card() -> 
     for state in mixed_states(6, 8)[::7]:
         view = view_of(state)
         root = root_of(view, Beliefs(view))
-        rs = po.seed_state(int(rng.integers(99)))
-        world = po.determinize(root.state, root.slot_cands, root.pool, root.top_blue, rs)
+        world = world_of(root, po.seed_state(int(rng.integers(99))))
+        slots, order = world.slots[0], world.order[0]
         for s in range(N_SLOTS):
             if state.slots[s] < 0:
-                assert world[fr.SLOTS + s] == -1
+                assert slots[s] == -1
             elif not root.slot_cands[s]:
-                assert world[fr.SLOTS + s] == root.state[fr.SLOTS + s]
+                assert slots[s] == root.batch.slots[0, s]
             else:
-                assert BLUE[world[fr.SLOTS + s]] == BLUE[state.slots[s]]
+                assert BLUE[slots[s]] == BLUE[state.slots[s]]
         pos = state.deck_pos
         if pos < N_CARDS:
-            assert BLUE[world[fr.ORDER + pos]] == BLUE[state.order[pos]]
-        on_grid = [c for c in world[fr.SLOTS : fr.SLOTS + N_SLOTS] if c >= 0]
+            assert BLUE[order[pos]] == BLUE[state.order[pos]]
+            assert world.top[0] == order[pos]
+        on_grid = [c for c in slots if c >= 0]
         piles = [c for c in range(N_CARDS) if (state.piles[0] | state.piles[1]) >> c & 1]
-        assert sorted(on_grid + list(world[fr.ORDER + pos : fr.ORDER + N_CARDS]) + piles) == list(range(N_CARDS))
+        assert sorted(on_grid + list(order[pos:]) + piles) == list(range(N_CARDS))
 
 
 def test_determinizations_draw_a_hidden_face_uniformly() -> None:
@@ -144,7 +168,7 @@ def test_determinizations_draw_a_hidden_face_uniformly() -> None:
     root = root_of(view, Beliefs(view))
     options = [c for c in range(N_CARDS) if root.slot_cands[0] >> c & 1]
     rs = po.seed_state(1)
-    draws = [po.determinize(root.state, root.slot_cands, root.pool, root.top_blue, rs)[fr.SLOTS] for _ in range(4000)]
+    draws = [int(world_of(root, rs).slots[0, 0]) for _ in range(4000)]
     counts = np.array([draws.count(c) for c in options])
     assert counts.sum() == 4000
     assert np.all(np.abs(counts / 4000 - 1 / len(options)) < 0.04), counts
@@ -209,9 +233,13 @@ def test_a_search_is_deterministic_for_its_seed_and_varies_with_it() -> None:
     view = view_of(state)
     root = root_of(view, Beliefs(view))
     actions = np.array(legal_ids(state.legal), dtype=np.int64)
-    a = po.paired_values(root.state, root.slot_cands, root.pool, root.top_blue, actions, 20, 1, 150)
-    b = po.paired_values(root.state, root.slot_cands, root.pool, root.top_blue, actions, 20, 1, 150)
-    c = po.paired_values(root.state, root.slot_cands, root.pool, root.top_blue, actions, 20, 2, 150)
+
+    def values(seed: int) -> np.ndarray:
+        worlds = new_batch(2)
+        facts = (root.batch.data, root.batch.order, root.slot_cands, root.pool, root.top_blue)
+        return po.paired_values(*facts, actions, 20, seed, 150, worlds.data, worlds.order)
+
+    a, b, c = values(1), values(1), values(2)
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
