@@ -63,6 +63,7 @@ from dejavu_env.grid.rules import (
     STOP_COUNT,
     TAKE_END,
     TOTAL_TOKENS,
+    tally,
 )
 
 _NUMBERS = tuple(range(N_NUMBERS))
@@ -379,9 +380,10 @@ class CountingGridPlayer(Player):
 
     def _scores(self, view: GridView) -> tuple[float, float]:
         pile_me, pile_opp = view.pile_sizes or (0, 0)
-        me = pile_me + (view.end_card == END_MINE) + 0.5 * view.tokens_me
-        opp = pile_opp + (view.end_card == END_OPPONENTS) + 0.5 * view.tokens_opp
-        return me, opp
+        return (
+            tally(pile_me, view.end_card == END_MINE, view.tokens_me),
+            tally(pile_opp, view.end_card == END_OPPONENTS, view.tokens_opp),
+        )
 
     def _judge_threat(self, view: GridView, beliefs: Beliefs) -> Threat:
         """The opponent's threat; it knows the slots it saw and those it can deduce from them."""

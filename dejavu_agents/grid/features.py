@@ -47,7 +47,7 @@ from torch import nn
 from dejavu_agents.grid.beliefs import TABLES, card_tables, deduce_cards
 from dejavu_env.grid.cards import N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS, MAX_CANDIDATE_COUNT, OBS_MODES
-from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS
+from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS, tally
 
 SLOT_FACTS = N_BLUES + 5 + 3 * N_NUMBERS + 2
 """Per-slot inputs: blue one-hot, 5 flags, known faces, expected shows, chance to show, 2 legal bits."""
@@ -170,7 +170,7 @@ class GridSlotExtractor(BaseFeaturesExtractor):
             piles = self._piece(vector, "pile_sizes")
         else:
             piles = torch.zeros_like(tokens)
-        scores = piles + 0.5 * tokens + end[:, 2:4]
+        scores = tally(piles, end[:, 2:4], tokens)
         known_opp = self._piece(vector, "known_opp").unsqueeze(-1)
         kept = self._piece(vector, "pile_me" if self.obs_mode == "info_state" else "kept_me")
         kept = kept + self._piece(vector, "pile_opp" if self.obs_mode == "info_state" else "kept_opp")

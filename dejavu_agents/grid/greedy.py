@@ -22,7 +22,7 @@ import numpy as np
 from dejavu_agents.base import Player
 from dejavu_agents.grid.knowledge import GridView, read_view
 from dejavu_env.grid.cards import N_NUMBERS, N_SLOTS, SHOWS
-from dejavu_env.grid.rules import END_TURN, LOOK, PHASE_REVEAL, PHASE_START, REVEAL, STOP, STOP_COUNT, TAKE_END
+from dejavu_env.grid.rules import END_TURN, LOOK, PHASE_REVEAL, PHASE_START, REVEAL, STOP, STOP_COUNT, TAKE_END, tally
 
 
 class GreedyGridPlayer(Player):
@@ -47,7 +47,7 @@ class GreedyGridPlayer(Player):
     def _start_turn(self, view: GridView, mask: list[int]) -> int:
         if mask[TAKE_END] and view.pile_sizes is not None:
             me, opp = view.pile_sizes
-            if me + 1 + 0.5 * view.tokens_me > opp + 0.5 * view.tokens_opp:
+            if tally(me, 1, view.tokens_me) > tally(opp, 0, view.tokens_opp):
                 return TAKE_END
         known = [s for s in range(N_SLOTS) if view.card[s] >= 0]
         shows = [sum(SHOWS[view.card[s]][n] for s in known) for n in range(N_NUMBERS)]

@@ -40,7 +40,7 @@ from dejavu_agents.learners.nets import MASKED, Encoder
 from dejavu_agents.learners.targets import FACE_CLASSES
 from dejavu_env.grid.cards import BLUE, CARD_ID, MIN_BLUE, N_BLUES, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.observation import LAYOUTS
-from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS
+from dejavu_env.grid.rules import END_TURN, LOOK, N_ACTIONS, REVEAL, STOP, TOTAL_TOKENS, tally
 
 INFO_SIZE = LAYOUTS["info_state"].size
 _VIEWS = {LAYOUTS[mode].size: mode for mode in ("info_state", "observation")}
@@ -365,7 +365,7 @@ class GridSlots(Encoder):
         levels = torch.arange(TOTAL_TOKENS + 1, dtype=vector.dtype)
         piles = piece(vector, "pile_sizes")
         end = piece(vector, "end_card")
-        tallies = piles + 0.5 * tokens + end[:, 2:4]
+        tallies = tally(piles, end[:, 2:4], tokens)
         return torch.cat(
             [
                 (tokens.unsqueeze(-1) == levels).float().flatten(1),

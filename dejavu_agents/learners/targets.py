@@ -50,6 +50,7 @@ from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grid.cards import N_NUMBERS
 from dejavu_env.grid.observation import LAYOUTS as GRID_LAYOUTS
+from dejavu_env.grid.rules import tally
 
 Potential = Callable[[np.ndarray, "np.ndarray | None", np.ndarray], np.ndarray]
 """``phi(observations (N, size), seen (N, 36) or None, over (N,) bool) -> (N,)`` float values."""
@@ -78,8 +79,7 @@ def _grid_tallies(observations: np.ndarray, piles: np.ndarray | None) -> tuple[n
         view = GRID_LAYOUTS["info_state"].decode(observations)
         piles = view["pile_sizes"]
     tokens, end = view["tokens"], view["end_card"]
-    me = piles[:, 0] + 0.5 * tokens[:, 0] + end[:, 2]
-    return me, piles[:, 1] + 0.5 * tokens[:, 1] + end[:, 3]
+    return tally(piles[:, 0], end[:, 2], tokens[:, 0]), tally(piles[:, 1], end[:, 3], tokens[:, 1])
 
 
 def grid_margin(observations: np.ndarray, seen: np.ndarray | None = None, over: np.ndarray | None = None) -> np.ndarray:

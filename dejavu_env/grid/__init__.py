@@ -40,6 +40,7 @@ from dejavu_env.grid.rules import (
     new_game,
     outcome,
     rewards,
+    tally,
 )
 
 __all__ = [
@@ -78,4 +79,5 @@ __all__ = [
     "play_game",
     "reference_observation",
     "rewards",
+    "tally",
 ]

@@ -392,12 +392,8 @@ def _greedy(d: np.ndarray, g: int, me: int, u: float) -> int:
         if (known >> k) & 1:
             shows += SHOWS_PACKED[(cards >> (CARD_BITS * k)) & CARD_MASK]
     if phase == PHASE_START:
-        sizes, tokens = d[PILE_SIZES, g], d[TOKENS, g]
-        opp = 1 - me
-        doubled_me = 2 * ((sizes >> (SIZE_BITS * me)) & SIZE_MASK) + 2 + ((tokens >> (TOKEN_BITS * me)) & TOKEN_MASK)
-        doubled_opp = 2 * ((sizes >> (SIZE_BITS * opp)) & SIZE_MASK) + ((tokens >> (TOKEN_BITS * opp)) & TOKEN_MASK)
         can_take = (legal >> TAKE_END) & 1 == 1
-        if can_take and doubled_me > doubled_opp:
+        if can_take and tally(d, g, me) + 1.0 > tally(d, g, 1 - me):  # the End card is nobody's while it can be taken
             return TAKE_END
         best, best_count = 0, int(shows & COUNT_MASK)
         for n in range(1, N_NUMBERS):

@@ -70,7 +70,21 @@ def max_agent_steps(max_turns: int) -> int:
 
 
 REWARDS = ("win", "score")
-MAX_SCORE = N_CARDS + 1 + 0.5 * TOTAL_TOKENS
+
+
+def tally(pile_cards: Any, end_card: Any, tokens: Any) -> Any:
+    """A seat's tally (``docs/rules.md#grid-scoring``): 1 per card in its pile, 1 for the End card
+    (``end_card``: 1 or True if the seat took it), half a point per hunch token.
+
+    The one tally of the game outside the kernels' compiled twin (:func:`dejavu_env.grid.kernels.tally`):
+    plain arithmetic, so the same function scores ints, numpy arrays and torch tensors, and the engine,
+    the players, the learners' targets and features and the score-lead shaping all read it. The sum is
+    exact in any float type (halves of small integers), so the order of its terms never changes a bit.
+    """
+    return pile_cards + end_card + 0.5 * tokens
+
+
+MAX_SCORE = tally(N_CARDS, 1, TOTAL_TOKENS)
 """Every card and the End card in one pile and all the tokens: no tally can be higher."""
 
 GAME_INFO = GameInfo(
@@ -254,9 +268,7 @@ class GridState:
 
     def scores(self) -> tuple[float, float]:
         """The tally per seat (``docs/rules.md#grid-scoring``): 1 per pile card (End card included), 0.5 per token."""
-        return tuple(  # type: ignore[return-value]
-            self.pile_sizes[p] + (self.end_taker == p) + 0.5 * self.tokens[p] for p in (0, 1)
-        )
+        return tuple(tally(self.pile_sizes[p], self.end_taker == p, self.tokens[p]) for p in (0, 1))
 
     def returns(self) -> tuple[float, float]:
         """+1 / -1 / 0 per seat once the game is over (0 for both while it is not)."""
