@@ -2,18 +2,27 @@
 
 ``get_game("grid")`` gives the grid's adapter; :data:`GAMES` maps every name to its adapter:
 the one table of games. Training, evaluation, the tournament and its report, behaviour
-cloning, RLlib self-play and the play CLI ask the adapter instead of testing the game's name,
-and the player registry, the RLlib layer and the learner's targets read their tables from it.
+cloning, RLlib self-play, the play CLI and the browser game ask the adapter instead of testing
+the game's name, and the player registry, the RLlib layer and the learner's targets read their
+tables from it.
 """
 
 from __future__ import annotations
 
-from dejavu_agents.games.base import GameAdapter, LearnerTargets, MatchOutcome, SelfPlay, TournamentGame, Wording
+from dejavu_agents.games.base import (
+    GameAdapter,
+    LearnerTargets,
+    MatchOutcome,
+    SelfPlay,
+    TournamentGame,
+    WebPages,
+    Wording,
+)
 from dejavu_agents.games.grab import GrabAdapter
 from dejavu_agents.games.grid import GridAdapter
 
 GAMES: dict[str, GameAdapter] = {adapter.name: adapter for adapter in (GridAdapter(), GrabAdapter())}
-"""Every game's adapter by name."""
+"""Every game's adapter by name, in the order pages and tables list the games (Grid first)."""
 
 
 def get_game(game: str | GameAdapter) -> GameAdapter:
@@ -34,6 +43,7 @@ __all__ = [
     "MatchOutcome",
     "SelfPlay",
     "TournamentGame",
+    "WebPages",
     "Wording",
     "get_game",
 ]

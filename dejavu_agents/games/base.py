@@ -166,6 +166,29 @@ TABLE_WORDING = Wording(
 """The wording for a game that brings none (a game of a test's or a notebook's own)."""
 
 
+@dataclass(frozen=True)
+class WebPages:
+    """How the browser game (:mod:`dejavu_agents.web`) serves a game.
+
+    The web's code needs its extra (Starlette) and the engines' tables, so the adapter names
+    each part as ``"module:name"``, imported when a game is served, read from the log or played back:
+
+    - ``game``: the :class:`~dejavu_agents.web.games.WebGame` subclass that plays one game on the
+      server (its table, its board's view, its record);
+    - ``record``: the :class:`~dejavu_agents.web.records.RecordShape` of its records in the log;
+    - ``replay``: ``f(record) -> (states, outcome)``, a record played back through the engine;
+    - ``settings``: the whole numbers its links set beside the opponents and the seed, by their
+      names in :data:`dejavu_agents.web.links.SETTINGS`;
+    - ``default_opponents``: the opponents (comma-separated) of a link that names none.
+    """
+
+    game: str
+    record: str
+    replay: str
+    settings: tuple[str, ...]
+    default_opponents: str
+
+
 class GameAdapter(ABC):
     """One game as the workbench sees it; see the module docstring for why.
 
@@ -180,14 +203,15 @@ class GameAdapter(ABC):
       ``best_label`` what a plot's axis calls it;
     - ``wording``: the report's phrases;
     - ``pass_action``: the action that does nothing (Grab's pass), ``None`` when there is none;
-    - ``opponent_keyword``: how the env takes its other seats (``"opponent"``, one player,
-      or ``"opponents"``, a list);
+    - ``opponent_keyword``: how the env, and the browser game's link, take the other seats
+      (``"opponent"``, one player, or ``"opponents"``, a list);
     - ``player_entries``: the registered players by name (the registry's table for the game,
       extended at run time by :func:`dejavu_agents.register_player`);
     - ``batch_opponents``: the batch players a learner on the batched env can face, by the
       names a training config's stages use (``dejavu_agents/<game>/batch_players.py``), built by
       :meth:`make_batch_opponent`;
     - ``self_play``: :class:`SelfPlay`, RLlib's facts; ``learner_targets``: :class:`LearnerTargets`;
+    - ``web``: :class:`WebPages`, the browser game's parts;
     - ``play_summary`` and ``play_example``: the play CLI's line for the game and the
       arguments of its example.
     """
@@ -204,6 +228,7 @@ class GameAdapter(ABC):
     batch_opponents: ClassVar[Mapping[str, PlayerEntry]]
     self_play: ClassVar[SelfPlay]
     learner_targets: ClassVar[LearnerTargets]
+    web: ClassVar[WebPages]
     play_summary: ClassVar[str]
     play_example: ClassVar[str]
 

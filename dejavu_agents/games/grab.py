@@ -11,7 +11,7 @@ import numpy as np
 from dejavu_agents.base import Player
 from dejavu_agents.cli import positive_float, seed_type
 from dejavu_agents.entries import PlayerEntry
-from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, Wording
+from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, WebPages, Wording
 from dejavu_agents.learners.targets import AGE_CLASSES, SEEN_CLASSES
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
@@ -106,6 +106,14 @@ class GrabAdapter(GameAdapter):
         aux_targets={"seen_counts": (N_OBJECTS, SEEN_CLASSES), "seen_ages": (N_OBJECTS, AGE_CLASSES)},
         history="dejavu_agents.learners.targets:SeenCounts",
         aux_histories={"seen_ages": "dejavu_agents.learners.targets:SeenAges"},
+    )
+    # A link sets the time between two cards.
+    web = WebPages(
+        game="dejavu_agents.web.games:GrabGame",
+        record="dejavu_agents.web.records:GRAB_RECORD",
+        replay="dejavu_agents.web.replay:replay_grab",
+        settings=("flip_ms",),
+        default_opponents="human-casual,perfect",
     )
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dejavu_agents.cli import Parser, fail, positive_int
-from dejavu_agents.web.links import GAMES
+from dejavu_agents.games import GAMES
 from dejavu_env.core.providers import provided_names
 
 PROG = "python -m dejavu_agents.web"

@@ -46,9 +46,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dejavu_agents.entries import resolve
+from dejavu_agents.games import get_game
 from dejavu_agents.web import sessions as session_table
 from dejavu_agents.web.clocks import Clocks, ServerBusy
-from dejavu_agents.web.games import Arrival, GrabGame, GridGame, WebGame
+from dejavu_agents.web.games import Arrival, WebGame
 from dejavu_agents.web.guards import BodyDeadline, Limits
 from dejavu_agents.web.links import GameRequest, build_player, parse_request, player_names
 from dejavu_agents.web.records import GameLog
@@ -277,19 +279,16 @@ async def _new_game(server: Server, wanted: GameRequest, network: str) -> WebGam
     def players() -> list[Any]:
         return [build_player(wanted.game, name, server.checkpoints, wanted.seed) for name in wanted.opponents]
 
-    if wanted.game == "grab":
-        try:  # asked again when it begins: a game waiting for its consent runs no clock
-            server.clocks.check(network, wanted.opponents, wanted.flip_ms)
-        except ServerBusy as err:
-            raise Refused(503, str(err)) from None
+    kind: type[WebGame] = resolve(get_game(wanted.game).web.game)
+    try:
+        kind.check_room(server.clocks, network, wanted)
+    except ServerBusy as err:
+        raise Refused(503, str(err)) from None
     try:
         bots = await asyncio.to_thread(players)
     except ImportError as err:  # a learned player without its extra (torch: pip install ".[train]")
         raise Refused(400, f"this server cannot load that player: {err}") from None
-    if wanted.game == "grid":
-        names = ["You", wanted.opponents[0]] if wanted.seat == 0 else [wanted.opponents[0], "You"]
-        return GridGame(new_game_id(), wanted, names, server.log, bots[0])
-    return GrabGame(new_game_id(), wanted, ["You", *wanted.opponents], server.log, bots, server.clocks, network)
+    return kind.new(new_game_id(), wanted, bots, server.log, server.clocks, network)
 
 
 CHOSEN_NOTE = (

@@ -69,7 +69,10 @@ class Arrival:
 
 
 class WebGame(ABC):
-    """What both games share on the server: consent, versions, news, the record."""
+    """What both games share on the server: consent, versions, news, the record.
+
+    A game's adapter names its subclass (:attr:`~dejavu_agents.games.base.WebPages.game`), which the
+    app asks for room (:meth:`check_room`) and then for a game (:meth:`new`)."""
 
     game: str
     idle_s: float | None = None
@@ -95,6 +98,20 @@ class WebGame(ABC):
         self.started_iso = ""
         self.last_seen = asyncio.get_running_loop().time()
         self.board = ""
+
+    @classmethod
+    @abstractmethod
+    def check_room(cls, clocks: Clocks, network: str, request: GameRequest) -> None:
+        """:class:`~dejavu_agents.web.clocks.ServerBusy` when the server may not take this game now, asked
+        before its players are built (a learned one takes a while to load)."""
+
+    @classmethod
+    @abstractmethod
+    def new(
+        cls, game_id: str, request: GameRequest, bots: list, log: GameLog | None, clocks: Clocks, network: str
+    ) -> WebGame:
+        """A fresh game of ``request`` against ``bots`` (its opponents, in order), the players named for the page;
+        ``clocks`` and ``network`` are the server's and the session's, for a game that runs a clock."""
 
     # ------------------------------------------------------------------ the page
     def publish(self) -> None:
@@ -237,6 +254,19 @@ class GridGame(WebGame):
         self.table = GridTable(bot, request.seed, person_seat=request.seat)
         self.board = self.render()
 
+    @classmethod
+    def new(
+        cls, game_id: str, request: GameRequest, bots: list, log: GameLog | None, clocks: Clocks, network: str
+    ) -> GridGame:
+        """The person at the link's seat, the one bot at the other."""
+        opponent = request.opponents[0]
+        names = ["You", opponent] if request.seat == 0 else [opponent, "You"]
+        return cls(game_id, request, names, log, bots[0])
+
+    @classmethod
+    def check_room(cls, clocks: Clocks, network: str, request: GameRequest) -> None:
+        """Always room: the game runs no clock, the bot plays inside the person's requests."""
+
     async def start(self) -> None:
         async with self.lock:
             self.new_turn()
@@ -347,6 +377,18 @@ class GrabGame(WebGame):
         self._tick_cpu_s = 0.0
         """The CPU seconds the tick being played has taken so far (:meth:`_charged`)."""
         self.board = self.render()
+
+    @classmethod
+    def check_room(cls, clocks: Clocks, network: str, request: GameRequest) -> None:
+        """Whether its clock could start (asked again when it begins: a game waiting for its consent runs none)."""
+        clocks.check(network, request.opponents, request.flip_ms)
+
+    @classmethod
+    def new(
+        cls, game_id: str, request: GameRequest, bots: list, log: GameLog | None, clocks: Clocks, network: str
+    ) -> GrabGame:
+        """The person at seat 0, the bots after it."""
+        return cls(game_id, request, ["You", *request.opponents], log, bots, clocks, network)
 
     async def begin(self, record: bool, player_id: object) -> None:
         """As :meth:`WebGame.begin`; :class:`~dejavu_agents.web.clocks.ServerBusy`, the game left waiting,

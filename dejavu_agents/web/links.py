@@ -14,19 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dejavu_agents.games import GAMES, GameAdapter, get_game
 from dejavu_env.core.providers import named_player, provided_names
 
-GAMES = ("grid", "grab")
-DEFAULT_OPPONENTS = {"grid": "counting", "grab": "human-casual,perfect"}
 FLIP_MS = (200, 10_000)
 """The slowest and fastest flip a person may pick, in milliseconds between two cards."""
 DEFAULT_FLIP_MS = 1200
+SETTINGS = {"seat": (0, 1, 0), "flip_ms": (*FLIP_MS, DEFAULT_FLIP_MS)}
+"""The whole numbers a link may set beside its opponents and seed, by name: the lowest, the highest and
+the default; a game's :attr:`~dejavu_agents.games.base.WebPages.settings` say which its links take
+(Grid's the person's seat, Grab's the time between two cards)."""
 SEED_BITS = 128
 """A game's seed, drawn or named, is below ``2**SEED_BITS``. Why so many bits: the seed gives the
 whole deal, and a 31-bit one could be found from a game's first few cards (an outside probe
 matched 7 cards to one seed among 2**20 in 9 s; a table of all 2**31 deals is hours of CPU
 away), which would tell every card to come of any drawn deal."""
-_KEYS = {"grid": {"game", "opponent", "seat", "seed"}, "grab": {"game", "opponents", "flip_ms", "seed"}}
 
 
 @dataclass(frozen=True)
@@ -49,10 +51,10 @@ class GameRequest:
     def query(self, seed: bool = True) -> str:
         """The link's query string: the same game again, or (``seed=False``) the same opponents and
         settings with a fresh deal, the one link that may be shown while the game is played."""
+        game = get_game(self.game)
+        settings = "".join(f"&{key}={getattr(self, key)}" for key in game.web.settings)
         deal = f"&seed={self.seed}" if seed else ""
-        if self.game == "grid":
-            return f"game=grid&opponent={self.opponents[0]}&seat={self.seat}{deal}"
-        return f"game=grab&opponents={','.join(self.opponents)}&flip_ms={self.flip_ms}{deal}"
+        return f"game={self.game}&{game.opponent_keyword}={','.join(self.opponents)}{settings}{deal}"
 
 
 def _integer(params: Mapping[str, str], key: str, low: int, high: int, default: int) -> int:
@@ -64,31 +66,32 @@ def _integer(params: Mapping[str, str], key: str, low: int, high: int, default: 
     return int(text)
 
 
+def _check_opponent_count(game: GameAdapter, count: int) -> None:
+    """``ValueError`` unless ``count`` opponents fit beside the person; a two-seat game says it is a duel."""
+    if game.max_seats == 2 and count != 1:
+        raise ValueError(f"{game.name} is played against exactly one opponent")
+    game.check_opponent_count(count)
+
+
 def parse_request(params: Mapping[str, str], checkpoints: Mapping[str, Mapping[str, Path]]) -> GameRequest:
     """Check a link's query parameters; ``ValueError`` naming the first problem."""
-    game = params.get("game", "")
-    if game not in GAMES:
-        raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game[:20]!r}")
-    unknown = sorted(set(params) - _KEYS[game])
+    name = params.get("game", "")
+    if name not in GAMES:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, got {name[:20]!r}")
+    game = GAMES[name]
+    keys = {"game", game.opponent_keyword, *game.web.settings, "seed"}
+    unknown = sorted(set(params) - keys)
     if unknown:
-        raise ValueError(f"unknown parameter {unknown[0][:20]!r} for {game}; known: {', '.join(sorted(_KEYS[game]))}")
-    known = player_names(game, checkpoints)
-    key = "opponent" if game == "grid" else "opponents"
-    names = tuple(n.strip() for n in params.get(key, DEFAULT_OPPONENTS[game]).split(","))
-    if game == "grid" and len(names) != 1:
-        raise ValueError("grid is played against exactly one opponent")
-    if game == "grab" and not 1 <= len(names) <= 5:
-        raise ValueError(f"grab seats 1 to 5 opponents beside you, got {len(names)}")
-    for name in names:
-        if name not in known:
-            raise ValueError(f"unknown {game} player {name[:40]!r}; known: {', '.join(known)}")
+        raise ValueError(f"unknown parameter {unknown[0][:20]!r} for {name}; known: {', '.join(sorted(keys))}")
+    known = player_names(name, checkpoints)
+    names = tuple(n.strip() for n in params.get(game.opponent_keyword, game.web.default_opponents).split(","))
+    _check_opponent_count(game, len(names))
+    for opponent in names:
+        if opponent not in known:
+            raise ValueError(f"unknown {name} player {opponent[:40]!r}; known: {', '.join(known)}")
     seed = _integer(params, "seed", 0, 2**SEED_BITS - 1, secrets.randbits(SEED_BITS))
-    chosen = "seed" in params
-    if game == "grid":
-        return GameRequest(game, names, seed, seat=_integer(params, "seat", 0, 1, 0), seed_chosen=chosen)
-    return GameRequest(
-        game, names, seed, flip_ms=_integer(params, "flip_ms", *FLIP_MS, DEFAULT_FLIP_MS), seed_chosen=chosen
-    )
+    settings = {key: _integer(params, key, *SETTINGS[key]) for key in game.web.settings}
+    return GameRequest(name, names, seed, seed_chosen="seed" in params, **settings)
 
 
 def player_names(game: str, checkpoints: Mapping[str, Mapping[str, Path]]) -> list[str]:

@@ -71,15 +71,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from dejavu_agents.entries import resolve
+from dejavu_agents.games import GAMES
 from dejavu_agents.web.grab_table import BEFORE_CARD, TOO_FAST
-from dejavu_env.grab.rules import MAX_PLAYERS, MIN_PLAYERS, N_ACTIONS
+from dejavu_env.grab.rules import N_ACTIONS
 
 SCHEMA = "dejavu-web-game/3"
 OLD_SCHEMAS = ("dejavu-web-game/2", "dejavu-web-game/1")
 """Versions still read: ``/2`` lacks ``timing``; ``/1`` also Grab's ``refused`` (and timed grabs from the headers)."""
 HEADER_TIMED = "dejavu-web-game/1"
 """The version that timed a grab from its request's headers (a client could back-date it)."""
-ENV_IDS = {"grid": "DejaVuGrid-v0", "grab": "DejaVuGrab-v0"}
+ENV_IDS = {name: game.env_id for name, game in GAMES.items()}
+"""Each game's env id, the one a record names its rules by."""
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 PERSON = "person"
 
@@ -198,22 +201,22 @@ FIELDS: dict[str, Shape] = {
 """A record's keys and what each holds (the module docstring's table)."""
 OPTIONAL = frozenset({"reaction_times", "flip_ms", "seed_chosen", "timing"})
 """Keys a record may lack: Grid has no reaction times or flips, and older versions lack the later keys."""
-DEAL = {"grid": {"order": _INTS}, "grab": {"orders": Shape(_list_of(_list_of(_is_int)), "a list of lists of integers")}}
-MOVE: dict[str, dict[str, Shape]] = {
-    "grid": {"seat": _INT, "action": _INT, "t_ms": _NUMBER},
-    "grab": {
-        "t_ms": _NUMBER, "tried": _GRABS, "actions": _GRABS, "refused": _OBJECTS,
-        "ms": Shape(_list_of(_or_null(_is_time)), "a list of numbers >= 0 or null"),
-    },
-}  # fmt: skip
-"""A move (Grid) or a tick (Grab); a tick's ``tried``, ``ms`` and ``actions`` hold one entry per seat."""
 REFUSAL = {
     "seat": _INT, "action": _OBJECT_ACTION, "ms": Shape(_is_time, "a number >= 0"),
     "reason": Shape(lambda v: v in (BEFORE_CARD, TOO_FAST), f"{BEFORE_CARD!r} or {TOO_FAST!r}"),
 }  # fmt: skip
 OUTCOME = {"scores": Shape(_list_of(_is_number), "a list of numbers"), "winners": _INTS, "reason": _STRING}
-SEATS = {"grid": range(2, 3), "grab": range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-"""How many players each game seats."""
+
+
+@dataclass(frozen=True)
+class RecordShape:
+    """What one game's records hold beside the common keys: its ``deal``'s keys, each move's keys (a Grid
+    move, a Grab tick), and ``check_move(move, players, where)``, the checks a move's keys alone cannot
+    make (``None``: none); its adapter names it (:attr:`~dejavu_agents.games.base.WebPages.record`)."""
+
+    deal: Mapping[str, Shape]
+    move: Mapping[str, Shape]
+    check_move: Callable[[Mapping[str, Any], int, str], None] | None = None
 
 
 def _check_object(
@@ -248,23 +251,24 @@ def check_shape(data: object) -> dict[str, Any]:
         raise ValueError(f"unknown env_id {data.get('env_id')!r:.80}; known: {sorted(ENV_IDS.values())}")
     _check_object(data, FIELDS, "", OPTIONAL)
     check_player_id(data["player_id"])
-    game = next(name for name, env_id in ENV_IDS.items() if env_id == data["env_id"])
-    n, seats = len(data["players"]), SEATS[game]
-    if n not in seats:
-        wanted = f"{seats[0]}" if len(seats) == 1 else f"{seats[0]} to {seats[-1]}"
-        raise ValueError(f"players must name {wanted} seats for {game}, got {n}")
+    game = next(adapter for adapter in GAMES.values() if adapter.env_id == data["env_id"])
+    shape: RecordShape = resolve(game.web.record)
+    n, low, high = len(data["players"]), game.min_seats, game.max_seats
+    if not low <= n <= high:
+        wanted = f"{low}" if low == high else f"{low} to {high}"
+        raise ValueError(f"players must name {wanted} seats for {game.name}, got {n}")
     if not 0 <= data["seat"] < n:
         raise ValueError(f"seat must be one of the {n} players' seats, got {data['seat']}")
     if data.get("reaction_times") is not None and len(data["reaction_times"]) != n:
         raise ValueError(f"reaction_times must hold one value per player ({n}), got {len(data['reaction_times'])}")
-    _check_object(data["deal"], DEAL[game], "deal")
+    _check_object(data["deal"], shape.deal, "deal")
     _check_object(data["outcome"], OUTCOME, "outcome")
     untimed = {"refused"} if data["schema"] == HEADER_TIMED else set()  # /1 had no refusals
     for number, move in enumerate(data["moves"]):
         where = f"moves[{number}]"
-        _check_object(move, MOVE[game], where, untimed)
-        if game == "grab":
-            _check_tick(move, n, where)
+        _check_object(move, shape.move, where, untimed)
+        if shape.check_move is not None:
+            shape.check_move(move, n, where)
     return data
 
 
@@ -277,6 +281,20 @@ def _check_tick(tick: Mapping[str, Any], n: int, where: str) -> None:
         _check_object(refusal, REFUSAL, f"{where}.refused[{index}]")
         if not 0 <= refusal["seat"] < n:
             raise ValueError(f"{where}.refused[{index}].seat must be one of the {n} players' seats")
+
+
+GRID_RECORD = RecordShape(deal={"order": _INTS}, move={"seat": _INT, "action": _INT, "t_ms": _NUMBER})
+"""A Grid record: the deal's card order, one entry per move."""
+GRAB_RECORD = RecordShape(
+    deal={"orders": Shape(_list_of(_list_of(_is_int)), "a list of lists of integers")},
+    move={
+        "t_ms": _NUMBER, "tried": _GRABS, "actions": _GRABS, "refused": _OBJECTS,
+        "ms": Shape(_list_of(_or_null(_is_time)), "a list of numbers >= 0 or null"),
+    },
+    check_move=_check_tick,
+)  # fmt: skip
+"""A Grab record: each round's card order, one entry per tick; a tick's ``tried``, ``ms`` and ``actions``
+hold one entry per seat."""
 
 
 def seat_times(moves: Sequence[Mapping[str, Any]], seat: int) -> list[float]:

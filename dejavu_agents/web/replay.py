@@ -14,6 +14,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from dejavu_agents.entries import resolve
+from dejavu_agents.games import get_game
 from dejavu_agents.grab.human import SeatTick
 from dejavu_agents.grab.timing import accept_timing, timing_of
 from dejavu_agents.web.grab_table import MIN_REACTION_MS
@@ -37,17 +39,9 @@ class Replay:
 
 
 def replay(record: GameRecord) -> Replay:
-    """Play ``record`` back; ``ValueError`` if a move is illegal or the result differs from the record's."""
-    states: list[Any]
-    if record.game == "grid":
-        states = _replay_grid(record)
-        last = states[-1]
-        result = grid_outcome(last)
-        if not last.terminal and last.turns >= DEFAULT_MAX_TURNS:
-            result = Outcome(scores=result.scores, winners=(), reason="truncated")
-    else:
-        states = _replay_grab(record)
-        result = grab_rules.outcome(states[-1])
+    """Play ``record`` back through its game's replay (:attr:`~dejavu_agents.games.base.WebPages.replay`);
+    ``ValueError`` if a move is illegal or the result differs from the record's."""
+    states, result = resolve(get_game(record.game).web.replay)(record)
     recorded = record.outcome
     if not result.over:
         raise ValueError(f"the recorded moves stop before the game's end ({len(states) - 1} steps)")
@@ -59,7 +53,8 @@ def replay(record: GameRecord) -> Replay:
     return Replay(record, states, result)
 
 
-def _replay_grid(record: GameRecord) -> list[GridState]:
+def replay_grid(record: GameRecord) -> tuple[list[GridState], Outcome]:
+    """A Grid record's states, move by move, and the rules' result (truncated at the env's turn limit)."""
     state = GridState(record.deal["order"])
     states = [state.copy()]
     for number, move in enumerate(record.moves):
@@ -67,10 +62,14 @@ def _replay_grid(record: GameRecord) -> list[GridState]:
             raise ValueError(f"move {number}: seat {move['seat']} moved, but it was seat {state.player}'s turn")
         state.apply(move["action"])
         states.append(state.copy())
-    return states
+    result = grid_outcome(state)
+    if not state.terminal and state.turns >= DEFAULT_MAX_TURNS:
+        result = Outcome(scores=result.scores, winners=(), reason="truncated")
+    return states, result
 
 
-def _replay_grab(record: GameRecord) -> list[grab_rules.GrabState]:
+def replay_grab(record: GameRecord) -> tuple[list[grab_rules.GrabState], Outcome]:
+    """A Grab record's states, tick by tick, and the rules' result."""
     # The engine never races in a recorded game (each object had one winner), so it may draw nothing:
     # an empty recording of draws fails loudly if it tried.
     draws = cast(np.random.Generator, ReplayedDraws())
@@ -85,7 +84,7 @@ def _replay_grab(record: GameRecord) -> list[grab_rules.GrabState]:
             raise ValueError(f"tick {number}: two seats got the same object ({actions}); a race has one winner")
         grab_rules.apply_checked(state, actions, draws)
         states.append(state.copy())
-    return states
+    return states, grab_rules.outcome(state)
 
 
 def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
@@ -105,7 +104,7 @@ def seat_ticks(played: Replay, seat: int | None = None) -> list[SeatTick]:
     back-dated grab, so such a time may be the client's, not the person's.
     """
     record = played.record
-    if record.game != "grab":
+    if record.env_id != grab_rules.GAME_INFO.env_id:  # what follows reads Grab's ticks and observations
         raise ValueError(f"only grab games are fitted, this record is {record.env_id}")
     seat = record.seat if seat is None else seat
     if not 0 <= seat < len(record.players):

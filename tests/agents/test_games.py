@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -19,11 +21,9 @@ ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
 OWN_MODULES = ("dejavu_agents/games",)
 """Where game names may be compared or used as keys: the adapters alone (the one table of games)."""
-NOT_OURS = ("dejavu_agents/web", "dejavu_agents/scorecard", "experiments/leaderboard.py")
-"""Layers keyed by game on purpose: the browser game, whose pages, links and records are one module
-per game (a table and a view each) picked by the link's game; and the score card with its
-leaderboard, whose panels differ in kind per game (win rates and a rating for Grid, normalised
-points for Grab) and are versioned with each env id."""
+NOT_OURS = ("dejavu_agents/scorecard", "experiments/leaderboard.py")
+"""Layers keyed by game on purpose: the score card with its leaderboard, whose panels differ in kind per
+game (win rates and a rating for Grid, normalised points for Grab) and are versioned with each env id."""
 EVERY_SEAT = {"grid": {"agent_seat": None}}
 """Env keywords that put the agent at a random seat each game, so a test covers every seat."""
 PRIVILEGED = {("grab", "info_state", "observation"): 36}
@@ -170,3 +170,29 @@ def test_the_workbench_reads_its_tables_of_games_from_the_adapters(game: GameAda
             assert callable(resolve(target))
     env = game.self_play.pettingzoo()
     assert env.possible_agents and game.self_play.seats(game.self_play.env_defaults) == len(env.possible_agents)
+
+
+@pytest.mark.parametrize("game", ADAPTERS, ids=lambda g: g.name)
+def test_the_browser_game_finds_its_parts_through_the_adapter(game: GameAdapter) -> None:
+    """Every part the adapter names for the web imports and is the game's own: its game on the server,
+    its records' shape, its replay, and link settings that a link may set."""
+    from dejavu_agents.web.games import WebGame
+    from dejavu_agents.web.links import SETTINGS
+    from dejavu_agents.web.records import RecordShape
+
+    web_game = resolve(game.web.game)
+    assert issubclass(web_game, WebGame) and web_game.game == game.name
+    assert isinstance(resolve(game.web.record), RecordShape) and callable(resolve(game.web.replay))
+    assert set(game.web.settings) <= set(SETTINGS)
+
+
+def test_the_adapters_import_neither_the_web_nor_a_learning_library() -> None:
+    """The adapters name the web's parts instead of importing them, so every layer can ask them (a web
+    server without torch, a trainer without Starlette)."""
+    code = (
+        "import sys, dejavu_agents.games;"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'torch')"
+        " or m.startswith('dejavu_agents.web'));"
+        "assert not loaded, loaded"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
