@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from dejavu_agents.cli import Parser
+from dejavu_agents.entries import resolve
 from dejavu_agents.exploit.report import exploit_table, load_runs, plot_curves
+from dejavu_agents.games import GAMES
 from dejavu_agents.tournament.report import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,70 +45,26 @@ def load_cards(folder: Path = CARDS) -> list[dict[str, Any]]:
     return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
 
 
-def _ci(value: float, low: float, high: float) -> str:
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def _panel_note(cards: Sequence[dict[str, Any]]) -> str:
-    panels = sorted({c["panel"] for c in cards})
-    if len(panels) != 1:
-        raise ValueError(f"the cards of one table must share a panel version, got {panels}")
-    missing = sorted({m for c in cards for m in c["missing"]})
-    note = f"Panel `{panels[0]}`."
-    if missing:
-        note += f" Incomplete: {', '.join(missing)} not played (not registered when the cards were made)."
-    return note
-
-
-def grid_table(cards: Sequence[dict[str, Any]]) -> str:
-    """Grid's cards, highest rating first: the rating and the win rate against each panel member."""
-    cards = sorted(cards, key=lambda c: -c["rating"]["value"])
-    opponents = [o["opponent"] for o in cards[0]["opponents"]]
-    rows = []
-    for card in cards:
-        by = {o["opponent"]: o for o in card["opponents"]}
-        r = card["rating"]
-        rows.append([f"`{card['player']}`", f"{r['value']:.0f} [{r['low']:.0f}, {r['high']:.0f}]",
-                     *(_ci(by[n]["win_rate"], by[n]["win_low"], by[n]["win_high"]) for n in opponents)])  # fmt: skip
-    table = markdown_table(("player", "rating [95% CI]", *(f"vs {n}" for n in opponents)), rows)
-    return f"**Grid** (`{cards[0]['env_id']}`). {_panel_note(cards)} Win rates with Wilson 95% intervals; rating " \
-        f"on Elo's scale, random = 0.\n\n{table}"
-
-
-def grab_table(cards: Sequence[dict[str, Any]]) -> str:
-    """Grab's cards, one table per view, highest mean normalised points first."""
-    parts = []
-    for obs_mode in sorted({c["obs_mode"] for c in cards}):
-        chosen = [c for c in cards if c["obs_mode"] == obs_mode]
-        chosen.sort(key=lambda c: -sum(t["normalised"] for t in c["tables"]))
-        tables = [f"{t['opponent']} x{t['seats'] - 1}" for t in chosen[0]["tables"]]
-        rows = [[f"`{c['player']}`", *(_ci(t["normalised"], t["normalised_low"], t["normalised_high"])
-                                       for t in c["tables"])] for c in chosen]  # fmt: skip
-        table = markdown_table(("player", *(f"at {name}" for name in tables)), rows)
-        parts.append(f"**Grab**, players reading `{obs_mode}` (`{chosen[0]['env_id']}`). {_panel_note(chosen)} "
-                     f"Points normalised between {chosen[0]['low']} (0) and {chosen[0]['high']} (1) on the same "
-                     f"deals, BCa bootstrap 95% intervals.\n\n{table}")  # fmt: skip
-    return "\n\n".join(parts)
-
-
 def leaderboard(cards: Sequence[dict[str, Any]]) -> str:
-    """Both games' tables, as the README and the docs show them."""
+    """Every game's tables (its adapter's :attr:`~dejavu_agents.games.base.ScoreCard.leaderboard`), in the
+    order of the games, as the README and the docs show them."""
     if not cards:
         raise ValueError("no score cards to rank")
     parts = []
-    for game, build in (("grid", grid_table), ("grab", grab_table)):
-        chosen = [c for c in cards if c["game"] == game]
+    for name, game in GAMES.items():
+        chosen = [c for c in cards if c["game"] == name]
         if chosen:
-            parts.append(build(chosen))
+            parts.append(resolve(game.score_card.leaderboard)(chosen))
     parts.append("Each row is a committed card (`experiments/results/scorecards/`); regenerate with "
                  "`python -m experiments.leaderboard`. How the cards are made: `docs/evaluating.md`.")  # fmt: skip
     return "\n\n".join(parts) + "\n"
 
 
 def wall_table(cards: Sequence[dict[str, Any]]) -> str:
-    """How long each committed card took to play, as its JSON records it."""
+    """How long each committed card took to play, as its JSON records it, game by game in the order of the games."""
+    order = list(GAMES)
     rows = [[c["game"], f"`{c['player']}`", f"{c['wall_s']:.0f}", c["workers"]]
-            for c in sorted(cards, key=lambda c: (c["game"] != "grid", c["wall_s"]))]  # fmt: skip
+            for c in sorted(cards, key=lambda c: (order.index(c["game"]), c["wall_s"]))]  # fmt: skip
     return markdown_table(("game", "player", "wall s", "workers"), rows) + "\n"
 
 

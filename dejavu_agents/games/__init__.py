@@ -2,9 +2,9 @@
 
 ``get_game("grid")`` gives the grid's adapter; :data:`GAMES` maps every name to its adapter:
 the one table of games. Training, evaluation, the tournament and its report, behaviour
-cloning, RLlib self-play, the play CLI and the browser game ask the adapter instead of testing
-the game's name, and the player registry, the RLlib layer and the learner's targets read their
-tables from it.
+cloning, RLlib self-play, the play CLI, the browser game, the score card and its leaderboard
+ask the adapter instead of testing the game's name, and the player registry, the RLlib layer
+and the learner's targets read their tables from it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dejavu_agents.games.base import (
     GameAdapter,
     LearnerTargets,
     MatchOutcome,
+    ScoreCard,
     SelfPlay,
     TournamentGame,
     WebPages,
@@ -41,6 +42,7 @@ __all__ = [
     "GridAdapter",
     "LearnerTargets",
     "MatchOutcome",
+    "ScoreCard",
     "SelfPlay",
     "TournamentGame",
     "WebPages",

@@ -189,6 +189,28 @@ class WebPages:
     default_opponents: str
 
 
+@dataclass(frozen=True)
+class ScoreCard:
+    """How a game's score card (:mod:`dejavu_agents.scorecard`) is played and shown.
+
+    The panels differ in kind (Grid's gives win rates and a rating, Grab's points normalised
+    between two players), so each part is the game's own ``"module:function"``, imported when used:
+
+    - ``play``: ``f(spec, *, workers, progress) -> card``, a player against the game's panel;
+    - ``headline``: ``f(card) -> str``, the numbers a citation quotes;
+    - ``page``: ``f(card) -> list[str]``, the Markdown page's lines between its header and its citation;
+    - ``leaderboard``: ``f(cards) -> str``, the leaderboard's table(s) of the game's cards;
+    - ``calibrate``: ``f(*, workers, progress) -> (ratings, games)`` measuring the panel's anchor
+      ratings, or ``None`` where the panel has none.
+    """
+
+    play: str
+    headline: str
+    page: str
+    leaderboard: str
+    calibrate: str | None = None
+
+
 class GameAdapter(ABC):
     """One game as the workbench sees it; see the module docstring for why.
 
@@ -211,7 +233,7 @@ class GameAdapter(ABC):
       names a training config's stages use (``dejavu_agents/<game>/batch_players.py``), built by
       :meth:`make_batch_opponent`;
     - ``self_play``: :class:`SelfPlay`, RLlib's facts; ``learner_targets``: :class:`LearnerTargets`;
-    - ``web``: :class:`WebPages`, the browser game's parts;
+    - ``web``: :class:`WebPages`, the browser game's parts; ``score_card``: :class:`ScoreCard`;
     - ``play_summary`` and ``play_example``: the play CLI's line for the game and the
       arguments of its example.
     """
@@ -229,6 +251,7 @@ class GameAdapter(ABC):
     self_play: ClassVar[SelfPlay]
     learner_targets: ClassVar[LearnerTargets]
     web: ClassVar[WebPages]
+    score_card: ClassVar[ScoreCard]
     play_summary: ClassVar[str]
     play_example: ClassVar[str]
 

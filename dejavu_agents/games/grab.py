@@ -11,7 +11,7 @@ import numpy as np
 from dejavu_agents.base import Player
 from dejavu_agents.cli import positive_float, seed_type
 from dejavu_agents.entries import PlayerEntry
-from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, WebPages, Wording
+from dejavu_agents.games.base import GameAdapter, LearnerTargets, ScoreCard, SelfPlay, WebPages, Wording
 from dejavu_agents.learners.targets import AGE_CLASSES, SEEN_CLASSES
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
@@ -107,13 +107,19 @@ class GrabAdapter(GameAdapter):
         history="dejavu_agents.learners.targets:SeenCounts",
         aux_histories={"seen_ages": "dejavu_agents.learners.targets:SeenAges"},
     )
-    # A link sets the time between two cards.
+    # A link sets the time between two cards; the panel's scale is its two ends, so nothing to calibrate.
     web = WebPages(
         game="dejavu_agents.web.games:GrabGame",
         record="dejavu_agents.web.records:GRAB_RECORD",
         replay="dejavu_agents.web.replay:replay_grab",
         settings=("flip_ms",),
         default_opponents="human-casual,perfect",
+    )
+    score_card = ScoreCard(
+        play="dejavu_agents.scorecard.card:grab_card",
+        headline="dejavu_agents.scorecard.card:grab_headline",
+        page="dejavu_agents.scorecard.card:grab_page",
+        leaderboard="dejavu_agents.scorecard.card:grab_leaderboard",
     )
     play_summary = "the real-time grab game, against 1 to 5 players"
     play_example = "grab --opponents human-casual,perfect"

@@ -11,7 +11,7 @@ import numpy as np
 from dejavu_agents.base import Player
 from dejavu_agents.cli import seed_type
 from dejavu_agents.entries import PlayerEntry
-from dejavu_agents.games.base import GameAdapter, LearnerTargets, SelfPlay, WebPages, Wording
+from dejavu_agents.games.base import GameAdapter, LearnerTargets, ScoreCard, SelfPlay, WebPages, Wording
 from dejavu_agents.learners.targets import FACE_CLASSES
 from dejavu_env.core.game import Outcome as GameOutcome
 from dejavu_env.core.players import PlayerFn
@@ -107,13 +107,20 @@ class GridAdapter(GameAdapter):
         # the current view hides the pile sizes; a memory learner predicts the faces it has seen
         history="dejavu_agents.learners.targets:GridMemory",
     )  # fmt: skip
-    # A link sets the person's seat.
+    # A link sets the person's seat; the panel's anchors are measured among its members (--calibrate).
     web = WebPages(
         game="dejavu_agents.web.games:GridGame",
         record="dejavu_agents.web.records:GRID_RECORD",
         replay="dejavu_agents.web.replay:replay_grid",
         settings=("seat",),
         default_opponents="counting",
+    )
+    score_card = ScoreCard(
+        play="dejavu_agents.scorecard.card:grid_card",
+        headline="dejavu_agents.scorecard.card:grid_headline",
+        page="dejavu_agents.scorecard.card:grid_page",
+        leaderboard="dejavu_agents.scorecard.card:grid_leaderboard",
+        calibrate="dejavu_agents.scorecard.calibration:anchor_ratings",
     )
     play_summary = "the grid game with hunch tokens, against one player"
     play_example = "grid --opponent counting"

@@ -24,8 +24,8 @@ from dejavu_agents.cli import (
     out_folder,
     positive_int,
 )
+from dejavu_agents.entries import resolve
 from dejavu_agents.games import GAMES
-from dejavu_agents.scorecard.calibration import anchor_ratings
 from dejavu_agents.scorecard.card import card_markdown, make_card
 from dejavu_agents.scorecard.panel import PANELS
 from dejavu_agents.specs import parse_player
@@ -70,10 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     progress = not args.no_progress
     if args.calibrate:
-        if args.game != "grid" or args.player is not None:
-            parser.error("--calibrate measures the grid panel's anchors: give --game grid and no --player")
+        calibrate = GAMES[args.game].score_card.calibrate
+        if calibrate is None or args.player is not None:
+            anchored = " or ".join(name for name, game in GAMES.items() if game.score_card.calibrate is not None)
+            parser.error(f"--calibrate measures the {anchored} panel's anchors: give --game {anchored} and no --player")
         try:
-            ratings, games = anchor_ratings(workers=args.workers, progress=progress)
+            ratings, games = resolve(calibrate)(workers=args.workers, progress=progress)
         except (KeyboardInterrupt, JobsInterrupted):
             return interrupted(PROG, "calibration stopped; nothing to show")
         scores = {f"{a} vs {b}": {"score": s, "games": n} for (a, b), (s, n) in games.items()}

@@ -5,6 +5,11 @@ and return the card as a plain dict (what the JSON file holds, see ``docs/evalua
 :func:`card_markdown` renders it. A card is ``complete`` only when every panel member was
 played: an opponent that is not registered in this install (``missing``) is left out of
 the card, and the card says so, so that an incomplete card is never read as a full one.
+
+The panels differ in kind, so each game has its own functions here (playing its panel, the
+numbers its citation quotes, its page's table, its leaderboard's rows), which its adapter names
+(:class:`~dejavu_agents.games.base.ScoreCard`); :func:`make_card`, :func:`citation` and
+:func:`card_markdown` ask the card's adapter for them.
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from dejavu_agents.entries import resolve
 from dejavu_agents.games import get_game
 from dejavu_agents.registry import available_players
-from dejavu_agents.scorecard.panel import GRAB_PANEL, GRID_PANEL, GrabPanel, GridPanel
+from dejavu_agents.scorecard.panel import GRAB_PANEL, GRID_PANEL, PANELS, GrabPanel, GridPanel
 from dejavu_agents.scorecard.play import Played, Seat, play_all, schedule
 from dejavu_agents.scorecard.rating import Record, fit
 from dejavu_agents.specs import PlayerSpec
@@ -118,25 +124,31 @@ def grab_card(spec: PlayerSpec, *, panel: GrabPanel = GRAB_PANEL, workers: int =
 
 def make_card(game: str, spec: PlayerSpec, *, workers: int = 1, progress: bool = False) -> dict:
     """The card of ``spec`` on ``game``'s current panel."""
-    if game == "grid":
-        return grid_card(spec, workers=workers, progress=progress)
-    if game == "grab":
-        return grab_card(spec, workers=workers, progress=progress)
-    raise ValueError(f"no score card panel for {game!r}; panels: grid, grab")
+    if game not in PANELS:
+        raise ValueError(f"no score card panel for {game!r}; panels: {', '.join(PANELS)}")
+    card: dict = resolve(get_game(game).score_card.play)(spec, workers=workers, progress=progress)
+    return card
 
 
 def _ci(value: float, low: float, high: float, digits: int = 3) -> str:
     return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def grid_headline(card: dict) -> str:
+    """A Grid card's rating, as its citation quotes it."""
+    r = card["rating"]
+    return f"rating {r['value']:.0f} [{r['low']:.0f}, {r['high']:.0f}]"
+
+
+def grab_headline(card: dict) -> str:
+    """A Grab card's normalised points at each table, in the view the player reads, as its citation quotes them."""
+    head = ", ".join(f"{t['opponent']} {t['normalised']:.3f}" for t in card["tables"])
+    return f"normalised points ({card['obs_mode']}) {head}"
+
+
 def citation(card: dict) -> str:
     """The one line a paper quotes: player, panel version, headline numbers."""
-    if card["game"] == "grid":
-        r = card["rating"]
-        head = f"rating {r['value']:.0f} [{r['low']:.0f}, {r['high']:.0f}]"
-    else:
-        head = ", ".join(f"{t['opponent']} {t['normalised']:.3f}" for t in card["tables"])
-        head = f"normalised points ({card['obs_mode']}) {head}"
+    head = resolve(get_game(card["game"]).score_card.headline)(card)
     incomplete = "" if card["complete"] else f" (incomplete: {', '.join(card['missing'])} not played)"
     return f"{card['player']}: {head}; {card['panel']}, dejavu-env {card['dejavu_env']}{incomplete}"
 
@@ -148,28 +160,80 @@ def card_markdown(card: dict) -> str:
              f"`{card['obs_mode']}`. Played in {card['wall_s']:.0f} s on {card['workers']} worker(s).", ""]  # fmt: skip
     if not card["complete"]:
         lines += [f"**Incomplete:** {', '.join(card['missing'])} not registered in this install, not played.", ""]
-    if card["game"] == "grid":
-        r = card["rating"]
-        lines += [f"**Rating {r['value']:.0f}** [{r['low']:.0f}, {r['high']:.0f}] ({r['scale']}; from "
-                  f"{', '.join(r['from'])}).", ""]  # fmt: skip
-        rows = [[o["opponent"], o["games"], o["wins"], o["draws"], o["losses"],
-                 _ci(o["win_rate"], o["win_low"], o["win_high"]),
-                 "" if o["opponent_rating"] is None else f"{o['opponent_rating']:.0f}"]
-                for o in card["opponents"]]  # fmt: skip
-        lines.append(markdown_table(("opponent", "games", "wins", "draws", "losses", "win rate [95% CI]",
-                                     "opponent rating"), rows))  # fmt: skip
-        lines += ["", "Head to head, seats swapped on each deal; win rate = games won (a draw is not a win), "
-                  "Wilson 95% interval."]  # fmt: skip
-    else:
-        rows = [[f"{t['opponent']} x{t['seats'] - 1}", t["games"], _ci(t["normalised"], t["normalised_low"],
-                 t["normalised_high"]), _ci(t["mean_points"], t["points_low"], t["points_high"], 2),
-                 f"{t['low_points']:.2f}", f"{t['high_points']:.2f}", _ci(t["win_rate"], t["win_low"], t["win_high"])]
-                for t in card["tables"]]  # fmt: skip
-        lines.append(markdown_table(("table", "games", f"normalised ({card['low']} 0, {card['high']} 1)",
-                                     "points", card["low"], card["high"], "win rate"), rows))  # fmt: skip
-        lines += ["", f"The player in one seat among copies of the table's opponent, seats rotated on each deal; "
-                  f"{card['low']} and {card['high']} play the same deals in the same seats. Normalised = "
-                  f"(points - {card['low']}'s) / ({card['high']}'s - {card['low']}'s), paired by deal, "
-                  "BCa bootstrap 95% interval; win = the top total (shared counts)."]  # fmt: skip
+    lines += resolve(get_game(card["game"]).score_card.page)(card)
     lines += ["", "Cite as:", "", f"> {citation(card)}", ""]
     return "\n".join(lines)
+
+
+def grid_page(card: dict) -> list[str]:
+    """A Grid card's page: its rating, and its win rate against each panel member."""
+    r = card["rating"]
+    lines = [f"**Rating {r['value']:.0f}** [{r['low']:.0f}, {r['high']:.0f}] ({r['scale']}; from "
+             f"{', '.join(r['from'])}).", ""]  # fmt: skip
+    rows = [[o["opponent"], o["games"], o["wins"], o["draws"], o["losses"],
+             _ci(o["win_rate"], o["win_low"], o["win_high"]),
+             "" if o["opponent_rating"] is None else f"{o['opponent_rating']:.0f}"]
+            for o in card["opponents"]]  # fmt: skip
+    lines.append(markdown_table(("opponent", "games", "wins", "draws", "losses", "win rate [95% CI]",
+                                 "opponent rating"), rows))  # fmt: skip
+    return lines + ["", "Head to head, seats swapped on each deal; win rate = games won (a draw is not a win), "
+                    "Wilson 95% interval."]  # fmt: skip
+
+
+def grab_page(card: dict) -> list[str]:
+    """A Grab card's page: its points at each table, normalised between the panel's two ends."""
+    rows = [[f"{t['opponent']} x{t['seats'] - 1}", t["games"], _ci(t["normalised"], t["normalised_low"],
+             t["normalised_high"]), _ci(t["mean_points"], t["points_low"], t["points_high"], 2),
+             f"{t['low_points']:.2f}", f"{t['high_points']:.2f}", _ci(t["win_rate"], t["win_low"], t["win_high"])]
+            for t in card["tables"]]  # fmt: skip
+    lines = [markdown_table(("table", "games", f"normalised ({card['low']} 0, {card['high']} 1)",
+                             "points", card["low"], card["high"], "win rate"), rows)]  # fmt: skip
+    return lines + ["", f"The player in one seat among copies of the table's opponent, seats rotated on each deal; "
+                    f"{card['low']} and {card['high']} play the same deals in the same seats. Normalised = "
+                    f"(points - {card['low']}'s) / ({card['high']}'s - {card['low']}'s), paired by deal, "
+                    "BCa bootstrap 95% interval; win = the top total (shared counts)."]  # fmt: skip
+
+
+# ---------------------------------------------------------------------- the leaderboard's tables
+def _panel_note(cards: Sequence[dict[str, Any]]) -> str:
+    panels = sorted({c["panel"] for c in cards})
+    if len(panels) != 1:
+        raise ValueError(f"the cards of one table must share a panel version, got {panels}")
+    missing = sorted({m for c in cards for m in c["missing"]})
+    note = f"Panel `{panels[0]}`."
+    if missing:
+        note += f" Incomplete: {', '.join(missing)} not played (not registered when the cards were made)."
+    return note
+
+
+def grid_leaderboard(cards: Sequence[dict[str, Any]]) -> str:
+    """Grid's cards, highest rating first: the rating and the win rate against each panel member."""
+    cards = sorted(cards, key=lambda c: -c["rating"]["value"])
+    opponents = [o["opponent"] for o in cards[0]["opponents"]]
+    rows = []
+    for card in cards:
+        by = {o["opponent"]: o for o in card["opponents"]}
+        r = card["rating"]
+        rows.append([f"`{card['player']}`", f"{r['value']:.0f} [{r['low']:.0f}, {r['high']:.0f}]",
+                     *(_ci(by[n]["win_rate"], by[n]["win_low"], by[n]["win_high"]) for n in opponents)])  # fmt: skip
+    table = markdown_table(("player", "rating [95% CI]", *(f"vs {n}" for n in opponents)), rows)
+    return (
+        f"**Grid** (`{cards[0]['env_id']}`). {_panel_note(cards)} Win rates with Wilson 95% intervals; rating "
+        f"on Elo's scale, random = 0.\n\n{table}"
+    )
+
+
+def grab_leaderboard(cards: Sequence[dict[str, Any]]) -> str:
+    """Grab's cards, one table per view, highest mean normalised points first."""
+    parts = []
+    for obs_mode in sorted({c["obs_mode"] for c in cards}):
+        chosen = [c for c in cards if c["obs_mode"] == obs_mode]
+        chosen.sort(key=lambda c: -sum(t["normalised"] for t in c["tables"]))
+        tables = [f"{t['opponent']} x{t['seats'] - 1}" for t in chosen[0]["tables"]]
+        rows = [[f"`{c['player']}`", *(_ci(t["normalised"], t["normalised_low"], t["normalised_high"])
+                                       for t in c["tables"])] for c in chosen]  # fmt: skip
+        table = markdown_table(("player", *(f"at {name}" for name in tables)), rows)
+        parts.append(f"**Grab**, players reading `{obs_mode}` (`{chosen[0]['env_id']}`). {_panel_note(chosen)} "
+                     f"Points normalised between {chosen[0]['low']} (0) and {chosen[0]['high']} (1) on the same "
+                     f"deals, BCa bootstrap 95% intervals.\n\n{table}")  # fmt: skip
+    return "\n\n".join(parts)

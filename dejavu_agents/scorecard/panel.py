@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dejavu_agents.games import GAMES
+
 GRID_ENV = "DejaVuGrid-v0"
 GRAB_ENV = "DejaVuGrab-v0"
 
@@ -87,4 +89,7 @@ GRAB_PANEL = GrabPanel(
     seed=2026,
     tables=(GrabTable("human-casual", 4, 200), GrabTable("human-expert", 4, 200)),
 )
-PANELS: dict[str, GridPanel | GrabPanel] = {"grid": GRID_PANEL, "grab": GRAB_PANEL}
+PANELS: dict[str, GridPanel | GrabPanel] = {
+    game.name: panel for game in GAMES.values() for panel in (GRID_PANEL, GRAB_PANEL) if panel.env_id == game.env_id
+}
+"""Each game's current panel by the game's name: the panel of the game's env id."""

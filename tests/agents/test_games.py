@@ -21,9 +21,6 @@ ROOT = Path(dejavu_env.__file__).resolve().parent.parent
 ADAPTERS = sorted(GAMES.values(), key=lambda game: game.name)
 OWN_MODULES = ("dejavu_agents/games",)
 """Where game names may be compared or used as keys: the adapters alone (the one table of games)."""
-NOT_OURS = ("dejavu_agents/scorecard", "experiments/leaderboard.py")
-"""Layers keyed by game on purpose: the score card with its leaderboard, whose panels differ in kind per
-game (win rates and a rating for Grid, normalised points for Grab) and are versioned with each env id."""
 EVERY_SEAT = {"grid": {"agent_seat": None}}
 """Env keywords that put the agent at a random seat each game, so a test covers every seat."""
 PRIVILEGED = {("grab", "info_state", "observation"): 36}
@@ -140,7 +137,7 @@ def test_nothing_outside_the_adapters_asks_which_game_it_is() -> None:
     for folder in ("dejavu_agents", "experiments"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
-            if not relative.startswith(OWN_MODULES + NOT_OURS):
+            if not relative.startswith(OWN_MODULES):
                 found += _game_name_uses(path)
     assert not found, f"ask the game's adapter instead: {found}"
 
@@ -186,13 +183,25 @@ def test_the_browser_game_finds_its_parts_through_the_adapter(game: GameAdapter)
     assert set(game.web.settings) <= set(SETTINGS)
 
 
+@pytest.mark.parametrize("game", ADAPTERS, ids=lambda g: g.name)
+def test_the_score_card_finds_its_parts_through_the_adapter(game: GameAdapter) -> None:
+    """Every function the adapter names for the score card imports, and the game has a panel of its env id."""
+    from dejavu_agents.scorecard.panel import PANELS
+
+    card = game.score_card
+    calibrate = [] if card.calibrate is None else [card.calibrate]
+    for target in (card.play, card.headline, card.page, card.leaderboard, *calibrate):
+        assert callable(resolve(target))
+    assert PANELS[game.name].env_id == game.env_id
+
+
 def test_the_adapters_import_neither_the_web_nor_a_learning_library() -> None:
-    """The adapters name the web's parts instead of importing them, so every layer can ask them (a web
-    server without torch, a trainer without Starlette)."""
+    """The adapters name the web's and the score card's parts instead of importing them, so every layer can
+    ask them (a web server without torch, a trainer without Starlette)."""
     code = (
         "import sys, dejavu_agents.games;"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'torch')"
-        " or m.startswith('dejavu_agents.web'));"
+        " or m.startswith(('dejavu_agents.web', 'dejavu_agents.scorecard')));"
         "assert not loaded, loaded"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dejavu_agents.scorecard.card import grab_leaderboard, grid_leaderboard
 from experiments import leaderboard
 
 
@@ -43,14 +44,14 @@ def test_every_shipped_player_has_a_card() -> None:
 
 
 def test_grid_rows_are_ranked_by_rating_and_name_what_is_missing() -> None:
-    table = leaderboard.grid_table([grid_card("weak", 100.0), grid_card("strong", 900.0)])
+    table = grid_leaderboard([grid_card("weak", 100.0), grid_card("strong", 900.0)])
     assert table.index("`strong`") < table.index("`weak`")
     assert "Incomplete: ismcts not played" in table
 
 
 def test_grab_players_are_ranked_within_their_view() -> None:
-    text = leaderboard.grab_table([grab_card("a", "observation", 0.2), grab_card("b", "info_state", 1.0),
-                                   grab_card("c", "observation", 0.9)])  # fmt: skip
+    text = grab_leaderboard([grab_card("a", "observation", 0.2), grab_card("b", "info_state", 1.0),
+                             grab_card("c", "observation", 0.9)])  # fmt: skip
     assert text.index("`info_state`") < text.index("`observation`")
     observation = text[text.index("`observation`"):]
     assert observation.index("`c`") < observation.index("`a`") and "`b`" not in observation
@@ -58,7 +59,7 @@ def test_grab_players_are_ranked_within_their_view() -> None:
 
 def test_cards_of_different_panels_do_not_share_a_table() -> None:
     with pytest.raises(ValueError, match="share a panel version"):
-        leaderboard.grid_table([grid_card("a", 1.0), grid_card("b", 2.0, panel="DejaVuGrid-v0/panel-2")])
+        grid_leaderboard([grid_card("a", 1.0), grid_card("b", 2.0, panel="DejaVuGrid-v0/panel-2")])
 
 
 def test_the_readme_section_needs_its_markers() -> None:
