@@ -27,6 +27,46 @@ def test_a_match_writes_each_game_and_resumes_where_it_stopped(tmp_path: Path) -
     assert low <= summary["win_rate_decided"] <= high
 
 
+def test_a_paired_comparison_tells_the_same_games_and_the_difference() -> None:
+    games = [
+        {"seed": s, "seat": s % 2, "result": r, "scores": [1.0, 2.0], "decisions": 9}
+        for s, r in enumerate(["win", "loss", "draw", "win"])
+    ]
+    same = ismcts_match.paired(games, games)
+    assert same == {"games": 4, "mean_difference": 0.0, "standard_error": 0.0, "same_games": 4}
+    changed = [dict(g) for g in games]
+    changed[1]["result"] = "win"  # one game won instead of lost: +1 on 4 paired games
+    other = ismcts_match.paired(changed, games)
+    assert other["same_games"] == 3 and other["mean_difference"] == 0.25 and other["standard_error"] == 0.25
+    # Only the deals both played, with the player in the same seat, are paired.
+    assert ismcts_match.paired(games[:2], games)["games"] == 2
+    with pytest.raises(ValueError, match="no deal"):
+        ismcts_match.paired(games, [{**games[0], "seat": 1}])
+
+
+def test_a_match_against_its_baseline_adds_the_paired_comparison(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    args = ["--opponent", "greedy", "--simulations", "20", "--games", "2"]
+    assert ismcts_match.main([*args, "--out", str(first)]) == 0
+    assert ismcts_match.main([*args, "--out", str(second), "--baseline", str(first)]) == 0
+    summary = json.loads(second.with_suffix(".summary.json").read_text())
+    assert summary["paired"] == {
+        "baseline": str(first),
+        "games": 2,
+        "mean_difference": 0.0,
+        "standard_error": 0.0,
+        "same_games": 2,
+    }
+    capsys.readouterr()
+    assert ismcts_match.main([*args, "--out", str(second), "--baseline", str(tmp_path / "none.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("python -m experiments.ismcts_match: error: --baseline ") and "\n" not in err
+    assert ismcts_match.main([*args, "--seed", "100", "--out", str(second), "--baseline", str(first)]) == 2
+    assert "no game of the baseline has a seed of this match" in capsys.readouterr().err
+
+
 def test_bad_arguments_fail_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as refused:
         ismcts_match.main(["--games", "0", "--out", str(tmp_path / "x.jsonl")])
