@@ -40,11 +40,11 @@ from dejavu_env.grab.rules import (
     N_ROUNDS,
     PASS,
     GrabState,
-    apply_checked,
     check_action,
     check_actions,
     new_game,
 )
+from dejavu_env.grab.rules import tick as play_tick
 from dejavu_env.grab.seats import Seats
 
 MIN_REACTION_MS = 100.0
@@ -196,7 +196,7 @@ class GrabTable:
         for action in set(tick.tried) - {PASS}:
             winner = self.winner(action)
             actions[winner] = action
-        apply_checked(self.state, check_actions(self.state, actions), self.rng)
+        play_tick(self.state, check_actions(self.state, actions), self.rng)
         tick.actions = actions
         self.ticks.append(tick)
         self.tick = None

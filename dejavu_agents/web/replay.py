@@ -82,7 +82,7 @@ def replay_grab(record: GameRecord) -> tuple[list[grab_rules.GrabState], Outcome
         grabbed = [a for a in actions if a]
         if len(set(grabbed)) < len(grabbed):  # a race: the engine would ask the empty draws (an AssertionError)
             raise ValueError(f"tick {number}: two seats got the same object ({actions}); a race has one winner")
-        grab_rules.apply_checked(state, actions, draws)
+        grab_rules.tick(state, actions, draws)
         states.append(state.copy())
     return states, grab_rules.outcome(state)
 

@@ -35,13 +35,13 @@ from dejavu_env.grab.rules import (
     N_ROUNDS,
     PASS,
     GrabState,
-    apply_checked,
     check_action,
     is_legal,
     legal_mask,
     new_game,
     outcome,
     rewards,
+    tick,
     validate_orders,
     validate_reaction_times,
 )
@@ -183,7 +183,7 @@ class DejaVuGrabParallelEnv(MultiAgentFrontEnd, ParallelEnv[str, Observation, in
         checked = self._checked(state, actions)
         rounds_done = len(state.round_points)
         assert self._np_random is not None
-        apply_checked(state, checked, self._np_random)
+        tick(state, checked, self._np_random)
         self._aside[:] = state.round_asides[-1] if len(state.round_points) > rounds_done else -1
         per_seat = rewards(state, self.reward_mode, rounds_done)
         rewards_by_agent = dict(zip(self.possible_agents, per_seat))

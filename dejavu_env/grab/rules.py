@@ -50,7 +50,7 @@ MAX_GRAB_ONLY_TICKS = 36
 DEFAULT_REACTION_TIME = 0.6
 REACTION_SPREAD = 0.25
 ALL_OBJECTS = (1 << N_OBJECTS) - 1
-# The bit protocol: ``act_bits(round, flipped, middle) -> action id`` (see ``play_bit_ticks``).
+# The bit protocol: ``act_bits(round, flipped, middle) -> action id`` (see ``dejavu_env.grab.seats``).
 BitPlayer = Callable[[int, int, int], int]
 # The longest round: 33 flip ticks, then at most 36 grab-only ticks.
 MAX_TICKS_PER_ROUND = N_CARDS - N_ASIDE + MAX_GRAB_ONLY_TICKS
@@ -322,13 +322,16 @@ def apply(state: GrabState, actions: Sequence[object], rng: np.random.Generator)
 
     Raises ``ValueError`` on an illegal action before anything changes.
     """
-    apply_checked(state, check_actions(state, actions), rng)
+    tick(state, check_actions(state, actions), rng)
 
 
-def apply_checked(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
-    """:func:`apply` for callers that have already checked every action (the front ends, the match runner).
+def tick(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
+    """The rules' tick (``docs/rules.md#grab-tick``) for actions already checked: the grabs (conflicts to
+    the fastest), then the round's next event (``_advance``: the next flip, a grab-only tick or the next round).
 
-    Steps: grabs (conflicts to the fastest), then the round's next event (``_advance``).
+    The one tick loop of the game's scalar engine: :func:`apply`, the env and the match runner's seats
+    (:mod:`dejavu_env.grab.seats`), PettingZoo, the browser game and the replays all resolve ticks here;
+    the kernels (:mod:`dejavu_env.grab.kernels`) are its compiled twin.
     """
     grabbed = any(actions)
     if grabbed:
@@ -374,14 +377,10 @@ def ask_bits(state: GrabState, seat: int, act_bits: BitPlayer, round_index: int,
     try:
         action = act_bits(round_index, flipped, middle)
     except Exception as err:
-        raise _raised(seat, err) from err
+        raise PlayerError.at(seat, f"raised {type(err).__name__}: {err}") from err
     if type(action) is not int or (action and not is_legal(state, seat, action)):
         action = check_bit_action(seat, action, state)
     return action
-
-
-def _raised(seat: int, err: Exception) -> PlayerError:
-    return PlayerError.at(seat, f"raised {type(err).__name__}: {err}")
 
 
 def check_bit_action(seat: int, action: object, state: GrabState) -> int:
@@ -390,78 +389,6 @@ def check_bit_action(seat: int, action: object, state: GrabState) -> int:
         return check_action(state, seat, action, f"the player at seat {seat}")
     except ValueError as err:
         raise PlayerError(str(err), seat=seat) from err
-
-
-def play_bit_ticks(
-    state: GrabState,
-    players: Sequence[tuple[int, BitPlayer]],
-    rng: np.random.Generator,
-    *,
-    outside: int = -1,
-    outside_action: int = PASS,
-) -> list[int]:
-    """Play ticks in which every chooser but one outside seat is a bit-protocol player.
-
-    ``players`` pairs seats (in increasing order) with ``act_bits(round, flipped, middle)
-    -> action`` callables, given public facts only: the round index, the objects of the
-    card flipped this tick (0 in grab-only ticks) and the middle. Seat ``outside`` (the
-    env's agent) plays ``outside_action``, already checked, in the first tick and passes
-    after it; the loop returns once that seat is in the round again (at once, unless the
-    tick eliminated it) or the game is over. ``outside=-1`` plays the whole game. This is
-    :func:`apply_checked` with the asking (:func:`ask_bits`) inlined: the env spends most of
-    its ticks here. Returns every seat's action in the first tick.
-    """
-    actions = [PASS] * state.n_players
-    first_tick: list[int] | None = None
-    pending = outside_action if outside >= 0 else PASS
-    while not state.game_over:
-        in_round, round_index, flipped, middle = state.in_round, state.round, state.flipped, state.middle
-        legal = middle << 1 | 1  # grab_bits(middle), inlined: what every seat in the round may play
-        if pending:
-            first, first_action = outside, pending
-            actions[outside] = pending
-        else:
-            first = first_action = -1
-        racers: list[int] | None = None  # seats grabbing this tick, once there are two
-        one_object = True
-        for seat, act_bits in players:
-            if in_round[seat]:
-                try:
-                    action = act_bits(round_index, flipped, middle)
-                except Exception as err:
-                    raise _raised(seat, err) from err
-                if type(action) is not int or action < 0 or not legal >> action & 1:
-                    action = check_bit_action(seat, action, state)
-                if action:
-                    if first < 0:
-                        first, first_action = seat, action
-                    elif racers is None:
-                        racers = [first, seat]
-                        one_object = action == first_action
-                    else:
-                        racers.append(seat)
-                        one_object = one_object and action == first_action
-                actions[seat] = action
-            else:
-                actions[seat] = PASS
-        if first_tick is None:
-            first_tick = list(actions)
-        if racers is not None and not one_object:
-            _resolve_grabs(state, actions, rng)
-        elif first >= 0:  # one object: its only grabber, or the fastest of those racing for it
-            winner = first if racers is None else _fastest(state, racers, rng)
-            bit = 1 << (first_action - 1)
-            state.middle = middle & ~bit
-            state.holdings[winner] |= bit
-        if state.position < N_CARDS:  # the common case of _advance, without the call
-            _flip(state, rng)
-        else:
-            _advance(state, first >= 0, rng)
-        if pending:
-            actions[outside] = pending = PASS
-        if outside >= 0 and state.in_round[outside]:
-            break
-    return first_tick if first_tick is not None else actions
 
 
 def _advance(state: GrabState, grabbed: bool, rng: np.random.Generator) -> None:

@@ -8,6 +8,9 @@ round index, the objects of the card flipped this tick (0 in grab-only ticks) an
 middle, as 36-bit masks; all public) is asked through it instead, which needs no
 observation vector. Either way a fault (an exception, an answer that is not an action id,
 an illegal choice) is a :class:`~dejavu_env.core.players.PlayerError` naming the seat.
+
+The ticks themselves are the rules': :meth:`Seats.play` asks the players, then calls
+:func:`dejavu_env.grab.rules.tick`, and nothing here resolves a grab or flips a card.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import numpy as np
 
 from dejavu_env.core.players import ask_player, player_obs_mode
 from dejavu_env.grab.observation import Observer
-from dejavu_env.grab.opponents import BOT_CHOICE, MemoryBot, play_bot_ticks
-from dejavu_env.grab.rules import PASS, GrabState, apply_checked, ask_bits, is_legal, legal_mask, play_bit_ticks
+from dejavu_env.grab.opponents import MemoryBot
+from dejavu_env.grab.rules import PASS, GrabState, ask_bits, is_legal, legal_mask, tick
 
 
 class Seats:
@@ -29,33 +32,25 @@ class Seats:
 
     def __init__(self, players: Sequence[Any | None], obs_mode: str) -> None:
         self.players = list(players)
-        self._fast: list[tuple[int, Callable[[int, int, int], int]]] = []
+        self._bits: list[tuple[int, Callable[[int, int, int], int]]] = []
         self._slow: list[tuple[int, Any, Observer]] = []
         for seat, player in enumerate(self.players):
             if player is None:
                 continue
             act_bits = getattr(player, "act_bits", None)
             if callable(act_bits):
-                self._fast.append((seat, act_bits))
+                self._bits.append((seat, act_bits))
             else:
                 self._slow.append((seat, player, Observer(seat, player_obs_mode(player, obs_mode))))
-        self.trusted = not self._slow and all(type(self.players[seat]) is MemoryBot for seat, _ in self._fast)
+        self.trusted = not self._slow and all(type(self.players[seat]) is MemoryBot for seat, _ in self._bits)
         """Only the game's own bot sits here: nobody can fault, so a step needs no rollback point."""
-        own_choice = all(getattr(act_bits, "__func__", None) is BOT_CHOICE for _, act_bits in self._fast)
-        self._bots: list[tuple[int, MemoryBot]] | None = (
-            [(seat, player) for seat, player in enumerate(self.players) if player is not None]
-            if self.trusted and own_choice
-            else None
-        )
-        """The bots of a table of ``MemoryBot`` s alone, played by ``play_bot_ticks`` (faster still), which
-        inlines their choice: only while ``MemoryBot.act_bits`` is the class's own (a test may patch it)."""
 
     def choose(self, state: GrabState, actions: list[int]) -> None:
         """Write each seated player's checked action into ``actions`` (pass for those out of the round)."""
         in_round = state.in_round
-        if self._fast:
+        if self._bits:
             round_index, flipped, middle = state.round, state.flipped, state.middle
-            for seat, act_bits in self._fast:
+            for seat, act_bits in self._bits:
                 in_play = in_round[seat]
                 actions[seat] = ask_bits(state, seat, act_bits, round_index, flipped, middle) if in_play else PASS
         for seat, player, observer in self._slow:
@@ -72,15 +67,10 @@ class Seats:
         """Play ticks: seat ``outside`` (no player here) plays ``outside_action`` in the first one
         and passes after; stop once it is in the round again, or at the game's end.
 
-        ``outside=-1`` plays the whole game. When every player speaks the bit protocol, the
-        engine's ``play_bit_ticks`` loop does it without building observations, and a table of
-        ``MemoryBot`` s alone is played by ``opponents.play_bot_ticks``, the same loop with the
-        bots' choice inlined. Returns the actions of the first tick (every seat's).
+        ``outside=-1`` plays the whole game. Each tick asks the players (:meth:`choose`), then
+        resolves it by the rules (:func:`~dejavu_env.grab.rules.tick`). Returns the actions of
+        the first tick (every seat's).
         """
-        if self._bots is not None:
-            return play_bot_ticks(state, self._bots, rng, outside=outside, outside_action=outside_action)
-        if not self._slow:
-            return play_bit_ticks(state, self._fast, rng, outside=outside, outside_action=outside_action)
         actions = [PASS] * len(self.players)
         if outside >= 0:
             actions[outside] = outside_action
@@ -89,7 +79,7 @@ class Seats:
             self.choose(state, actions)
             if first is None:
                 first = list(actions)
-            apply_checked(state, actions, rng)
+            tick(state, actions, rng)
             if outside >= 0:
                 actions[outside] = PASS
                 if state.in_round[outside]:

@@ -263,7 +263,7 @@ class GrabReplay(VectorReplay):
     and those played while it waits out a round) is recorded with its seats' actions and where in the
     game's stream its races drew (:meth:`_recording_play` wraps :func:`dejavu_env.grab.kernels.play`;
     the normals of races between different means are recorded as the env draws them). Each env's games
-    are then replayed through :func:`~dejavu_env.grab.rules.apply_checked` from their recorded shuffles,
+    are then replayed through :func:`~dejavu_env.grab.rules.tick` from their recorded shuffles,
     each tick's races settled by a :class:`StreamDraws`, and every observation, mask, reward, ending and
     ``info`` entry is checked bit for bit. The one-kernel step is switched off here (it plays the same
     ticks inside one compiled call; a test checks that it replies exactly as this general path does)."""
@@ -378,7 +378,7 @@ class GrabReplay(VectorReplay):
 
     def _check_step(self, i: int, action: int, legal: bool, seat: int, rows: _Rows,
                     outcome: tuple[float, bool, bool]) -> None:
-        from dejavu_env.grab.rules import apply_checked, rewards
+        from dejavu_env.grab.rules import rewards, tick
 
         base, game = self.base, self.games[i]
         reward, terminated, truncated = outcome
@@ -397,7 +397,7 @@ class GrabReplay(VectorReplay):
             orders[now] = base.state.order[i].tolist()
             game.preset_orders = tuple(tuple(o) for o in orders)
         for actions, draws in ticks:
-            apply_checked(game, actions, cast(np.random.Generator, draws))
+            tick(game, actions, cast(np.random.Generator, draws))
             if draws.normals:
                 raise AssertionError(f"env {i}: the reference engine left {len(draws.normals)} normals unused")
         _check("terminated", i, terminated, game.game_over)

@@ -24,7 +24,7 @@ from dejavu_env.grab.batched_opponents import GrabRequest, MemoryBatchBot, Perfe
 from dejavu_env.grab.cards import canonical_deck, make_deck
 from dejavu_env.grab.observation import LAYOUTS, reference_observation
 from dejavu_env.grab.opponents import MemoryBot
-from dejavu_env.grab.rules import MAX_GRAB_ONLY_TICKS, GrabState, apply_checked, legal_mask, new_game
+from dejavu_env.grab.rules import MAX_GRAB_ONLY_TICKS, GrabState, legal_mask, new_game, tick
 from dejavu_env.testing.grab_checks import RING_CARDS, check_objects_conserved, resample_hidden, scripted_order
 from dejavu_env.testing.replay import GrabReplay, StreamDraws
 
@@ -80,7 +80,7 @@ def fields(game: GrabState) -> tuple:
     return tuple(getattr(game, f.name) for f in dataclasses.fields(game) if f.name not in skip)
 
 
-def tick(state: block.GrabBatch, actions: list[int]) -> None:
+def kernel_tick(state: block.GrabBatch, actions: list[int]) -> None:
     """One tick of game 0 of ``state`` with every seat's action given (phase ``APPLY``), on the kernels."""
     n_players = state.n_players
     seating = kernels.Seating(
@@ -114,8 +114,8 @@ def test_rare_endings_from_set_positions_match_the_reference():
         for _ in range(4):
             middle = reference.middle
             actions = [(middle & -middle).bit_length() if middle and reference.in_round[0] else 0, 0]
-            tick(state, actions)
-            apply_checked(reference, actions, cast(np.random.Generator, StreamDraws(0, 0, [], False)))
+            kernel_tick(state, actions)
+            tick(reference, actions, cast(np.random.Generator, StreamDraws(0, 0, [], False)))
             assert fields(block.to_scalar(state, 0, deck)) == fields(reference)
 
 

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dejavu_env.grab.cards import N_CARDS
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import Observer
-from dejavu_env.grab.opponents import MemoryBot, play_bot_ticks
+from dejavu_env.grab.opponents import MemoryBot
 from dejavu_env.grab.rules import (
-    ALL_OBJECTS,
     DEFAULT_REACTION_TIME,
     PASS,
     apply,
     legal_actions,
     legal_mask,
     new_game,
-    play_bit_ticks,
 )
+from dejavu_env.grab.seats import Seats
 
 
 class NumpyOnly:
@@ -123,14 +119,16 @@ def test_bad_settings_raise(kwargs, message):
         MemoryBot(**kwargs)
 
 
-def _bot_table_run(loop: str, seed: int, n_players: int, outside: int, means: list[float], spread: float) -> tuple:
-    """One game through ``play_bit_ticks`` (``loop="bits"``) or ``play_bot_ticks``, with every fact that may differ."""
+def _table_run(by: str, seed: int, n_players: int, outside: int, means: list[float], spread: float) -> tuple:
+    """One game of memory bots (and an outside seat grabbing at random), through :class:`Seats` (``by="seats"``,
+    as the env and ``play_game`` play it) or tick by tick through ``rules.apply`` with each bot asked in turn,
+    with every fact that may differ."""
     bots = [MemoryBot(recall=0.5 + 0.1 * seat) for seat in range(n_players)]
     for seat, bot in enumerate(bots):
         bot.reset(seed * 10 + seat)
     rng = np.random.default_rng(seed)
     state = new_game(rng, n_players=n_players, reaction_times=means, reaction_spread=spread)
-    seated = [(seat, bot) for seat, bot in enumerate(bots) if seat != outside]
+    seats = Seats([None if seat == outside else bot for seat, bot in enumerate(bots)], "observation")
     picks = np.random.default_rng(seed + 1)
     ticks = []
     while not state.game_over:
@@ -139,13 +137,21 @@ def _bot_table_run(loop: str, seed: int, n_players: int, outside: int, means: li
         else:
             legal = legal_actions(state, outside)
             action = legal[int(picks.integers(len(legal)))]
-        if loop == "bits":
-            ticks.append(
-                play_bit_ticks(state, [(s, b.act_bits) for s, b in seated], rng, outside=outside, outside_action=action)
-            )
-        else:
-            ticks.append(play_bot_ticks(state, seated, rng, outside=outside, outside_action=action))
-    memories = [(b._round, b._looked, b._sure, b._ready) for _, b in seated]
+        if by == "seats":
+            ticks.append(seats.play(state, rng, outside, action))
+            continue
+        first = None
+        while not state.game_over and (first is None or outside < 0 or not state.in_round[outside]):
+            actions = [
+                (action if first is None else PASS)
+                if seat == outside
+                else (bot.act_bits(state.round, state.flipped, state.middle) if state.in_round[seat] else PASS)
+                for seat, bot in enumerate(bots)
+            ]
+            first = first or actions
+            apply(state, actions, rng)
+        ticks.append(first)
+    memories = [(b._round, b._looked, b._sure, b._ready) for seat, b in enumerate(bots) if seat != outside]
     return ticks, state.round_points, state.round_eliminated, state.holdings, memories, rng.bit_generator.state
 
 
@@ -160,11 +166,11 @@ def _bot_table_run(loop: str, seed: int, n_players: int, outside: int, means: li
         (5, 1, [0.6, 0.5, 0.5, 0.7, 0.5], 0.0),  # no spread: ties between the equally fast, at random
     ],
 )
-def test_the_bot_table_loop_plays_the_same_ticks_as_the_bit_protocol_loop(n_players, outside, means, spread):
+def test_the_seats_play_the_ticks_of_the_rules(n_players, outside, means, spread):
     means = means or [DEFAULT_REACTION_TIME] * n_players
     for seed in range(6):
-        assert _bot_table_run("bots", seed, n_players, outside, means, spread) == _bot_table_run(
-            "bits", seed, n_players, outside, means, spread
+        assert _table_run("seats", seed, n_players, outside, means, spread) == _table_run(
+            "apply", seed, n_players, outside, means, spread
         )
 
 
@@ -182,66 +188,11 @@ def _tables(draw: st.DrawFn) -> tuple[int, int, int, list[float], float]:
     return draw(st.integers(0, 2**31 - 1)), n_players, outside, means, draw(st.sampled_from([0.0, 0.1, 0.25]))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_tables())
-def test_the_bot_table_loop_matches_the_reference_on_any_table(table):
+def test_the_seats_play_the_ticks_of_the_rules_on_any_table(table):
     """The property behind the cases above, over drawn seeds, table sizes, outside seats and reaction times."""
     seed, n_players, outside, means, spread = table
-    assert _bot_table_run("bots", seed, n_players, outside, means, spread) == _bot_table_run(
-        "bits", seed, n_players, outside, means, spread
+    assert _table_run("seats", seed, n_players, outside, means, spread) == _table_run(
+        "apply", seed, n_players, outside, means, spread
     )
-
-
-def _twin_runs(state, bots, outside, action, rng) -> tuple:
-    """``play_bot_ticks`` and the reference ``play_bit_ticks`` from copies of one position: every fact of each."""
-    runs = []
-    for loop in ("bots", "bits"):
-        twin, twin_bots, twin_rng = state.copy(), copy.deepcopy(bots), copy.deepcopy(rng)
-        seated = [(seat, bot) for seat, bot in enumerate(twin_bots) if seat != outside]
-        if loop == "bits":
-            first = play_bit_ticks(
-                twin, [(s, b.act_bits) for s, b in seated], twin_rng, outside=outside, outside_action=action
-            )
-        else:
-            first = play_bot_ticks(twin, seated, twin_rng, outside=outside, outside_action=action)
-        memories = [(b._round, b._looked, b._sure, b._ready) for _, b in seated]
-        facts = (twin.round, twin.position, twin.middle, twin.holdings, twin.in_round, twin.seen_once, twin.seen_twice)
-        runs.append((first, facts, twin.round_points, memories, twin_rng.bit_generator.state))
-    return tuple(runs)
-
-
-def _eliminated_agent(seed: int):
-    """A 4-player game played tick by tick until the agent (seat 0, grabbing at random) is out of the round."""
-    bots = [MemoryBot(recall=0.9) for _ in range(4)]
-    for seat, bot in enumerate(bots):
-        bot.reset(seed * 10 + seat)
-    rng = np.random.default_rng(seed)
-    state = new_game(rng, n_players=4)
-    picks = np.random.default_rng(seed + 1)
-    while state.in_round[0]:
-        legal = legal_actions(state, 0)
-        actions = [legal[int(picks.integers(len(legal)))]]
-        actions += [bot.act_bits(state.round, state.flipped, state.middle) for bot in bots[1:]]
-        apply(state, actions, rng)
-    return state, bots, rng
-
-
-def test_a_bot_holding_an_object_that_shows_again_is_eliminated_as_the_rules_say():
-    # No legal play makes a memory bot hold an object before its second sighting; a scripted state does,
-    # so that the bots' own loop hands the flip to the rules' one.
-    state, bots, rng = _eliminated_agent(3)
-    unseen = ALL_OBJECTS & ~state.seen_once & state.middle
-    bit = unseen & -unseen
-    state.middle &= ~bit
-    state.holdings[2] |= bit
-    bots_run, bits_run = _twin_runs(state, bots, 0, PASS, rng)
-    assert bots_run == bits_run
-    assert bots_run[2][-1][2] == 0, "the bot at seat 2 is scored out of that round"
-
-
-def test_bots_out_of_step_are_played_as_the_rules_say():
-    # A bot asked outside the table (its memory no longer the others') makes the loop fall back on the reference.
-    state, bots, rng = _eliminated_agent(4)
-    bots[1].act_bits(state.round, state.deck.card_bits[state.order[N_CARDS - 1]], state.middle)
-    bots_run, bits_run = _twin_runs(state, bots, 0, PASS, rng)
-    assert bots_run == bits_run
