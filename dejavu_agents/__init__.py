@@ -13,8 +13,9 @@ The workbench, package by package (each module's docstring says more):
 - :mod:`dejavu_agents.games`: one adapter per game, the only place that tells the games apart
   (seats, how opponents enter an env, which score picks the best checkpoint, the report's
   words, the teacher's view, the play session).
-- :mod:`dejavu_agents.ppo` and :mod:`dejavu_agents.models`: trained models as players, and where a
-  checkpoint may be loaded from (a shipped name, or an explicit path; a checkpoint is code).
+- :mod:`dejavu_agents.learned`: trained models as players (SB3's in :mod:`~dejavu_agents.learned.ppo`, exported
+  networks in :mod:`~dejavu_agents.learned.exported`), and where a checkpoint may be loaded from
+  (:mod:`~dejavu_agents.learned.models`: a shipped name, or an explicit path; a checkpoint is code).
 - :mod:`dejavu_agents.cloning`: behaviour cloning, the warm start of the learned players.
 - :mod:`dejavu_agents.tournament`, :mod:`dejavu_agents.play`: ``python -m dejavu_agents.tournament`` and
   ``python -m dejavu_agents.play``; :mod:`dejavu_agents.specs` reads players as the command lines name them

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from dejavu_agents.base import Player
-from dejavu_agents.ppo import PPOPlayer
+from dejavu_agents.learned.ppo import PPOPlayer
 from dejavu_agents.registry import make_player
 
 SELF = "self"

@@ -14,7 +14,7 @@ A checkpoint is code (an SB3 zip holds pickles): name only files you trust; nami
 holds pickles says so in one line on stderr. Its model card is checked against the game, and
 the file's content against the card, when the command line is read, before any game is
 played and without running any pickle; an SB3 save without a card (a model the user trained
-and saved with SB3 alone) gets the one its spaces show (:func:`dejavu_agents.models.infer_card`).
+and saved with SB3 alone) gets the one its spaces show (:func:`dejavu_agents.learned.models.infer_card`).
 A :class:`PlayerSpec` is a small picklable value, so the tournament's worker processes build
 the same players from it.
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 from dejavu_agents.base import Player
 from dejavu_agents.cli import checked_path
 from dejavu_agents.games.base import TournamentGame
-from dejavu_agents.loaders import checkpoint_player
-from dejavu_agents.models import PICKLE_BEARING, inspect_checkpoint, is_path, notify_pickles, resolve_checkpoint
+from dejavu_agents.learned.loaders import checkpoint_player
+from dejavu_agents.learned.models import PICKLE_BEARING, inspect_checkpoint, is_path, notify_pickles, resolve_checkpoint
 from dejavu_agents.registry import available_players
 
 

@@ -13,7 +13,7 @@ mask where masked learners look for it: ``info["action_mask"]`` (int8, as the en
 **A frame stack** (:class:`StackObservations`). Why not gymnasium's ``FrameStackObservation``: it
 would stack the ``action_mask`` too, while only the newest mask is meaningful to a masked policy.
 Here only ``"observation"`` is stacked and ``"action_mask"`` stays the current one.
-:class:`ObservationStack` holds the stacking logic so a trained player (``dejavu_agents.ppo``)
+:class:`ObservationStack` holds the stacking logic so a trained player (``dejavu_agents.learned.ppo``)
 rebuilds exactly the input it was trained on.
 """
 

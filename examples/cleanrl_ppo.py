@@ -13,7 +13,7 @@ What a learner that reads one array needs, and nothing else:
 - ``gym.make_vec(..., vectorization_mode="vector_entry_point")`` steps all games as numpy arrays in
   one call, with the opponent (``greedy``) inside the batch; ``autoreset_mode="SameStep"`` keeps
   CleanRL's loop as written (an ended game's last vector is ``info["final_obs"]``).
-- The network is ``dejavu_agents.policy_net.PolicyNet``: by default the slot-equivariant encoder
+- The network is ``dejavu_agents.learned.policy_net.PolicyNet``: by default the slot-equivariant encoder
   of ``grid-scratch`` (``--encoder learner``), whose logits are masked. ``--encoder mlp`` is a
   plain MLP on the vector (CleanRL's own ``Agent``), which beats ``random`` but not ``greedy`` at
   this budget (docs/training.md says why).
@@ -45,11 +45,11 @@ from torch import nn, optim
 from torch.distributions import Categorical
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_agents.exported import save_export
+from dejavu_agents.learned.exported import save_export
+from dejavu_agents.learned.models import ExportCard
+from dejavu_agents.learned.net_spec import NetSpec
+from dejavu_agents.learned.policy_net import PolicyNet
 from dejavu_agents.learners.targets import grid_tally
-from dejavu_agents.models import ExportCard
-from dejavu_agents.net_spec import NetSpec
-from dejavu_agents.policy_net import PolicyNet
 from dejavu_agents.stats import wilson_interval
 from dejavu_env.wrappers import BoxObservationVector
 

@@ -5,7 +5,7 @@ Run it either way from the clone's root: ``python examples/load_checkpoint.py`` 
 (torch, stable-baselines3, sb3-contrib); the shipped checkpoints come with ``dejavu_agents``.
 
 A checkpoint is an SB3 zip with a JSON sidecar (same name, ``.json``) that says which
-algorithm, game and observation view it needs. :class:`dejavu_agents.ppo.PPOPlayer` takes a shipped
+algorithm, game and observation view it needs. :class:`dejavu_agents.learned.ppo.PPOPlayer` takes a shipped
 name (``"ppo-grid"``) or the path of any zip that ``python -m experiments.train`` wrote, such
 as ``runs/grid/latest/best.zip``; the player then works wherever players do: as an env opponent, in
 the match runners and in the tournament.
@@ -20,7 +20,7 @@ import torch
 
 import dejavu_env  # noqa: F401
 from dejavu_agents import make_player
-from dejavu_agents.ppo import CHECKPOINTS, PPOPlayer
+from dejavu_agents.learned.ppo import CHECKPOINTS, PPOPlayer
 
 
 def main(games: int = 3) -> None:

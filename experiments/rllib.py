@@ -6,7 +6,7 @@ TensorBoard events) and the checkpoints under ``--out``. The league (``main`` ag
 snapshots of itself and against heuristics) and the periodic evaluation through
 :func:`experiments.evaluate.evaluate` (the tournament's seats and seeds) run inside the trial.
 At the end each trial's last checkpoint is exported to a Ray-free player
-(``<out>/<export-name>.pt`` + ``.json``, see :mod:`dejavu_agents.exported`); copy both into
+(``<out>/<export-name>.pt`` + ``.json``, see :mod:`dejavu_agents.learned.exported`); copy both into
 ``dejavu_agents/checkpoints`` to ship it under that name.
 
 Cluster: ``--address auto`` (or ``host:port``) joins a running Ray cluster started with

@@ -43,13 +43,13 @@ import numpy as np
 import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents.cli import shielded
 from dejavu_agents.games import get_game
+from dejavu_agents.learned.ppo import ModelCard
 from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
 from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats, learner_device
 from dejavu_agents.learners.rewards import learner_targets
-from dejavu_agents.ppo import ModelCard
 from dejavu_agents.progress import Progress
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
 from experiments.evaluate import evaluate, print_eval_line
@@ -209,7 +209,7 @@ def initial_weights(config: BatchedConfig, net: LearnerNet) -> None:
     This continues an earlier run of the learner (its weights, not its optimiser state or
     league): no teacher is involved, so a run started from it is still from scratch.
     """
-    from dejavu_agents.models import checkpoint_card, resolve_checkpoint
+    from dejavu_agents.learned.models import checkpoint_card, resolve_checkpoint
 
     path = resolve_checkpoint(Path(str(config.init)))
     card = checkpoint_card(path, config.game)

@@ -54,9 +54,9 @@ import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents.cli import shielded
 from dejavu_agents.cloning import PretrainConfig, pretrain
 from dejavu_agents.games import GameAdapter, get_game
+from dejavu_agents.learned.models import ModelCard
+from dejavu_agents.learned.ppo import PPOPlayer
 from dejavu_agents.mixture import SELF, build_mixture
-from dejavu_agents.models import ModelCard
-from dejavu_agents.ppo import PPOPlayer
 from dejavu_agents.progress import Progress
 from dejavu_agents.text import counted
 from dejavu_env.wrappers import StackObservations

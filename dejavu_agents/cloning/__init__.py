@@ -21,7 +21,7 @@ The parts, each in its module:
 - :mod:`~dejavu_agents.cloning.pretrain`: :func:`pretrain`, all of it in order.
 
 DAgger rounds (``dagger``) fix the drift of plain cloning: once cloned, the *student*
-plays (as :class:`dejavu_agents.ppo.PolicyLanes`, exactly as the trained player will) while the
+plays (as :class:`dejavu_agents.learned.ppo.PolicyLanes`, exactly as the trained player will) while the
 teacher still labels every decision, so the student also learns what to do in the
 situations its own mistakes lead to; each round's games are added to the data set and the
 policy is trained again on all of it.

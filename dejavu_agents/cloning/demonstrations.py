@@ -1,7 +1,7 @@
 """Recording demonstrations: games in the agent's seat, every decision labelled by a teacher.
 
 Games are recorded in lanes side by side, so that the student of a DAgger round (a
-:class:`~dejavu_agents.ppo.PolicyLanes`) plays all of them with one forward pass per step.
+:class:`~dejavu_agents.learned.ppo.PolicyLanes`) plays all of them with one forward pass per step.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from dejavu_agents.cloning.views import TeacherView
 from dejavu_agents.games import get_game
-from dejavu_agents.ppo import PolicyLanes
+from dejavu_agents.learned.ppo import PolicyLanes
 from dejavu_agents.progress import Progress
 from dejavu_env.core.actions import as_action
 from dejavu_env.core.env import DejaVuEnv

@@ -16,8 +16,8 @@ from dejavu_agents.cloning.cloner import Cloner, EpochStats
 from dejavu_agents.cloning.config import PretrainConfig
 from dejavu_agents.cloning.demonstrations import record
 from dejavu_agents.games import get_game
-from dejavu_agents.models import ModelCard
-from dejavu_agents.ppo import PolicyLanes
+from dejavu_agents.learned.models import ModelCard
+from dejavu_agents.learned.ppo import PolicyLanes
 
 
 def pretrain(

@@ -39,7 +39,7 @@ PLAYERS = {
         "dejavu_agents.grab.human:HumanGrabPlayer", {"preset": "expert"}, "a practised, fast player"
     ),
     "ppo-grab": PlayerEntry(
-        "dejavu_agents.ppo:PPOPlayer",
+        "dejavu_agents.learned.ppo:PPOPlayer",
         {"checkpoint": "ppo-grab", "game": "grab"},
         "RecurrentPPO memory learner (dejavu_agents/checkpoints/ppo-grab.zip)",
     ),
@@ -50,7 +50,7 @@ PLAYERS = {
         "(dejavu_agents/checkpoints/ppo-grab-scratch.zip)",
     ),
     "rllib-grab": PlayerEntry(
-        "dejavu_agents.exported:ExportedPlayer",
+        "dejavu_agents.learned.exported:ExportedPlayer",
         {"checkpoint": "rllib-grab", "game": "grab"},
         "RLlib PPO with a memory per object from a blank network, exported to torch (checkpoints/rllib-grab.pt)",
     ),

@@ -47,7 +47,7 @@ PLAYERS = {
         "ismcts anchored on ppo-grid-scratch's move, searching only the moves its policy finds plausible",
     ),
     "ppo-grid": PlayerEntry(
-        "dejavu_agents.ppo:PPOPlayer",
+        "dejavu_agents.learned.ppo:PPOPlayer",
         {"checkpoint": "ppo-grid", "game": "grid"},
         "MaskablePPO (dejavu_agents/checkpoints/ppo-grid.zip)",
     ),
@@ -57,7 +57,7 @@ PLAYERS = {
         "compact masked PPO from a blank network on the batched env (checkpoints/ppo-grid-scratch.zip)",
     ),
     "rllib-grid": PlayerEntry(
-        "dejavu_agents.exported:ExportedPlayer",
+        "dejavu_agents.learned.exported:ExportedPlayer",
         {"checkpoint": "rllib-grid", "game": "grid"},
         "RLlib self-play PPO from a blank network, exported to torch (dejavu_agents/checkpoints/rllib-grid.pt)",
     ),

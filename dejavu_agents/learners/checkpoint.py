@@ -4,7 +4,7 @@ A checkpoint is ``<name>.zip`` holding ``net.json`` (the :class:`~dejavu_agents.
 and ``weights.pt`` (the state dict: weights and the input scale, no optimiser state), with
 the project's JSON model card ``<name>.json`` beside it (algo ``"compact_ppo"``, game,
 obs_mode), as for the SB3 checkpoints, so nothing can feed it the wrong view; where it
-may be loaded from (a shipped name, or a path) is :mod:`dejavu_agents.models`' rule, as for them.
+may be loaded from (a shipped name, or a path) is :mod:`dejavu_agents.learned.models`' rule, as for them.
 
 Unlike an SB3 zip, it holds no pickled code: the weights are read with
 ``torch.load(weights_only=True)``, which builds tensors only (a file that holds anything else
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
+from dejavu_agents.learned.models import ModelCard
+from dejavu_agents.learned.weights import fit_weights, load_tensors
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
-from dejavu_agents.models import ModelCard
-from dejavu_agents.weights import fit_weights, load_tensors
 
 ALGO = "compact_ppo"
 NET_FILE = "net.json"

@@ -33,8 +33,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from dejavu_agents.learned.net_spec import check_sizes
 from dejavu_agents.learners.cores import CORES, Core, make_core
-from dejavu_agents.net_spec import check_sizes
 
 if TYPE_CHECKING:
     from dejavu_agents.learners.features import GridSlots

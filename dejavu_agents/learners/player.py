@@ -14,16 +14,22 @@ import numpy as np
 import torch
 
 from dejavu_agents.base import Player
+from dejavu_agents.learned.models import (
+    ExportCard,
+    ModelCard,
+    check_trained_for,
+    inspect_checkpoint,
+    resolve_checkpoint,
+)
 from dejavu_agents.learners.checkpoint import ALGO, load
 from dejavu_agents.learners.nets import LearnerNet
-from dejavu_agents.models import ExportCard, ModelCard, check_trained_for, inspect_checkpoint, resolve_checkpoint
 
 
 class LearnerPlayer(Player):
     """Plays a :mod:`dejavu_agents.learners` checkpoint; greedy (``deterministic=True``) unless told otherwise.
 
     Build it from a ``checkpoint`` (a shipped name such as ``"ppo-grid-scratch"``, or a path:
-    :func:`dejavu_agents.models.resolve_checkpoint` says which is which), or from a loaded ``net``
+    :func:`dejavu_agents.learned.models.resolve_checkpoint` says which is which), or from a loaded ``net``
     and its ``card`` (training-time evaluation). ``game``, when given, must be the card's.
     Sampling (``deterministic=False``) draws from the player's own seeded generator.
     """

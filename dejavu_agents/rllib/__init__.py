@@ -5,6 +5,6 @@ modules: :mod:`~dejavu_agents.rllib.games` (each game adapter's self-play facts)
 envs over the PettingZoo front ends), :mod:`~dejavu_agents.rllib.module` (the masked PPO module and
 heuristics as frozen modules), :mod:`~dejavu_agents.rllib.league` (opponent mapping, snapshots,
 periodic evaluation), :mod:`~dejavu_agents.rllib.training` (config -> ``PPOConfig``) and
-:mod:`~dejavu_agents.rllib.export` (checkpoint -> Ray-free player, :mod:`dejavu_agents.exported`).
+:mod:`~dejavu_agents.rllib.export` (checkpoint -> Ray-free player, :mod:`dejavu_agents.learned.exported`).
 The command line is ``python -m experiments.rllib``; docs/distributed.md says how to run it.
 """

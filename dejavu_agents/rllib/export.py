@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dejavu_agents.exported import ExportCard, save_export
 from dejavu_agents.games import get_game
+from dejavu_agents.learned.exported import ExportCard, save_export
 from dejavu_agents.rllib.league import MAIN
 
 MODULES = ("learner_group", "learner", "rl_module")

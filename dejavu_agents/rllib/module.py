@@ -4,7 +4,7 @@
 observation is a dict holding the vector and the action mask, and masked-out actions get a
 logit no sample can pick, in exploration, inference and training alike (so PPO's ratios are
 taken over the legal actions only). Unlike the example it keeps the whole network in one
-:class:`dejavu_agents.policy_net.PolicyNet`, which is what makes the export a plain ``state_dict``:
+:class:`dejavu_agents.learned.policy_net.PolicyNet`, which is what makes the export a plain ``state_dict``:
 the exported player runs the same class without Ray.
 
 :class:`HeuristicModule` seats a registered player (``dejavu_agents.registry.make_player``) in the
@@ -23,9 +23,9 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
+from dejavu_agents.learned.net_spec import MODEL_KEYS, NetSpec
+from dejavu_agents.learned.policy_net import PolicyNet
 from dejavu_agents.learners.nets import Output
-from dejavu_agents.net_spec import MODEL_KEYS, NetSpec
-from dejavu_agents.policy_net import PolicyNet
 from dejavu_agents.registry import make_player
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from dejavu_agents.base import Player
 from dejavu_agents.games import get_game
-from dejavu_agents.net_spec import MODEL_KEYS, NetSpec
+from dejavu_agents.learned.net_spec import MODEL_KEYS, NetSpec
 from dejavu_agents.registry import available_players, make_player
 from dejavu_agents.rllib.games import get_spec
 
@@ -251,7 +251,7 @@ def ppo_config(
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from dejavu_agents.exported import ExportCard, ExportedPlayer
+    from dejavu_agents.learned.exported import ExportCard, ExportedPlayer
     from dejavu_agents.rllib.env import env_name, register_envs
     from dejavu_agents.rllib.league import MAIN, LeagueCallback
     from dejavu_agents.rllib.learner import CleanPPOLearner
@@ -359,7 +359,7 @@ def recipe_ppo_config(run: RunSpec, recipe: Recipe, evaluate: Callable[..., dict
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from dejavu_agents.exported import ExportCard, ExportedPlayer
+    from dejavu_agents.learned.exported import ExportCard, ExportedPlayer
     from dejavu_agents.rllib.batched import RECIPE, BatchedEnvRunner
     from dejavu_agents.rllib.league import EvaluationCallback
     from dejavu_agents.rllib.learner import AUX_COEF, CleanPPOLearner

@@ -104,7 +104,7 @@ def build_player(game: str, name: str, checkpoints: Mapping[str, Mapping[str, Pa
     path = checkpoints.get(game, {}).get(name)
     if path is None:
         return named_player(game, name, seed=seed)
-    from dejavu_agents.loaders import checkpoint_player
+    from dejavu_agents.learned.loaders import checkpoint_player
 
     player = checkpoint_player(path, game, seed=seed)
     player.name = name

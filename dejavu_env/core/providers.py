@@ -25,7 +25,7 @@ GROUP = "dejavu_env.players"
 """The entry-point group a package of players registers under."""
 CHECKPOINT_SUFFIXES = (".zip", ".pt", ".pth")
 """Endings of the files a learned player is saved as (SB3's zips, the exports' tensors)."""
-LOADER = "dejavu_agents.loaders.checkpoint_player"
+LOADER = "dejavu_agents.learned.loaders.checkpoint_player"
 """The function that builds the player of a checkpoint file (named, never imported here)."""
 
 

@@ -26,7 +26,7 @@ from dejavu_agents import make_player
 from dejavu_agents.base import Player
 from dejavu_agents.cli import Parser, checked, positive_int
 from dejavu_agents.grab.perfect import PerfectGrabPlayer
-from dejavu_agents.loaders import checkpoint_player
+from dejavu_agents.learned.loaders import checkpoint_player
 from dejavu_env.grab.cards import N_FLIPS, N_OBJECTS
 from dejavu_env.grab.observation import CARDS_LEFT, MIDDLE, NEW_CARD, NEWEST, ROUND, SEEN
 from dejavu_env.grab.rules import N_ROUNDS

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from dejavu_agents.models import CHECKPOINTS
+from dejavu_agents.learned.models import CHECKPOINTS
 
 TOURNAMENT = "dejavu_agents.tournament"
 

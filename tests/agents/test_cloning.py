@@ -22,7 +22,7 @@ from dejavu_agents.cloning import (
     stacked,
 )
 from dejavu_agents.games import get_game
-from dejavu_agents.ppo import PolicyLanes, PPOPlayer
+from dejavu_agents.learned.ppo import PolicyLanes, PPOPlayer
 from dejavu_agents.registry import make_player
 from dejavu_env.grab.match import play_game
 from dejavu_env.grab.observation import LAYOUTS

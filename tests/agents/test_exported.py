@@ -13,8 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from dejavu_agents.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, save_export  # noqa: E402  (after the torch skip)
-from dejavu_agents.policy_net import MASKED_LOGIT, NetSpec, PolicyNet  # noqa: E402  (after the torch skip)
+from dejavu_agents.learned.exported import CHECKPOINTS, ExportCard, ExportedPlayer, load_net, save_export  # noqa: E402  (after the torch skip)
+from dejavu_agents.learned.policy_net import MASKED_LOGIT, NetSpec, PolicyNet  # noqa: E402  (after the torch skip)
 from dejavu_agents.tournament import get_game  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.observation import LAYOUTS  # noqa: E402  (after the torch skip)
 from dejavu_env.grid.rules import GAME_INFO as GRID_INFO  # noqa: E402  (after the torch skip)
@@ -88,7 +88,7 @@ def test_an_exported_player_plays_whole_games_with_legal_moves_only(tmp_path: Pa
 
 def test_loading_an_exported_player_does_not_import_ray(tmp_path: Path) -> None:
     path = _export(tmp_path)
-    code = (f"import sys; from dejavu_agents.exported import ExportedPlayer; "
+    code = (f"import sys; from dejavu_agents.learned.exported import ExportedPlayer; "
             f"ExportedPlayer(path={str(path)!r}, game='grid'); "
             "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -172,7 +172,7 @@ def test_ctrl_c_stops_training_and_keeps_the_last_model(tmp_path: Path) -> None:
         r"python -m experiments\.train: interrupted: stopped at [\d,]+ timesteps; the model so far is in .*last\.zip",
         lines[0],
     ), lines[0]
-    from dejavu_agents.ppo import PPOPlayer
+    from dejavu_agents.learned.ppo import PPOPlayer
 
     player = PPOPlayer(checkpoint=run / "last.zip", game="grab")
     assert player.card.obs_mode == "observation"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from dejavu_agents import models
 from dejavu_agents.base import Player
 from dejavu_agents.games import get_game
-from dejavu_agents.loaders import LOADERS, checkpoint_player, loader
-from dejavu_agents.models import (
+from dejavu_agents.learned import models
+from dejavu_agents.learned.loaders import LOADERS, checkpoint_player, loader
+from dejavu_agents.learned.models import (
     ALGORITHMS,
     CHECKPOINTS,
     EXPORT_ALGO,

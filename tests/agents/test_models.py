@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dejavu_agents.models import (
+from dejavu_agents.learned.models import (
     CHECKPOINTS,
     ModelCard,
     checkpoint_card,
@@ -19,7 +19,7 @@ from dejavu_agents.models import (
     resolve_checkpoint,
     shipped_checkpoints,
 )
-from dejavu_agents.ppo import PPOPlayer
+from dejavu_agents.learned.ppo import PPOPlayer
 from dejavu_agents.registry import make_player
 from dejavu_agents.specs import parse_player
 

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import dejavu_env  # noqa: F401  (registers the ids)
-from dejavu_agents import models
-from dejavu_agents.models import ModelCard, read_card
+from dejavu_agents.learned import models
+from dejavu_agents.learned.models import ModelCard, read_card
 from dejavu_agents.scorecard import GrabPanel, GrabTable, GridOpponent, GridPanel, grab_card, grid_card
 from dejavu_agents.scorecard import __main__ as scorecard_cli
 from dejavu_agents.tournament.__main__ import main as tournament_main

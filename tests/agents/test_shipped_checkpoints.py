@@ -7,7 +7,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from dejavu_agents.ppo import CHECKPOINTS, ModelCard
+from dejavu_agents.learned.ppo import CHECKPOINTS, ModelCard
 from dejavu_agents.registry import make_player
 from dejavu_agents.tournament import get_game, run_tournament
 from tests.agents.test_play import Script, first_legal_grid_move

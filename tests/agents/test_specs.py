@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dejavu_agents.models import CHECKPOINTS
+from dejavu_agents.learned.models import CHECKPOINTS
 from dejavu_agents.specs import PlayerSpec, parse_player, parse_players
 
 

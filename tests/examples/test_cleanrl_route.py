@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from dejavu_agents.loaders import checkpoint_player
+from dejavu_agents.learned.loaders import checkpoint_player
 from dejavu_agents.scorecard import GridOpponent, GridPanel, grid_card
 from dejavu_agents.scorecard import __main__ as scorecard_cli
 from dejavu_agents.tournament import __main__ as tournament_cli

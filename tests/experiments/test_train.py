@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from dejavu_agents.games import get_game
+from dejavu_agents.learned.ppo import ModelCard, PPOPlayer
 from dejavu_agents.mixture import MixtureOpponent
-from dejavu_agents.ppo import ModelCard, PPOPlayer
 from experiments.config_file import CONFIGS
 from experiments.train_sb3 import TrainConfig, train
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
+from dejavu_agents.learned.ppo import ModelCard
 from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.cores import CORES
 from dejavu_agents.learners.nets import LearnerNet, NetConfig, Output
-from dejavu_agents.ppo import ModelCard
 from dejavu_env.grab.cards import N_OBJECTS
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS
 from dejavu_env.grab.rules import GAME_INFO as GRAB_INFO

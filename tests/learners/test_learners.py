@@ -14,11 +14,11 @@ import pytest
 import torch
 
 import dejavu_env  # noqa: F401  (registers the ids)
+from dejavu_agents.learned.ppo import ModelCard
 from dejavu_agents.learners import checkpoint
 from dejavu_agents.learners.league import League, SnapshotPlayer
 from dejavu_agents.learners.nets import LearnerNet, NetConfig
 from dejavu_agents.learners.player import LearnerPlayer
-from dejavu_agents.ppo import ModelCard
 from dejavu_agents.registry import make_player
 from dejavu_env.grab.match import play_game as play_grab
 from dejavu_env.grab.observation import LAYOUTS as GRAB_LAYOUTS

@@ -79,8 +79,8 @@ def test_schedule_values_that_are_not_numbers_are_refused(field: str, value: obj
 
 
 def test_the_slot_width_sets_the_slot_layers_and_survives_a_checkpoint(tmp_path: Path) -> None:
+    from dejavu_agents.learned.ppo import ModelCard
     from dejavu_agents.learners import checkpoint
-    from dejavu_agents.ppo import ModelCard
 
     config = NetConfig(LAYOUT.size, GRID_INFO.n_actions, hidden=(24,), features="grid_slots", slot_width=12)
     net = LearnerNet(config, LAYOUT.high())

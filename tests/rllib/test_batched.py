@@ -20,8 +20,8 @@ pytest.importorskip("ray")
 from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 
-from dejavu_agents.exported import ExportedPlayer
 from dejavu_agents.games import get_game
+from dejavu_agents.learned.exported import ExportedPlayer
 from dejavu_agents.learners.league import League
 from dejavu_agents.learners.ppo import PPOConfig
 from dejavu_agents.learners.rewards import TrainReward, learner_targets

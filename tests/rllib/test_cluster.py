@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from dejavu_agents.exported import ExportCard
+from dejavu_agents.learned.exported import ExportCard
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 

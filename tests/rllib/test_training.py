@@ -13,7 +13,7 @@ pytest.importorskip("ray")
 import torch
 from ray.rllib.core.columns import Columns
 
-from dejavu_agents.exported import ExportedPlayer
+from dejavu_agents.learned.exported import ExportedPlayer
 from dejavu_agents.rllib.export import export_checkpoint, load_main_module
 from dejavu_agents.rllib.games import get_spec
 from dejavu_agents.rllib.learner import ADAM_EPS

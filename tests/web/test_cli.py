@@ -53,7 +53,7 @@ def test_a_log_that_is_a_folder_is_refused(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_checkpoints_are_named_by_the_operator(tmp_path: Path) -> None:
-    from dejavu_agents.models import CHECKPOINTS
+    from dejavu_agents.learned.models import CHECKPOINTS
 
     found = parse_checkpoints([f"grid:mine={CHECKPOINTS / 'ppo-grid.zip'}"])
     assert found == {"grid": {"mine": CHECKPOINTS / "ppo-grid.zip"}}

@@ -14,7 +14,7 @@ falls back to the card's ``fallback_action`` (0, pass, always legal in Grab; els
 first legal action); the fallbacks are counted in ``illegal_choices`` so evaluations can
 report them.
 
-Checkpoints, model cards and where a checkpoint may be loaded from: :mod:`dejavu_agents.models`.
+Checkpoints, model cards and where a checkpoint may be loaded from: :mod:`dejavu_agents.learned.models`.
 torch and stable-baselines3 are imported only when a model is loaded (:func:`load_model`).
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from dejavu_agents.base import Player
-from dejavu_agents.models import (
+from dejavu_agents.learned.models import (
     CHECKPOINTS,
     PICKLE_BEARING,
     ModelCard,
@@ -51,7 +51,9 @@ def sb3_card(path: Path, game: str | None = None) -> ModelCard:
     """The card of the SB3 zip ``path``, checked against ``game`` and against the file's content."""
     card = inspect_checkpoint(path, game)
     if not isinstance(card, ModelCard) or card.algo not in PICKLE_BEARING:
-        raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.loaders")
+        raise ValueError(
+            f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.learned.loaders"
+        )
     return card
 
 
@@ -67,7 +69,9 @@ def load_model(card: ModelCard, path: Path, device: str = "cpu", quiet: bool = F
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, device)
     if key not in _LOADED:
         if card.algo not in PICKLE_BEARING:
-            raise ValueError(f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.loaders")
+            raise ValueError(
+                f"{path} is a {card.algo} checkpoint, not an SB3 one: load it with dejavu_agents.learned.loaders"
+            )
         from sb3_contrib import MaskablePPO, RecurrentPPO
         from stable_baselines3 import PPO
 
@@ -166,7 +170,7 @@ class PPOPlayer(Player):
     """Plays a trained model, one lane of :class:`PolicyLanes`; greedy unless ``deterministic=False``.
 
     Build it from a checkpoint (``checkpoint="ppo-grid"``, a shipped name, or a path such as
-    ``Path("runs/grid/best.zip")`` or ``"runs/grid/best.zip"``: see :mod:`dejavu_agents.models`
+    ``Path("runs/grid/best.zip")`` or ``"runs/grid/best.zip"``: see :mod:`dejavu_agents.learned.models`
     for which is which, and load only checkpoints you trust, since loading runs their code),
     or from an already loaded ``model`` with its ``card`` (training-time evaluation, where
     the model lives in memory). ``game``, when given, must be the game the card names. ``quiet``:

@@ -1,11 +1,11 @@
 """The torch network of the RLlib players, shared by training (inside an RLModule) and play (exported).
 
-The net's shape is a :class:`~dejavu_agents.net_spec.NetSpec` (plain data, in the model card).
+The net's shape is a :class:`~dejavu_agents.learned.net_spec.NetSpec` (plain data, in the model card).
 
 Why one class in a Ray-free module: the exported player must act exactly as the trained
 policy did, and the simplest way to make that true is to run the very same ``nn.Module``
 code in both places. :mod:`dejavu_agents.rllib.module` wraps a :class:`PolicyNet` in an RLlib
-RLModule for training; :mod:`dejavu_agents.exported` rebuilds it from a model card and a
+RLModule for training; :mod:`dejavu_agents.learned.exported` rebuilds it from a model card and a
 ``state_dict`` to play, with torch alone.
 
 The net reads the PettingZoo observation dict (``"observation"``: the flat float vector,
@@ -25,7 +25,7 @@ import torch
 from gymnasium import spaces
 from torch import nn
 
-from dejavu_agents.net_spec import NetSpec
+from dejavu_agents.learned.net_spec import NetSpec
 
 if TYPE_CHECKING:
     from dejavu_agents.learners.nets import Output

@@ -6,7 +6,7 @@ model runs) and, beside it, each of their own attributes as JSON or as its ``str
 ``Dict`` observation space that ``str()`` is the spaces' repr (``{'action_mask': Box(0, 1,
 (19,), int8), 'observation': Box(0.0, [...], (282,), float32)}``), and a ``Discrete`` action
 space keeps its ``n``: enough to tell which game and view a model was trained on
-(:func:`dejavu_agents.models.infer_card`) before the user's file is loaded. Standard library only.
+(:func:`dejavu_agents.learned.models.infer_card`) before the user's file is loaded. Standard library only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The shape of an RLlib player's network as plain data: what a config's ``model`` section and an export card hold.
 
-Why apart from :mod:`dejavu_agents.policy_net`: the shape is read where torch is not wanted (a
+Why apart from :mod:`dejavu_agents.learned.policy_net`: the shape is read where torch is not wanted (a
 config is checked before Ray or torch start; a card is checked before its weights are read),
 and its sizes are bounded here, before anything is allocated, so a card cannot ask for a
 160 GB network. :func:`check_sizes` is the bound both networks' shapes use (this one and the

@@ -1,19 +1,19 @@
 """Exported players: a plain torch ``state_dict`` plus a JSON model card, no Ray, no pickle.
 
 RLlib training exports them, and so does any PyTorch loop that trains a
-:class:`~dejavu_agents.policy_net.PolicyNet`, such as the CleanRL-style ``examples/cleanrl_ppo.py``.
+:class:`~dejavu_agents.learned.policy_net.PolicyNet`, such as the CleanRL-style ``examples/cleanrl_ppo.py``.
 
 A policy trained on a cluster comes back to a laptop as two files in ``dejavu_agents/checkpoints``:
-``<name>.pt`` (the :class:`dejavu_agents.policy_net.PolicyNet` weights) and ``<name>.json`` (an
+``<name>.pt`` (the :class:`dejavu_agents.learned.policy_net.PolicyNet` weights) and ``<name>.json`` (an
 :class:`ExportCard`: the game, the observation mode, the network's shape and where it came
 from). Loading needs torch and this package only; the card says how the net must be fed,
 so it cannot be played in the wrong game or with the wrong view.
 
 Names (``rllib-grid``) load from this package's ``dejavu_agents/checkpoints`` folder only,
 never from the current folder; a path loads any exported file (the rule of
-:mod:`dejavu_agents.models`, as for every checkpoint). The weights hold tensors only and are
+:mod:`dejavu_agents.learned.models`, as for every checkpoint). The weights hold tensors only and are
 read with ``torch.load(weights_only=True)``; a file that holds anything else is refused, and
-the card's network sizes are bounded (:mod:`dejavu_agents.net_spec`) before anything is built.
+the card's network sizes are bounded (:mod:`dejavu_agents.learned.net_spec`) before anything is built.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from dejavu_agents.base import Player
-from dejavu_agents.models import (
+from dejavu_agents.learned.models import (
     CHECKPOINTS,
     EXPORT_FORMAT,
     ExportCard,
@@ -51,7 +51,7 @@ def save_export(net: Any, card: ExportCard, path: Path | str) -> Path:
 
 
 def load_net(path: Path | str, game: str | None = None) -> tuple[Any, ExportCard]:
-    """The :class:`~dejavu_agents.policy_net.PolicyNet` and card of the exported file ``path`` (its ``.pt``),
+    """The :class:`~dejavu_agents.learned.policy_net.PolicyNet` and card of the exported file ``path`` (its ``.pt``),
     checked against ``game``."""
     weights = Path(path).with_suffix(".pt")
     card_path = weights.with_suffix(".json")
@@ -59,7 +59,7 @@ def load_net(path: Path | str, game: str | None = None) -> tuple[Any, ExportCard
         raise ValueError(f"no exported player at {weights} (needs {weights.name} and {card_path.name})")
     card = inspect_checkpoint(weights, game)
     assert isinstance(card, ExportCard)  # a .pt's card is always an export card
-    from dejavu_agents.net_spec import NetSpec
+    from dejavu_agents.learned.net_spec import NetSpec
 
     try:
         spec = NetSpec(**_with_obs_mode(card.net, card.obs_mode, card_path))
@@ -67,8 +67,8 @@ def load_net(path: Path | str, game: str | None = None) -> tuple[Any, ExportCard
         raise ValueError(f"{card_path}: its net is not a network's shape ({err})") from None
     except ValueError as err:
         raise ValueError(f"{card_path}: {err}") from None
-    from dejavu_agents.policy_net import PolicyNet
-    from dejavu_agents.weights import fit_weights, load_tensors
+    from dejavu_agents.learned.policy_net import PolicyNet
+    from dejavu_agents.learned.weights import fit_weights, load_tensors
 
     state = load_tensors(
         str(weights), str(weights), note="; an exported player is a state_dict of tensors", map_location="cpu"
@@ -105,7 +105,7 @@ class ExportedPlayer(Player):
     """Plays an exported network greedily (the most likely legal action) unless ``deterministic=False``.
 
     Build it from a ``checkpoint``: a shipped name (looked up in ``dejavu_agents/checkpoints``
-    only) or a path (:func:`dejavu_agents.models.resolve_checkpoint` says which is which), or an
+    only) or a path (:func:`dejavu_agents.learned.models.resolve_checkpoint` says which is which), or an
     explicit ``path`` to an exported ``.pt``, or an in-memory ``net`` with its ``card``
     (training-time evaluation). ``game`` is checked against the card. A net with a memory core
     (Grab's recurrent RLlib player) keeps its state through a game and forgets it at :meth:`reset`.

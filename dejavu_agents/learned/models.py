@@ -18,7 +18,7 @@ spaces, which SB3 keeps in plain JSON. One line on stderr says what was read
 (:func:`notify_inferred`); where the JSON does not show the sizes, the error prints the card
 to write.
 
-Which player plays which algorithm is :mod:`dejavu_agents.loaders`' table; this module reads
+Which player plays which algorithm is :mod:`dejavu_agents.learned.loaders`' table; this module reads
 cards and files only, with the standard library (and the games' adapters, for their env ids and
 observation sizes).
 
@@ -51,9 +51,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dejavu_agents.games import GAMES, get_game
-from dejavu_agents.sb3_spaces import read_spaces
+from dejavu_agents.learned.sb3_spaces import read_spaces
 
-CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 """The shipped checkpoints: the only folder a checkpoint *name* resolves to."""
 ALGORITHMS = ("maskable_ppo", "recurrent_ppo", "compact_ppo", "ppo")
 """The algorithms a :class:`ModelCard` names: sb3-contrib's two, the compact learner's and SB3's own PPO."""
@@ -157,7 +157,7 @@ class ExportCard:
     """What an exported network is and how to feed it, stored beside its ``.pt`` weights as JSON.
 
     Exported by RLlib training (:mod:`dejavu_agents.rllib`) or by any PyTorch loop that trains a
-    :class:`~dejavu_agents.policy_net.PolicyNet` (``examples/cleanrl_ppo.py``).
+    :class:`~dejavu_agents.learned.policy_net.PolicyNet` (``examples/cleanrl_ppo.py``).
 
     ``env_id`` as for :class:`ModelCard` (a card without one is read as the game's ``-v0``).
     """
@@ -165,7 +165,7 @@ class ExportCard:
     game: str
     obs_mode: str
     net: dict[str, Any]
-    """:class:`dejavu_agents.net_spec.NetSpec` fields."""
+    """:class:`dejavu_agents.learned.net_spec.NetSpec` fields."""
     format: str = EXPORT_FORMAT
     env_id: str = ""
     env: dict[str, Any] = field(default_factory=dict)
