@@ -327,16 +327,25 @@ def apply(state: GrabState, actions: Sequence[object], rng: np.random.Generator)
 
 def tick(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
     """The rules' tick (``docs/rules.md#grab-tick``) for actions already checked: the grabs (conflicts to
-    the fastest), then the round's next event (``_advance``: the next flip, a grab-only tick or the next round).
+    the fastest), then the round's next event (the next flip, a grab-only tick or the next round).
 
     The one tick loop of the game's scalar engine: :func:`apply`, the env and the match runner's seats
     (:mod:`dejavu_env.grab.seats`), PettingZoo, the browser game and the replays all resolve ticks here;
     the kernels (:mod:`dejavu_env.grab.kernels`) are its compiled twin.
     """
-    grabbed = any(actions)
-    if grabbed:
-        _resolve_grabs(state, actions, rng)
-    _advance(state, grabbed, rng)
+    grabbers = [seat for seat, action in enumerate(actions) if action]
+    if grabbers:
+        _resolve_grabs(state, actions, grabbers, rng)
+    # The round's next event: flip the next card while any are left; else end the grabbing after an
+    # all-pass tick or the 36th grab-only tick; else go on with another grab-only tick.
+    if state.position < N_CARDS:
+        _flip(state, rng)
+    elif not grabbers or state.grab_only_ticks == MAX_GRAB_ONLY_TICKS:
+        _end_round(state, rng)
+    else:
+        state.grab_only_ticks += 1
+        state.new_card = False
+        state.flipped = 0
 
 
 def rewards(state: GrabState, mode: str, rounds_before: int = 0) -> tuple[float, ...]:
@@ -373,12 +382,13 @@ def outcome(state: GrabState) -> Outcome:
 
 
 def ask_bits(state: GrabState, seat: int, act_bits: BitPlayer, round_index: int, flipped: int, middle: int) -> int:
-    """Ask a bit-protocol player at ``seat``; a fault is a :class:`PlayerError` naming the seat."""
+    """Ask a bit-protocol player at ``seat``, which is in the round; a fault is a :class:`PlayerError` naming the
+    seat. (In the round, the legal actions are :func:`grab_bits` of the middle: one call checks an answer.)"""
     try:
         action = act_bits(round_index, flipped, middle)
     except Exception as err:
         raise PlayerError.at(seat, f"raised {type(err).__name__}: {err}") from err
-    if type(action) is not int or (action and not is_legal(state, seat, action)):
+    if type(action) is not int or action < 0 or not grab_bits(middle) >> action & 1:
         action = check_bit_action(seat, action, state)
     return action
 
@@ -391,38 +401,23 @@ def check_bit_action(seat: int, action: object, state: GrabState) -> int:
         raise PlayerError(str(err), seat=seat) from err
 
 
-def _advance(state: GrabState, grabbed: bool, rng: np.random.Generator) -> None:
-    """After the grabs: flip the next card while any are left; else end the grabbing after an
-    all-pass tick or the 36th grab-only tick; else go on with another grab-only tick."""
-    if state.position < N_CARDS:
-        _flip(state, rng)
-    elif not grabbed or state.grab_only_ticks == MAX_GRAB_ONLY_TICKS:
-        _end_round(state, rng)
-    else:
-        state.grab_only_ticks += 1
-        state.new_card = False
-        state.flipped = 0
+def _resolve_grabs(state: GrabState, actions: list[int], grabbers: list[int], rng: np.random.Generator) -> None:
+    """Give each grabbed object to its grabber, or to the fastest of several (objects in increasing order).
 
-
-def _resolve_grabs(state: GrabState, actions: list[int], rng: np.random.Generator) -> None:
-    """Give each grabbed object to its grabber, or to the fastest of several (objects in increasing order)."""
-    first = -1
-    claims: dict[int, list[int]] | None = None
-    for player, action in enumerate(actions):
-        if action:
-            if first < 0:
-                first = player
-            elif claims is None:
-                claims = {actions[first]: [first]}
-                claims.setdefault(action, []).append(player)
-            else:
-                claims.setdefault(action, []).append(player)
-    if claims is None:
-        bit = 1 << (actions[first] - 1)
+    ``grabbers``: the seats that grab, in seat order. The common tick (one object, grabbed by one seat
+    or raced for by several) settles without sorting claims.
+    """
+    grabbed = actions[grabbers[0]]
+    if len(grabbers) == 1 or all(actions[seat] == grabbed for seat in grabbers):
+        winner = grabbers[0] if len(grabbers) == 1 else _fastest(state, grabbers, rng)
+        bit = 1 << (grabbed - 1)
         state.middle &= ~bit
-        state.holdings[first] |= bit
+        state.holdings[winner] |= bit
         return
-    for action in sorted(claims) if len(claims) > 1 else claims:
+    claims: dict[int, list[int]] = {}
+    for seat in grabbers:
+        claims.setdefault(actions[seat], []).append(seat)
+    for action in sorted(claims):
         players = claims[action]
         winner = players[0] if len(players) == 1 else _fastest(state, players, rng)
         bit = 1 << (action - 1)

@@ -50,6 +50,10 @@ class Seats:
         in_round = state.in_round
         if self._bits:
             round_index, flipped, middle = state.round, state.flipped, state.middle
+            if self.trusted:  # the game's own bots: they grab only objects in the middle, and never raise
+                for seat, act_bits in self._bits:
+                    actions[seat] = act_bits(round_index, flipped, middle) if in_round[seat] else PASS
+                return
             for seat, act_bits in self._bits:
                 in_play = in_round[seat]
                 actions[seat] = ask_bits(state, seat, act_bits, round_index, flipped, middle) if in_play else PASS
