@@ -10,7 +10,7 @@ import pytest
 from dejavu_agents.learned.ppo import CHECKPOINTS, ModelCard
 from dejavu_agents.registry import make_player
 from dejavu_agents.tournament import get_game, run_tournament
-from tests.agents.test_play import Script, first_legal_grid_move
+from tests.agents.play.test_play import Script, first_legal_grid_move
 
 pytestmark = pytest.mark.slow  # trains, clones or plays many games: seconds to minutes each
 

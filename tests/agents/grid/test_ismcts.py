@@ -27,8 +27,8 @@ from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import END_TURN, LOOK, REVEAL, STOP, GridState, legal_ids, mask_array, new_game
 from dejavu_env.testing.grid_checks import random_states, resample_hidden, state_with
-from tests.agents.test_grid_players import play_legally_as_the_env_agent
-from tests.agents.test_play import Script, first_legal_grid_move
+from tests.agents.grid.test_grid_players import play_legally_as_the_env_agent
+from tests.agents.play.test_play import Script, first_legal_grid_move
 
 SMALL = {"simulations": 60}
 SEARCHES = ["ismcts", "ismcts-ppo"]

@@ -20,7 +20,7 @@ from dejavu_agents.registry import available_players
 from dejavu_env.grid.match import play_game
 from dejavu_env.grid.observation import observe
 from dejavu_env.grid.rules import mask_array
-from tests.agents.test_ismcts import mixed_states
+from tests.agents.grid.test_ismcts import mixed_states
 
 
 def test_it_is_registered_on_the_shipped_network_with_ismcts_defaults() -> None:

@@ -11,7 +11,7 @@ import pytest
 from dejavu_agents.base import Player
 from dejavu_agents.tournament import run_tournament, write_outputs
 from dejavu_agents.tournament.report import pairs_markdown
-from tests.agents.fake_game import FakeGame
+from tests.agents.tournament.fake_game import FakeGame
 
 
 def test_same_seed_same_tables_and_another_seed_differs() -> None:
