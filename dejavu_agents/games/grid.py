@@ -18,7 +18,7 @@ from dejavu_env.core.players import PlayerFn
 from dejavu_env.grid import match
 from dejavu_env.grid.cards import N_SLOTS
 from dejavu_env.grid.observation import END_MINE, END_OPPONENTS, LAYOUTS, Observer, decode
-from dejavu_env.grid.rules import GAME_INFO, GridState, legal_mask
+from dejavu_env.grid.rules import GAME_INFO, GridState, legal_mask, tally
 
 PLAYERS = {
     "random": PlayerEntry("dejavu_agents.random_player:RandomPlayer", summary="uniform over legal actions"),
@@ -179,7 +179,7 @@ def score_lead(vector: np.ndarray) -> float:
     """
     view = decode(np.asarray(vector, dtype=np.float32), "info_state")
     piles, tokens, end = view["pile_sizes"], view["tokens"], view["end_card"]
-    return float(piles[0] - piles[1] + 0.5 * (tokens[0] - tokens[1]) + end[END_MINE] - end[END_OPPONENTS])
+    return float(tally(piles[0], end[END_MINE], tokens[0]) - tally(piles[1], end[END_OPPONENTS], tokens[1]))
 
 
 def own_tally(vector: np.ndarray) -> float:
