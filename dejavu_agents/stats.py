@@ -1,4 +1,9 @@
-"""Confidence intervals for the tournament tables, in numpy and the standard library.
+"""Games won, drawn and lost, and confidence intervals for the tables, in numpy and the standard library.
+
+:class:`WinDrawLoss` is the one record of games won, drawn and lost that every table reads
+(the tournament's head-to-head, the evaluations of ``experiments.evaluate`` and of training,
+the score card, the best response's curve, the search's matches): the win rate with its Wilson
+interval, the score with draws as half, and the columns its files hold.
 
 Why not scipy: it is not a dependency of this project, and the two intervals needed here
 fit in a few lines.
@@ -21,8 +26,11 @@ fit in a few lines.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from statistics import NormalDist
+from typing import ClassVar
 
 import numpy as np
 
@@ -99,3 +107,79 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
         bounds.append(NormalDist().cdf(z0 + z / (1 - acceleration * z)))
     low, high = np.quantile(means, bounds)
     return mean, min(float(low), mean), max(float(high), mean)
+
+
+@dataclass(frozen=True)
+class WinDrawLoss:
+    """Games won, drawn and lost, and what the tables read from them.
+
+    Why one type: the tournament, the evaluations, the score card, the best response and the
+    search's matches all count games and quote a win rate with its Wilson interval; counted
+    and named once, a draw is a draw in every table and every file has the same columns
+    (:attr:`COLUMNS`). A game nobody won (a draw, a truncation) is a draw; where the game
+    counts a shared top total as a win (Grab), it is a win for each winner.
+
+    - :attr:`win_rate`: wins / games, with its Wilson interval (:meth:`interval`);
+    - :attr:`score`: wins + draws / 2 per game (:attr:`points` of them), Elo's expected score;
+    - :attr:`decided`: the games somebody won, for a rate that draws do not dilute.
+
+    With no games the rates are 0 and the interval is the whole of [0, 1]: nothing is known.
+    """
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("games", "wins", "draws", "losses", "win_rate", "win_low", "win_high")
+    """The columns of :meth:`columns`, in its order: what every CSV and JSON file of results holds."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    def __post_init__(self) -> None:
+        counts = (self.wins, self.draws, self.losses)
+        if not all(isinstance(n, int) and n >= 0 for n in counts):
+            raise ValueError(f"wins, draws and losses are counts of games (whole numbers >= 0), got {counts}")
+
+    @classmethod
+    def from_results(cls, results: Iterable[int]) -> WinDrawLoss:
+        """Count ``results``, one a game from the player's side: 1 a win, 0 a draw, -1 a loss."""
+        counts = Counter(results)
+        unknown = set(counts) - {1, 0, -1}
+        if unknown:
+            raise ValueError(f"a game's result is 1 (win), 0 (draw) or -1 (loss), got {sorted(unknown)}")
+        return cls(counts[1], counts[0], counts[-1])
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        """Wins + draws / 2: the games' total score."""
+        return self.wins + self.draws / 2
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def score(self) -> float:
+        """Points per game: a win 1, a draw 1/2, a loss 0."""
+        return self.points / self.games if self.games else 0.0
+
+    @property
+    def decided(self) -> WinDrawLoss:
+        """The games somebody won (draws left out)."""
+        return WinDrawLoss(self.wins, 0, self.losses)
+
+    @property
+    def other_side(self) -> WinDrawLoss:
+        """The same games from the opponent's side."""
+        return WinDrawLoss(self.losses, self.draws, self.wins)
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """The Wilson interval of :attr:`win_rate`."""
+        return wilson_interval(self.wins, self.games, confidence)
+
+    def columns(self) -> dict[str, int | float]:
+        """:attr:`COLUMNS` and their values: the counts, the win rate and its 95% interval."""
+        low, high = self.interval()
+        return dict(zip(self.COLUMNS, (self.games, self.wins, self.draws, self.losses, self.win_rate, low, high)))

@@ -22,7 +22,7 @@ def main(games: int = 20, out: str | None = None) -> None:
     result = run_tournament("grid", ["random", "greedy", "counting"], games=games, seed=0, workers=1)
     print_tables(result)
     best = result.players[0]
-    print(f"strongest: {best.player} (win rate {best.win_rate:.2f} over {best.games} games)")
+    print(f"strongest: {best.player} (win rate {best.record.win_rate:.2f} over {best.record.games} games)")
     folder = Path(out) if out else Path(tempfile.mkdtemp(prefix="dejavu-tournament-"))
     written = write_outputs(result, folder, command=" ".join(sys.argv))
     print(f"written: {', '.join(path.name for path in written)} in {folder}")

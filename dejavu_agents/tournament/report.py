@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -11,14 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dejavu_agents.stats import WinDrawLoss
 from dejavu_agents.text import counted
 from dejavu_agents.tournament.results import PairRow, PlayerRow, TournamentResult
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-PAIR_HEADERS = ("player", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high")
-PLAYER_HEADERS = tuple(f.name for f in dataclasses.fields(PlayerRow))
+PAIR_HEADERS = PairRow.COLUMNS
+PLAYER_HEADERS = PlayerRow.COLUMNS
 
 
 def _cell(value: Any) -> str:
@@ -52,11 +52,11 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
 
 
 def _pair_values(row: PairRow) -> tuple[Any, ...]:
-    return tuple(getattr(row, h) for h in PAIR_HEADERS)
+    return tuple(row.columns().values())
 
 
 def _player_values(row: PlayerRow) -> tuple[Any, ...]:
-    return tuple(getattr(row, h) for h in PLAYER_HEADERS)
+    return tuple(row.columns().values())
 
 
 def pairs_markdown(result: TournamentResult, command: str | None = None) -> str:
@@ -98,7 +98,7 @@ def heatmap_figure(result: TournamentResult) -> Figure:
     index = {name: i for i, name in enumerate(names)}
     rates = np.full((len(names), len(names)), np.nan)
     for row in result.pairs:
-        rates[index[row.player], index[row.opponent]] = row.win_rate
+        rates[index[row.player], index[row.opponent]] = row.record.win_rate
     size = 1.2 + 0.9 * len(names)
     fig = Figure(figsize=(size + 1.5, size))
     ax = fig.subplots()
@@ -164,23 +164,19 @@ def terminal_tables(result: TournamentResult) -> list[Any]:
             out.add_column(header, justify="left" if i < left else "right", overflow="fold", no_wrap=whole)
         return out
 
-    pairs = table(f"{result.game}: head-to-head{_each(r.games for r in result.pairs)}", PAIR_COLUMNS, 2)
+    pairs = table(f"{result.game}: head-to-head{_each(r.record.games for r in result.pairs)}", PAIR_COLUMNS, 2)
     for r in result.pairs:
-        pairs.add_row(
-            r.player,
-            r.opponent,
-            f"{r.wins}-{r.draws}-{r.losses}",
-            f"{r.win_rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
-        )
-    title = f"{result.game}: players, strongest first{_each(p.games for p in result.players)}"
+        low, high = r.record.interval()
+        pairs.add_row(r.player, r.opponent, _wdl(r.record), f"{r.record.win_rate:.3f} [{low:.3f}, {high:.3f}]")
+    title = f"{result.game}: players, strongest first{_each(p.record.games for p in result.players)}"
     shared = any(p.shared_wins for p in result.players)
     players = table(title, [c for c in PLAYER_COLUMNS if shared or c != "shared"], 1)
     for p in result.players:
         cells = [
             p.player,
-            f"{p.wins}-{p.draws}-{p.losses}",
+            _wdl(p.record),
             str(p.shared_wins),
-            f"{p.win_rate:.3f}",
+            f"{p.record.win_rate:.3f}",
             f"{p.mean_points:.1f} [{p.ci_low:.1f}, {p.ci_high:.1f}]",
             f"{p.rating:.1f}±{p.rating_sigma:.1f}",
         ]
@@ -190,6 +186,10 @@ def terminal_tables(result: TournamentResult) -> list[Any]:
 
 PAIR_COLUMNS = ("player", "opponent", "W-D-L", "win rate [95% CI]")
 PLAYER_COLUMNS = ("player", "W-D-L", "shared", "win rate", "mean points [95% CI]", "rating")
+
+
+def _wdl(record: WinDrawLoss) -> str:
+    return f"{record.wins}-{record.draws}-{record.losses}"
 
 
 def _each(games: Iterable[int]) -> str:

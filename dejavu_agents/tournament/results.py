@@ -6,12 +6,13 @@ Conventions (the same for both games):
   players sat counts once for the pair. The player *wins* when its standing is above the
   opponent's, *loses* when below, *draws* when equal. Grid: standing is 1 for the winner, so
   a draw or a truncated game is a draw. Grab: standing is total points, so it reads "scored
-  more than that opponent at the same table". ``win_rate = wins / games``: a draw counts as
-  neither half nor whole, and ``ci_low``/``ci_high`` are the Wilson 95% interval of that rate.
+  more than that opponent at the same table". Its ``record`` (:class:`~dejavu_agents.stats.WinDrawLoss`)
+  holds the counts; ``win_rate = wins / games``: a draw counts as neither half nor whole, and
+  the files' ``ci_low``/``ci_high`` are the Wilson 95% interval of that rate.
   The interval treats games as independent. They are not quite: each deal is replayed with
   the seats rotated, which cancels the seat advantage (narrowing the true spread) but can also
   repeat a deal's luck for a player (widening it), so the interval is approximate.
-- **Per player** (:class:`PlayerRow`): ``wins`` counts games in which the player is among the
+- **Per player** (:class:`PlayerRow`): its ``record``'s ``wins`` counts games in which the player is among the
   winners, a *shared* win (Grab: equal top totals) counting as a full win for each sharer;
   ``shared_wins`` says how many of them were shared. ``draws`` are games nobody won (Grid
   draws and truncations), ``losses`` the rest. ``ci_low``/``ci_high`` are the BCa bootstrap 95%
@@ -28,11 +29,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from openskill.models import PlackettLuce
 
 from dejavu_agents.games.base import MatchOutcome, Wording
-from dejavu_agents.stats import mean_interval, wilson_interval
+from dejavu_agents.stats import WinDrawLoss, mean_interval
 from dejavu_agents.tournament.schedule import Match
 
 
@@ -40,33 +42,47 @@ from dejavu_agents.tournament.schedule import Match
 class PairRow:
     """Head-to-head record of ``player`` against ``opponent``."""
 
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "player", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high",
+    )  # fmt: skip
+    """The columns of :meth:`columns` (``pairs.csv``'s): ``ci_low``/``ci_high`` bound the win rate."""
+
     player: str
     opponent: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
+    record: WinDrawLoss
+
+    def columns(self) -> dict[str, Any]:
+        """The row as one value a column, as the CSV and Markdown tables hold it."""
+        r = self.record
+        values = (self.player, self.opponent, r.games, r.wins, r.draws, r.losses, r.win_rate, *r.interval())
+        return dict(zip(self.COLUMNS, values, strict=True))
 
 
 @dataclass(frozen=True)
 class PlayerRow:
     """One player's record over the whole tournament."""
 
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "player", "games", "wins", "shared_wins", "draws", "losses", "win_rate", "mean_points", "ci_low", "ci_high",
+        "rating", "rating_sigma",
+    )  # fmt: skip
+    """The columns of :meth:`columns` (``players.csv``'s): ``ci_low``/``ci_high`` bound the mean points."""
+
     player: str
-    games: int
-    wins: int
+    record: WinDrawLoss
     shared_wins: int
-    draws: int
-    losses: int
-    win_rate: float
     mean_points: float
     ci_low: float
     ci_high: float
     rating: float
     rating_sigma: float
+
+    def columns(self) -> dict[str, Any]:
+        """The row as one value a column, as the CSV and Markdown tables hold it."""
+        r = self.record
+        values = (self.player, r.games, r.wins, self.shared_wins, r.draws, r.losses, r.win_rate, self.mean_points,
+                  self.ci_low, self.ci_high, self.rating, self.rating_sigma)  # fmt: skip
+        return dict(zip(self.COLUMNS, values, strict=True))
 
 
 @dataclass(frozen=True)
@@ -123,10 +139,7 @@ def pair_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Seque
     for a in players:
         for b in players:
             if (a, b) in counts:
-                wins, draws, losses = counts[(a, b)]
-                games = wins + draws + losses
-                low, high = wilson_interval(wins, games)
-                rows.append(PairRow(a, b, games, wins, draws, losses, wins / games, low, high))
+                rows.append(PairRow(a, b, WinDrawLoss(*counts[(a, b)])))
     return rows
 
 
@@ -159,12 +172,8 @@ def player_rows(players: Sequence[str], schedule: Sequence[Match], outcomes: Seq
         rows.append(
             PlayerRow(
                 player=name,
-                games=games,
-                wins=wins[name],
+                record=WinDrawLoss(wins[name], draws[name], games - wins[name] - draws[name]),
                 shared_wins=shared[name],
-                draws=draws[name],
-                losses=games - wins[name] - draws[name],
-                win_rate=wins[name] / games,
                 mean_points=mean,
                 ci_low=low,
                 ci_high=high,

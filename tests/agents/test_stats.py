@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dejavu_agents.stats import mean_interval, wilson_interval
+from dejavu_agents.stats import WinDrawLoss, mean_interval, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -52,6 +52,27 @@ def test_wilson_without_trials_is_the_unit_interval_and_rejects_nonsense() -> No
         wilson_interval(3, 2)
     with pytest.raises(ValueError, match="confidence"):
         wilson_interval(1, 2, confidence=1.0)
+
+
+def test_a_record_counts_results_and_reads_its_rates_and_interval() -> None:
+    record = WinDrawLoss.from_results([1, 1, 0, -1, 1, 0, 1, -1])
+    assert (record.wins, record.draws, record.losses, record.games) == (4, 2, 2, 8)
+    assert record.win_rate == 0.5 and record.points == 5.0 and record.score == 0.625
+    assert record.interval() == wilson_interval(4, 8)
+    assert record.decided == WinDrawLoss(4, 0, 2) and record.decided.win_rate == 4 / 6
+    assert record.other_side == WinDrawLoss(2, 2, 4)
+    assert record.columns() == dict(zip(WinDrawLoss.COLUMNS, (8, 4, 2, 2, 0.5, *wilson_interval(4, 8))))
+
+
+def test_a_record_without_games_knows_nothing_and_nonsense_is_refused() -> None:
+    empty = WinDrawLoss.from_results([])
+    assert (empty.win_rate, empty.score, empty.interval()) == (0.0, 0.0, (0.0, 1.0))
+    with pytest.raises(ValueError, match="counts of games"):
+        WinDrawLoss(3, -1, 0)
+    with pytest.raises(ValueError, match="counts of games"):
+        WinDrawLoss(1.5, 0, 0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"got \[2\]"):
+        WinDrawLoss.from_results([1, 2])
 
 
 def test_mean_interval_of_non_negative_points_stays_non_negative() -> None:

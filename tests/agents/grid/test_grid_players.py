@@ -176,8 +176,8 @@ def test_read_view_agrees_with_the_named_views() -> None:
 def test_tournament_ranks_the_players_from_a_few_games() -> None:
     result = run_tournament("grid", GRID_PLAYERS, games=6, seed=0, workers=1)
     assert {row.player for row in result.players} == set(GRID_PLAYERS)
-    assert result.pair("counting", "random").wins == 6
-    assert result.pair("greedy", "random").wins == 6
+    assert result.pair("counting", "random").record.wins == 6
+    assert result.pair("greedy", "random").record.wins == 6
 
 
 # ---------------------------------------------------------------------- greedy

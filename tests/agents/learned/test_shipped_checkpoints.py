@@ -33,7 +33,7 @@ def test_checkpoint_is_small_and_its_card_says_how_to_feed_it(name: str) -> None
 def test_ppo_grid_beats_random_in_the_tournament_and_plays_only_legal_moves() -> None:
     result = run_tournament("grid", ["ppo-grid", "random"], games=6, seed=5, workers=2)
     row = next(r for r in result.pairs if r.player == "ppo-grid")
-    assert row.wins == 6
+    assert row.record.wins == 6
 
 
 def test_ppo_grab_outscores_casual_players_from_its_own_memory() -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from dejavu_agents.base import Player
+from dejavu_agents.stats import WinDrawLoss
 from dejavu_agents.tournament import run_tournament, write_outputs
 from dejavu_agents.tournament.report import pairs_markdown
 from tests.agents.tournament.fake_game import FakeGame
@@ -32,22 +33,23 @@ def test_results_do_not_depend_on_the_worker_count() -> None:
 
 def test_seat_swapping_cancels_a_decisive_seat() -> None:
     result = run_tournament(FakeGame(seat_decides=True), ["even-a", "even-b"], games=50, seed=0, workers=1)
-    row = result.pair("even-a", "even-b")
-    assert (row.games, row.wins, row.draws, row.losses) == (50, 25, 0, 25)
-    assert row.win_rate == 0.5 and row.ci_low < 0.5 < row.ci_high
+    record = result.pair("even-a", "even-b").record
+    assert (record.games, record.wins, record.draws, record.losses) == (50, 25, 0, 25)
+    low, high = record.interval()
+    assert record.win_rate == 0.5 and low < 0.5 < high
 
 
 def test_seat_rotation_cancels_a_decisive_seat_at_larger_tables() -> None:
     names = ["even-a", "even-b", "even-c", "mid"]
     result = run_tournament(FakeGame(seat_decides=True, default_seats=4), names, games=40, seed=0, workers=1)
-    assert {row.player: row.wins for row in result.players} == dict.fromkeys(names, 10)
+    assert {row.player: row.record.wins for row in result.players} == dict.fromkeys(names, 10)
 
 
 def test_stronger_player_wins_and_rows_mirror_each_other() -> None:
     result = run_tournament(FakeGame(), ["weak", "strong"], games=200, seed=0, workers=1)
-    strong, weak = result.pair("strong", "weak"), result.pair("weak", "strong")
-    assert (strong.wins, strong.draws, strong.losses) == (weak.losses, weak.draws, weak.wins)
-    assert strong.win_rate > 0.6 and strong.ci_low > 0.5
+    strong, weak = result.pair("strong", "weak").record, result.pair("weak", "strong").record
+    assert strong == weak.other_side
+    assert strong.win_rate > 0.6 and strong.interval()[0] > 0.5
     assert [row.player for row in result.players] == ["strong", "weak"]
     assert result.standing("strong").rating > result.standing("weak").rating
 
@@ -55,12 +57,11 @@ def test_stronger_player_wins_and_rows_mirror_each_other() -> None:
 def test_player_rows_add_up_and_count_shared_wins_for_each_sharer() -> None:
     result = run_tournament(FakeGame(default_seats=3), ["weak", "mid", "even-a"], games=90, seed=2, workers=1)
     for row in result.players:
-        assert row.games == 90
-        assert row.wins + row.draws + row.losses == row.games
+        assert row.record.games == 90
         assert row.ci_low <= row.mean_points <= row.ci_high
     mid, even = result.standing("mid"), result.standing("even-a")
     assert mid.shared_wins > 0 and even.shared_wins > 0  # equal strengths tie often
-    assert sum(row.wins for row in result.players) > result.matches  # shared wins counted for each
+    assert sum(row.record.wins for row in result.players) > result.matches  # shared wins counted for each
 
 
 def test_table_size_is_checked_against_the_game() -> None:
@@ -76,8 +77,8 @@ def test_outputs_are_written_and_agree_with_the_result(tmp_path) -> None:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 6
     first = result.pairs[0]
-    assert rows[0]["player"] == first.player and int(rows[0]["wins"]) == first.wins
-    assert float(rows[0]["ci_low"]) == pytest.approx(first.ci_low, abs=1e-4)
+    assert rows[0]["player"] == first.player and int(rows[0]["wins"]) == first.record.wins
+    assert float(rows[0]["ci_low"]) == pytest.approx(first.record.interval()[0], abs=1e-4)
     assert (tmp_path / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     markdown = pairs_markdown(result, "python -m dejavu_agents.tournament --game fake")
     assert "python -m dejavu_agents.tournament --game fake" in markdown
@@ -90,8 +91,8 @@ def test_grid_seat_swapping_mirrors_identical_players(monkeypatch) -> None:
 
     monkeypatch.setitem(PLAYERS["grid"], "random-b", PlayerEntry(RandomPlayer))
     result = run_tournament("grid", ["random", "random-b"], games=40, seed=5, workers=1)
-    row = result.pair("random", "random-b")
-    assert row.games == 40 and row.wins == row.losses
+    record = result.pair("random", "random-b").record
+    assert record.games == 40 and record.wins == record.losses
     assert result.standing("random").mean_points == result.standing("random-b").mean_points
 
 
@@ -145,11 +146,13 @@ def test_tables_fit_an_80_column_terminal_without_cutting_anything() -> None:
 
     result = run_tournament(FakeGame(default_seats=3), ["weak", "mid", "strong", "even-a"], games=30, workers=1)
     names = {"weak": "human-casual", "mid": "human-expert", "strong": "ppo-grab", "even-a": "runs/grab/best.zip"}
-    big = {"games": 80_000, "wins": 31_224, "draws": 1_010, "losses": 47_766}
+    big = WinDrawLoss(31_224, 1_010, 47_766)
     result = dataclasses.replace(
         result,
-        players=[dataclasses.replace(r, player=names[r.player], shared_wins=2_345, **big) for r in result.players],
-        pairs=[dataclasses.replace(r, player=names[r.player], opponent=names[r.opponent], **big) for r in result.pairs],
+        players=[dataclasses.replace(r, player=names[r.player], shared_wins=2_345, record=big) for r in result.players],
+        pairs=[
+            dataclasses.replace(r, player=names[r.player], opponent=names[r.opponent], record=big) for r in result.pairs
+        ],
     )
     text = _terminal_text(lambda console: print_tables(result, console))
     assert max(len(line) for line in text.splitlines()) <= 80
