@@ -23,9 +23,9 @@ import dataclasses
 import shlex
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from dejavu_agents.base import Player
 from dejavu_agents.cli import (
@@ -45,7 +45,7 @@ from dejavu_agents.games import GAMES, GameAdapter, get_game
 from dejavu_agents.machine import check_games_fit, usable_cores
 from dejavu_agents.progress import Progress
 from dejavu_agents.specs import PlayerSpec, as_specs, parse_players
-from dejavu_agents.stats import mean_interval, wilson_interval
+from dejavu_agents.stats import WinDrawLoss, mean_interval
 from dejavu_agents.text import EvalScore, counted
 from dejavu_agents.text import eval_line as text_eval_line
 from dejavu_agents.tournament.report import markdown_table, write_csv
@@ -60,31 +60,29 @@ PLAYER = "__player__"
 
 @dataclass(frozen=True)
 class EvalRow:
-    """One opponent's result: wins, draws, losses and mean points, each with a 95% interval.
+    """One opponent's result: games won, drawn and lost (the win rate with its Wilson interval), and mean
+    points with their 95% interval.
 
     Grab counts a shared top total as a win (as the tournament does), so it has no draws.
     """
 
+    COLUMNS: ClassVar[tuple[str, ...]] = ("opponent", *WinDrawLoss.COLUMNS, "mean_points", "points_low", "points_high")
+    """The columns of :meth:`columns`: what ``eval.csv`` holds, and the names a game's ``best_score`` picks from."""
+
     opponent: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    win_rate: float
-    win_low: float
-    win_high: float
+    record: WinDrawLoss
     mean_points: float
     points_low: float
     points_high: float
 
+    def columns(self) -> dict[str, Any]:
+        """The row as one value a column (:attr:`COLUMNS`)."""
+        return {"opponent": self.opponent, **self.record.columns(), "mean_points": self.mean_points,
+                "points_low": self.points_low, "points_high": self.points_high}  # fmt: skip
+
 
 def _row(opponent: str, results: Sequence[int], points: Sequence[float]) -> EvalRow:
-    wins = list(results).count(1)
-    draws = list(results).count(0)
-    games = len(results)
-    low, high = wilson_interval(wins, games)
-    mean, p_low, p_high = mean_interval(points)
-    return EvalRow(opponent, games, wins, draws, games - wins - draws, wins / games, low, high, mean, p_low, p_high)
+    return EvalRow(opponent, WinDrawLoss.from_results(results), *mean_interval(points))
 
 
 SCORE_WORDS = {"win_rate": ("win", "win_low", "win_high", 3), "mean_points": ("points", "points_low", "points_high", 2)}
@@ -96,8 +94,9 @@ def eval_line(timesteps: int, rows: Sequence[EvalRow], score: str, wall_s: float
     ``win_rate``, with its Wilson interval; Grab's ``mean_points``, with its bootstrap interval), as
     ``eval.csv`` holds them."""
     word, low, high, digits = SCORE_WORDS[score]
-    scores = [EvalScore(row.opponent, word, getattr(row, score), getattr(row, low), getattr(row, high), digits,
-                        row.games) for row in rows]  # fmt: skip
+    columns = [row.columns() for row in rows]
+    scores = [EvalScore(row.opponent, word, c[score], c[low], c[high], digits, row.record.games)
+              for row, c in zip(rows, columns)]  # fmt: skip
     return text_eval_line(timesteps, scores, wall_s, label)
 
 
@@ -154,10 +153,10 @@ class GauntletRow:
     points_vs_reference: float | None = None
 
     def values(self) -> list[object]:
-        return [self.player, *asdict(self.row).values(), self.illegal_rate, self.points_vs_reference]
+        return [self.player, *self.row.columns().values(), self.illegal_rate, self.points_vs_reference]
 
 
-HEADERS = ("player", *EvalRow.__dataclass_fields__, "illegal_rate", "points_vs_reference")
+HEADERS = ("player", *EvalRow.COLUMNS, "illegal_rate", "points_vs_reference")
 
 
 @dataclass(frozen=True)
@@ -307,9 +306,10 @@ def over_seeds(rows: Sequence[GauntletRow], seeds: Sequence[str]) -> list[SeedsR
         ordered = [found[s] for s in seeds]
         ratios = [r.points_vs_reference for r in ordered]
         summary.append(SeedsRow(
-            opponent, len(seeds), iqm([r.row.win_rate for r in ordered]), iqm([r.row.mean_points for r in ordered]),
+            opponent, len(seeds), iqm([r.row.record.win_rate for r in ordered]),
+            iqm([r.row.mean_points for r in ordered]),
             None if None in ratios else iqm([float(x) for x in ratios if x is not None]),
-            tuple(r.row.win_rate for r in ordered),
+            tuple(r.row.record.win_rate for r in ordered),
         ))  # fmt: skip
     return summary
 
@@ -337,7 +337,7 @@ def seeds_markdown(summary: Sequence[SeedsRow], seeds: Sequence[str]) -> str:
 def describe(game: GameAdapter, rows: Sequence[GauntletRow], table_size: int, seed: int) -> str:
     """How to read the gauntlet's numbers, one paragraph."""
     how = game.wording.gauntlet.format(others=table_size - 1, table_size=table_size)
-    games = counted(rows[0].row.games, "game") if rows else "no games"
+    games = counted(rows[0].row.record.games, "game") if rows else "no games"
     return (
         f"{game.name}: {games} per player and opponent, seed {seed}; {how}. Every player meets the same deals "
         f"(the seeds depend on the opponents only). win_rate has a Wilson 95% interval; mean_points = "
@@ -369,7 +369,7 @@ def print_gauntlet(
     from rich.table import Table
 
     console = console or Console()
-    games = {r.row.games for r in rows}
+    games = {r.row.record.games for r in rows}
     each = f" ({counted(games.pop(), 'game')} each)" if len(games) == 1 else ""
     table = Table(
         title=f"{game.name} gauntlet{each}",
@@ -388,8 +388,9 @@ def print_gauntlet(
         table.add_column(header, justify="left" if i < 2 else "right", overflow="fold", no_wrap=whole)
     for r in rows:
         e = r.row
-        cells = [r.player, e.opponent, *([f"{e.games:,}"] if not each else []),
-                 f"{100 * e.win_rate:.1f} [{100 * e.win_low:.1f}, {100 * e.win_high:.1f}]",
+        low, high = e.record.interval()
+        cells = [r.player, e.opponent, *([f"{e.record.games:,}"] if not each else []),
+                 f"{100 * e.record.win_rate:.1f} [{100 * low:.1f}, {100 * high:.1f}]",
                  f"{e.mean_points:.1f} [{e.points_low:.1f}, {e.points_high:.1f}]"]  # fmt: skip
         if with_ratio:
             cells.append("" if r.points_vs_reference is None else f"{r.points_vs_reference:.1%}")

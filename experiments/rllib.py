@@ -138,10 +138,12 @@ class Evaluations:
         metrics: dict[str, float] = {}
         for row in rows:
             for score in EVAL_SCORES:
-                metrics[eval_metric(score, row.opponent)] = getattr(row, score)
+                metrics[eval_metric(score, row.opponent)] = row.columns()[score]
         return metrics
 
     def _append(self, rows: Sequence[Any], steps: int, train_s: float) -> None:
+        from experiments.evaluate import EvalRow
+
         assert self.out is not None
         path = self.out / "eval.csv"
         new = not path.exists()
@@ -149,10 +151,10 @@ class Evaluations:
         with path.open("a", newline="") as handle:
             writer = csv.writer(handle)
             if new:
-                writer.writerow(["timesteps", "wall_s", "train_s", *dataclasses.asdict(rows[0]).keys()])
+                writer.writerow(["timesteps", "wall_s", "train_s", *EvalRow.COLUMNS])
             for row in rows:
-                writer.writerow([steps, round(time.time() - self.started, 2), round(train_s, 2),
-                                 *dataclasses.asdict(row).values()])
+                wall_s = round(time.time() - self.started, 2)
+                writer.writerow([steps, wall_s, round(train_s, 2), *row.columns().values()])
 
 
 def chosen_checkpoint(result: Any, best_against: str, score: str) -> tuple[Any, dict[str, Any]]:

@@ -52,7 +52,7 @@ from dejavu_agents.learners.ppo import PPO, PPOConfig, Stats, learner_device
 from dejavu_agents.learners.rewards import learner_targets
 from dejavu_agents.progress import Progress
 from experiments.config_file import Stage, config_keys, fit_rollouts, load_config, scale_stages
-from experiments.evaluate import evaluate, print_eval_line
+from experiments.evaluate import EvalRow, evaluate, print_eval_line
 from experiments.interrupted import TrainingInterrupted
 
 COMPACT = checkpoint.ALGO
@@ -313,12 +313,12 @@ class Recorder:
         with path.open("a", newline="") as handle:
             writer = csv.writer(handle)
             if new:
-                writer.writerow(["timesteps", "wall_s", "train_s", *dataclasses.asdict(rows[0]).keys()])
+                writer.writerow(["timesteps", "wall_s", "train_s", *EvalRow.COLUMNS])
             for row in rows:
                 wall_s = round(time.perf_counter() - self.start, 2)
-                writer.writerow([ppo.num_timesteps, wall_s, train_s, *dataclasses.asdict(row).values()])
+                writer.writerow([ppo.num_timesteps, wall_s, train_s, *row.columns().values()])
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
-        score = getattr(target, game.best_score)
+        score = target.columns()[game.best_score]
         print_eval_line(ppo.num_timesteps, rows, game.best_score, time.perf_counter() - self.start, self.label)
         if score > self.best:
             self.best = score

@@ -62,7 +62,7 @@ from dejavu_agents.text import counted
 from dejavu_env.wrappers import StackObservations
 from experiments import config_file
 from experiments.config_file import Stage, config_keys, fit_rollouts, scale_stages
-from experiments.evaluate import evaluate, print_eval_line
+from experiments.evaluate import EvalRow, evaluate, print_eval_line
 from experiments.interrupted import TrainingInterrupted
 from experiments.runs import check_run_folder
 
@@ -418,17 +418,17 @@ def train(config: TrainConfig, out: Path, progress: bool = True) -> Path:
         with eval_path.open("a", newline="") as handle:
             writer = csv.writer(handle)
             if new_file:
-                writer.writerow(["timesteps", "wall_s", "illegal_rate", *dataclasses.asdict(rows[0]).keys()])
+                writer.writerow(["timesteps", "wall_s", "illegal_rate", *EvalRow.COLUMNS])
             for row in rows:
                 wall = round(time.perf_counter() - start, 1)
-                writer.writerow([timesteps, wall, round(illegal, 4), *dataclasses.asdict(row).values()])
-                logger.record(f"eval/{row.opponent}/win_rate", row.win_rate)
+                writer.writerow([timesteps, wall, round(illegal, 4), *row.columns().values()])
+                logger.record(f"eval/{row.opponent}/win_rate", row.record.win_rate)
                 logger.record(f"eval/{row.opponent}/mean_points", row.mean_points)
         logger.record("eval/illegal_rate", illegal)
         logger.dump(timesteps)
         print_eval_line(timesteps, rows, game.best_score, time.perf_counter() - start)
         target = next(r for r in rows if r.opponent == (config.best_against or rows[-1].opponent))
-        score = getattr(target, game.best_score)
+        score = target.columns()[game.best_score]
         if score > best["score"]:
             best["score"] = score
             save_checkpoint(model, card, best_zip)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dejavu_agents.stats import WinDrawLoss
 from experiments.evaluate import EvalRow, eval_line
 
 LINE = re.compile(
@@ -60,23 +61,23 @@ best_against: counting
 """
 
 
-def _row(opponent: str, games: int, win: tuple[float, float, float], points: tuple[float, float, float]) -> EvalRow:
-    return EvalRow(opponent, games, 0, 0, games, *win, *points)
+def _row(opponent: str, games: int, wins: int, points: tuple[float, float, float]) -> EvalRow:
+    return EvalRow(opponent, WinDrawLoss(wins, 0, games - wins), *points)
 
 
 def test_the_line_shows_steps_each_opponents_score_with_its_interval_games_and_wall_time() -> None:
-    greedy = _row("greedy", 200, (0.625, 0.5559, 0.6894), (3.1, 2.9, 3.3))
+    greedy = _row("greedy", 200, 125, (3.1, 2.9, 3.3))
     assert eval_line(303_104, [greedy], "win_rate", 13.24) == (
         "eval  303,104 steps  vs greedy  win 0.625 [0.556, 0.689]  (200 games)  wall 13.2 s"
     )
-    counting = _row("counting", 200, (0.41, 0.343, 0.48), (2.0, 1.8, 2.2))
+    counting = _row("counting", 200, 82, (2.0, 1.8, 2.2))
     two = eval_line(1_000, [greedy, counting], "win_rate", 2.0, label="seed 3")
     assert two == ("seed 3: eval  1,000 steps  vs greedy  win 0.625 [0.556, 0.689]  "
-                   "vs counting  win 0.410 [0.343, 0.480]  (200 games each)  wall 2.0 s")  # fmt: skip
-    casual = _row("human-casual", 1, (0.0, 0.0, 0.975), (4.0, float("nan"), float("nan")))
+                   "vs counting  win 0.410 [0.344, 0.479]  (200 games each)  wall 2.0 s")  # fmt: skip
+    casual = _row("human-casual", 1, 0, (4.0, float("nan"), float("nan")))
     grab = eval_line(5, [casual], "mean_points", 0.04)
     assert grab == "eval  5 steps  vs human-casual  points 4.00 [no interval: 1 game]  (1 game)  wall 0.0 s"
-    assert LINE.match(eval_line(5, [_row("human-casual", 20, (0.1, 0.0, 0.3), (51.7, 49.0, 54.25))], "mean_points",
+    assert LINE.match(eval_line(5, [_row("human-casual", 20, 2, (51.7, 49.0, 54.25))], "mean_points",
                                 1.0))  # fmt: skip
 
 

@@ -27,8 +27,8 @@ def test_points_are_compared_with_the_reference_at_the_same_tables() -> None:
 
 def test_grid_gauntlet_is_head_to_head_with_seats_swapped() -> None:
     (row,) = gauntlet("grid", ["counting"], ["random"], games=4, seed=0)
-    assert row.row.games == 4
-    assert row.row.wins == 4
+    assert row.row.record.games == 4
+    assert row.row.record.wins == 4
 
 
 def test_a_reference_outside_the_players_is_refused() -> None:
@@ -101,7 +101,7 @@ def test_seeds_of_one_recipe_are_summarised_by_their_iqm_over_seeds() -> None:
     (summary,) = over_seeds(rows, ["human-child", "human-casual"])
     child, casual, _ = rows
     assert summary.opponent == "human-child" and summary.seeds == 2
-    assert summary.each == (child.row.win_rate, casual.row.win_rate)
+    assert summary.each == (child.row.record.win_rate, casual.row.record.win_rate)
     assert summary.mean_points.iqm == pytest.approx((child.row.mean_points + casual.row.mean_points) / 2)
     assert summary.mean_points.low <= summary.mean_points.iqm <= summary.mean_points.high
     assert summary.mean_points.low >= min(child.row.mean_points, casual.row.mean_points)
