@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ratings, games = resolve(calibrate)(workers=args.workers, progress=progress)
         except (KeyboardInterrupt, JobsInterrupted):
             return interrupted(PROG, "calibration stopped; nothing to show")
-        scores = {f"{a} vs {b}": {"score": s, "games": n} for (a, b), (s, n) in games.items()}
+        scores = {f"{a} vs {b}": {"score": r.points, "games": r.games} for (a, b), r in games.items()}
         print(json.dumps({"ratings": ratings, "games": scores}, indent=2))
         return 0
     if args.player is None:

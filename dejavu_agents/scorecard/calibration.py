@@ -16,12 +16,13 @@ from dejavu_agents.scorecard.panel import GRID_PANEL, GridPanel
 from dejavu_agents.scorecard.play import Seat, play_all, schedule
 from dejavu_agents.scorecard.rating import calibrate
 from dejavu_agents.specs import PlayerSpec
+from dejavu_agents.stats import WinDrawLoss
 
 
 def calibration_games(
     panel: GridPanel = GRID_PANEL, *, workers: int = 1, progress: bool = False
-) -> dict[tuple[str, str], tuple[float, int]]:
-    """``{(a, b): (a's score, games)}`` for every pair of the panel's registered members."""
+) -> dict[tuple[str, str], WinDrawLoss]:
+    """``{(a, b): a's games against b}`` for every pair of the panel's registered members."""
     registered = set(available_players("grid"))
     members = [o for o in panel.opponents if o.name in registered]
     pairs = list(itertools.combinations(members, 2))
@@ -31,17 +32,15 @@ def calibration_games(
         for m in schedule(b.name, 2, max(a.games, b.games), panel.seed)
     ]
     results = play_all(get_game("grid"), jobs, workers, progress)
-    totals: dict[tuple[str, str], tuple[float, int]] = {}
+    by_pair: dict[tuple[str, str], list[int]] = {}
     for job, played in zip(jobs, results):
-        key = (job.player.name, job.opponent.name)
-        score, games = totals.get(key, (0.0, 0))
-        totals[key] = (score + (played.result + 1) / 2, games + 1)
-    return totals
+        by_pair.setdefault((job.player.name, job.opponent.name), []).append(played.result)
+    return {pair: WinDrawLoss.from_results(outcomes) for pair, outcomes in by_pair.items()}
 
 
 def anchor_ratings(
     panel: GridPanel = GRID_PANEL, *, workers: int = 1, progress: bool = False
-) -> tuple[dict[str, float], dict[tuple[str, str], tuple[float, int]]]:
+) -> tuple[dict[str, float], dict[tuple[str, str], WinDrawLoss]]:
     """The members' ratings from :func:`calibration_games` (``random`` at 0, rounded to whole points)
     and the games they come from."""
     games = calibration_games(panel, workers=workers, progress=progress)

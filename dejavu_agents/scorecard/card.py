@@ -25,7 +25,7 @@ from dejavu_agents.scorecard.panel import GRAB_PANEL, GRID_PANEL, PANELS, GrabPa
 from dejavu_agents.scorecard.play import Played, Seat, play_all, schedule
 from dejavu_agents.scorecard.rating import Record, fit
 from dejavu_agents.specs import PlayerSpec
-from dejavu_agents.stats import mean_interval, wilson_interval
+from dejavu_agents.stats import WinDrawLoss, mean_interval
 from dejavu_agents.tournament.report import markdown_table
 
 FORMAT = "dejavu-scorecard/1"
@@ -48,13 +48,8 @@ def _header(game: str, panel: GridPanel | GrabPanel, spec: PlayerSpec, obs_mode:
     }
 
 
-def _win_row(opponent: str, played: Sequence[Played]) -> dict[str, Any]:
-    games = len(played)
-    wins = sum(p.result == 1 for p in played)
-    draws = sum(p.result == 0 for p in played)
-    low, high = wilson_interval(wins, games)
-    return {"opponent": opponent, "games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
-            "win_rate": wins / games, "win_low": low, "win_high": high}  # fmt: skip
+def _record(played: Sequence[Played]) -> WinDrawLoss:
+    return WinDrawLoss.from_results(p.result for p in played)
 
 
 def grid_card(spec: PlayerSpec, *, panel: GridPanel = GRID_PANEL, workers: int = 1, progress: bool = False) -> dict:
@@ -69,11 +64,10 @@ def grid_card(spec: PlayerSpec, *, panel: GridPanel = GRID_PANEL, workers: int =
     rows, records = [], []
     for opponent in present:
         played = [r for job, r in zip(jobs, results) if job.opponent.name == opponent.name]
-        row = _win_row(opponent.name, played)
-        row["opponent_rating"] = opponent.rating
-        rows.append(row)
+        record = _record(played)
+        rows.append({"opponent": opponent.name, **record.columns(), "opponent_rating": opponent.rating})
         if opponent.rating is not None:
-            records.append(Record(opponent.rating, row["wins"] + row["draws"] / 2, row["games"]))
+            records.append(Record(opponent.rating, record))
     rating = fit(records)
     uncalibrated = [o.name for o in present if o.rating is None]
     card = _header("grid", panel, spec, spec.build(game).obs_mode)
@@ -111,7 +105,7 @@ def grab_card(spec: PlayerSpec, *, panel: GrabPanel = GRAB_PANEL, workers: int =
         normalised = [(p - r) / span for p, r in zip(points, low)]  # paired on the deal and seat
         norm, norm_low, norm_high = mean_interval(normalised)
         mean, p_low, p_high = mean_interval(points)
-        row = _win_row(table.opponent, by_role["player"])
+        row = {"opponent": table.opponent, **_record(by_role["player"]).columns()}
         row.update(seats=table.seats, mean_points=mean, points_low=p_low, points_high=p_high,
                    low_points=sum(low) / len(low), high_points=sum(high) / len(high),
                    normalised=norm, normalised_low=norm_low, normalised_high=norm_high)  # fmt: skip

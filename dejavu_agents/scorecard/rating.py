@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from dejavu_agents.stats import normal_quantile
+from dejavu_agents.stats import WinDrawLoss, normal_quantile
 
 SCALE = 400.0
 """Elo points per factor of 10 in the odds."""
@@ -33,11 +33,10 @@ BOUNDS = (-4000.0, 8000.0)
 
 @dataclass(frozen=True)
 class Record:
-    """Games against one opponent of rating ``rating``: ``score`` = wins + draws / 2 of ``games``."""
+    """Games against one opponent of rating ``rating``: the player scores ``played.points`` of ``played.games``."""
 
     rating: float
-    score: float
-    games: int
+    played: WinDrawLoss
 
 
 @dataclass(frozen=True)
@@ -58,13 +57,11 @@ def fit(records: Sequence[Record], confidence: float = 0.95) -> Rating:
     """The maximum-likelihood rating against opponents of fixed ratings (see the module docstring)."""
     if not records:
         raise ValueError("a rating needs games against at least one rated opponent")
-    for r in records:
-        if r.games < 0 or not 0 <= r.score <= r.games:
-            raise ValueError(f"need 0 <= score <= games, got {r.score} of {r.games}")
 
     def gradient(value: float) -> float:
         return sum(
-            r.score + PRIOR_DRAWS / 2 - (r.games + PRIOR_DRAWS) * expected(value - r.rating) for r in records
+            r.played.points + PRIOR_DRAWS / 2 - (r.played.games + PRIOR_DRAWS) * expected(value - r.rating)
+            for r in records
         )
 
     low, high = BOUNDS
@@ -73,17 +70,19 @@ def fit(records: Sequence[Record], confidence: float = 0.95) -> Rating:
         low, high = (middle, high) if gradient(middle) > 0 else (low, middle)
     value = (low + high) / 2
     k = math.log(10) / SCALE
-    information = sum(r.games * expected(value - r.rating) * (1 - expected(value - r.rating)) for r in records)
+    information = sum(
+        r.played.games * expected(value - r.rating) * (1 - expected(value - r.rating)) for r in records
+    )
     half = normal_quantile(0.5 + confidence / 2) / (k * math.sqrt(information)) if information > 0 else math.inf
     return Rating(value, value - half, value + half)
 
 
-def calibrate(results: Mapping[tuple[str, str], tuple[float, int]], anchor: str = "random") -> dict[str, float]:
+def calibrate(results: Mapping[tuple[str, str], WinDrawLoss], anchor: str = "random") -> dict[str, float]:
     """Ratings of the panel's members from their games among themselves, ``anchor`` fixed at 0.
 
-    ``results[(a, b)] = (score of a, games)``. A joint maximum-likelihood fit (Bradley-Terry
-    on Elo's scale, with the same virtual draw per pair), by coordinate ascent: each member
-    in turn is refitted against the others' current ratings until nothing moves.
+    ``results[(a, b)]``: the games of ``a`` against ``b``, from ``a``'s side. A joint maximum-likelihood
+    fit (Bradley-Terry on Elo's scale, with the same virtual draw per pair), by coordinate ascent: each
+    member in turn is refitted against the others' current ratings until nothing moves.
     """
     names = sorted({name for pair in results for name in pair})
     if anchor not in names:
@@ -94,8 +93,8 @@ def calibrate(results: Mapping[tuple[str, str], tuple[float, int]], anchor: str 
         for name in names:
             if name == anchor:
                 continue
-            records = [Record(ratings[b], s, n) for (a, b), (s, n) in results.items() if a == name]
-            records += [Record(ratings[a], n - s, n) for (a, b), (s, n) in results.items() if b == name]
+            records = [Record(ratings[b], played) for (a, b), played in results.items() if a == name]
+            records += [Record(ratings[a], played.other_side) for (a, b), played in results.items() if b == name]
             new = fit(records).value
             moved = max(moved, abs(new - ratings[name]))
             ratings[name] = new
