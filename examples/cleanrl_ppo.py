@@ -50,7 +50,7 @@ from dejavu_agents.learned.models import ExportCard
 from dejavu_agents.learned.net_spec import NetSpec
 from dejavu_agents.learned.policy_net import PolicyNet
 from dejavu_agents.learners.targets import grid_tally
-from dejavu_agents.stats import wilson_interval
+from dejavu_agents.stats import WinDrawLoss
 from dejavu_env.wrappers import BoxObservationVector
 
 ENV_ID = "DejaVuGrid-v0"
@@ -114,8 +114,8 @@ def make_agent(envs: BoxObservationVector, encoder: str) -> PolicyNet:
     return PolicyNet(NetSpec(obs_size=space.shape[0], n_actions=n_actions, obs_high=high, **ENCODERS[encoder]))
 
 
-def evaluate(agent: PolicyNet, args: Args, opponent: str) -> tuple[int, int, int]:
-    """Wins, draws and losses of ``eval_games`` games, the first of each env, the agent's most likely legal move."""
+def evaluate(agent: PolicyNet, args: Args, opponent: str) -> WinDrawLoss:
+    """``eval_games`` games, the first of each env, the agent's most likely legal move."""
     envs = make_envs(args.eval_games, opponent)
     vectors, info = envs.reset(seed=args.seed + 10_000)
     outcome = np.zeros(args.eval_games)
@@ -129,7 +129,7 @@ def evaluate(agent: PolicyNet, args: Args, opponent: str) -> tuple[int, int, int
         outcome[ended] = rewards[ended]
         done |= ended
     envs.close()
-    return int((outcome > 0).sum()), int((outcome == 0).sum()), int((outcome < 0).sum())
+    return WinDrawLoss.from_results(np.sign(outcome).astype(int).tolist())
 
 
 def main() -> None:
@@ -217,10 +217,10 @@ def main() -> None:
 
     agent.eval()
     for opponent in ("random", "greedy"):  # one line each, as the project's training commands print them
-        wins, draws, losses = evaluate(agent, args, opponent)
-        low, high = wilson_interval(wins, args.eval_games)
-        print(f"eval  {num_updates * batch_size:,} steps  vs {opponent}  win {wins / args.eval_games:.3f} "
-              f"[{low:.3f}, {high:.3f}]  ({args.eval_games} games: {wins} won, {draws} drawn, {losses} lost)  "
+        record = evaluate(agent, args, opponent)
+        low, high = record.interval()
+        print(f"eval  {num_updates * batch_size:,} steps  vs {opponent}  win {record.win_rate:.3f} [{low:.3f}, "
+              f"{high:.3f}]  ({record.games} games: {record.wins} won, {record.draws} drawn, {record.losses} lost)  "
               f"wall {time.perf_counter() - start:,.1f} s", flush=True)  # fmt: skip
     card = ExportCard(
         game="grid", obs_mode="info_state", net=agent.spec.to_dict(), env={"reward": "win"},

@@ -30,7 +30,7 @@ import numpy as np
 from dejavu_agents import make_player
 from dejavu_agents.base import Player
 from dejavu_agents.cli import Parser, fail, positive_int, seed_type
-from dejavu_agents.stats import wilson_interval
+from dejavu_agents.stats import WinDrawLoss
 from dejavu_agents.tournament.run import limit_torch_threads
 from dejavu_env.grid.match import play_game
 
@@ -69,9 +69,7 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
     (the opponent's too, where the games recorded it)."""
     wins = sum(g["result"] == "win" for g in games)
     losses = sum(g["result"] == "loss" for g in games)
-    draws = len(games) - wins - losses
-    decided = wins + losses
-    low, high = wilson_interval(wins, decided) if decided else (0.0, 1.0)
+    record = WinDrawLoss(wins, len(games) - wins - losses, losses)
     seconds = sum(g["seconds"] for g in games)
     timed = [g for g in games if "cpu_seconds" in g]  # games of runs from before it was recorded lack it
     cpu_seconds = sum(g["cpu_seconds"] for g in timed)
@@ -80,13 +78,13 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
     opponent_timed = [g for g in games if "opponent_cpu_seconds" in g]
     opponent_decisions = sum(g["opponent_decisions"] for g in opponent_timed)
     return {
-        "games": len(games),
-        "wins": wins,
-        "losses": losses,
-        "draws": draws,
-        "score": (wins + 0.5 * draws) / len(games) if games else 0.0,
-        "win_rate_decided": wins / decided if decided else 0.0,
-        "wilson95_decided": [low, high],
+        "games": record.games,
+        "wins": record.wins,
+        "losses": record.losses,
+        "draws": record.draws,
+        "score": record.score,
+        "win_rate_decided": record.decided.win_rate,
+        "wilson95_decided": list(record.decided.interval()),
         "seconds_per_decision": seconds / decisions if decisions else 0.0,
         "cpu_seconds_per_decision": cpu_seconds / cpu_decisions if cpu_decisions else None,
         "decisions_per_game": decisions / len(games) if games else 0.0,
