@@ -3,6 +3,7 @@
 Every game package has the same modules, and the engine's modules (everything but the
 front ends) import only numpy, the standard library and the pure parts of ``dejavu_env``:
 so a leak or a gym dependency cannot creep into the rules, and a newcomer learns one shape.
+The games are the registered ids (``tests.games``): a game's package is its ``entry_point``'s.
 """
 
 from __future__ import annotations
@@ -15,17 +16,19 @@ from pathlib import Path
 import pytest
 
 import dejavu_env
+from tests.games import batched_ids, package, registered_ids
 
 ROOT = Path(dejavu_env.__file__).parent
-GAMES = ("grid", "grab")
-SHAPE = (
-    "cards", "rules", "observation", "opponents", "render", "match", "env", "pettingzoo",
-    "block", "kernels", "batched_opponents", "vector",
-)
+REPOSITORY = ROOT.parent
+GAMES = registered_ids()
+REFERENCE = ("cards", "rules", "observation", "opponents", "render", "match", "env", "pettingzoo")
 """The modules every game package has, by the same names (``docs/new_game.md`` says what each provides):
-the reference engine and its front ends, then the batched engine (the block layout, the compiled kernels,
-the batch players) and its front end."""
-EXTRAS = {"grab": {"seats"}}
+the reference engine and its front ends (``gym.make``, PettingZoo, ``play_game``)."""
+BATCHED = ("block", "kernels", "batched_opponents", "vector")
+"""The batched engine (the block layout, the compiled kernels, the batch players) and its front end, which a
+game has exactly when it registers a ``vector_entry_point``: without them ``gym.make_vec`` runs gymnasium's
+own vectorisation of the single env."""
+EXTRAS = {"dejavu_env.grab": {"seats"}}
 """A game's modules beyond the shape (Grab asks the players at a table tick by tick)."""
 FRONT_ENDS = {"env", "pettingzoo", "vector"}
 """The only game modules that may import gymnasium (and pettingzoo, for ``pettingzoo``)."""
@@ -53,51 +56,72 @@ def imports(path: Path) -> set[str]:
     return names
 
 
-def engine_modules() -> list[Path]:
-    paths = [ROOT / "core" / f"{name}.py" for name in sorted(PURE_CORE)]
-    for game in GAMES:
-        paths += [p for p in sorted((ROOT / game).glob("*.py")) if p.stem not in FRONT_ENDS and p.stem != "__init__"]
-    return paths
+def folder(dotted: str) -> Path:
+    """The folder of the package ``dotted`` (``"dejavu_env.grid"``)."""
+    return REPOSITORY.joinpath(*dotted.split("."))
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_every_game_has_the_same_shape(game):
-    present = {p.stem for p in (ROOT / game).glob("*.py")} - {"__init__"}
-    assert set(SHAPE) <= present, f"dejavu_env/{game} lacks {sorted(set(SHAPE) - present)}"
-    extra = present - set(SHAPE) - EXTRAS.get(game, set())
-    assert not extra, f"dejavu_env/{game} has modules outside the shape: {sorted(extra)} (add them to every game)"
+def game_modules(env_id: str) -> list[Path]:
+    """The modules of the game's package, ``__init__`` left out."""
+    return [path for path in sorted(folder(package(env_id)).glob("*.py")) if path.stem != "__init__"]
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_only_the_batched_modules_reach_the_compiler(game):
+def engine_modules() -> list[tuple[str, Path, str]]:
+    """``(label, path, package)`` of every engine module: the pure core's, then each game's but its front ends."""
+    modules = [(f"core/{name}", ROOT / "core" / f"{name}.py", "dejavu_env.core") for name in sorted(PURE_CORE)]
+    for env_id in GAMES:
+        modules += [
+            (f"{env_id}/{path.stem}", path, package(env_id))
+            for path in game_modules(env_id)
+            if path.stem not in FRONT_ENDS
+        ]
+    return modules
+
+
+@pytest.mark.parametrize("env_id", GAMES)
+def test_every_game_has_the_same_shape(env_id):
+    present = {path.stem for path in game_modules(env_id)}
+    where = package(env_id)
+    shape = set(REFERENCE) | (set(BATCHED) if env_id in batched_ids() else set())
+    assert shape <= present, f"{where} lacks {sorted(shape - present)}"
+    unused = present & set(BATCHED) - shape
+    assert not unused, f"{where} has {sorted(unused)} but {env_id} registers no vector_entry_point that uses them"
+    extra = present - set(REFERENCE) - set(BATCHED) - EXTRAS.get(where, set())
+    assert not extra, f"{where} has modules outside the shape: {sorted(extra)} (add them to every game)"
+
+
+@pytest.mark.parametrize("env_id", GAMES)
+def test_only_the_batched_modules_reach_the_compiler(env_id):
     """``import dejavu_env`` and the single envs must never load numba: only the batched modules (the kernels,
     the players' calls of them and the vector env) import the compiler or the kernels."""
-    batched = {"kernels", "batched_opponents", "vector"}
-    for path in (ROOT / game).glob("*.py"):
-        if path.stem not in batched:
+    for path in game_modules(env_id):
+        if path.stem not in {"kernels", "batched_opponents", "vector"}:
             names = imports(path)
             assert "dejavu_env.core.compiled" not in names, f"{path} imports the compiler"
-            assert f"dejavu_env.{game}.kernels" not in names, f"{path} imports the kernels"
+            assert f"{package(env_id)}.kernels" not in names, f"{path} imports the kernels"
 
 
-@pytest.mark.parametrize("path", engine_modules(), ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_engine_modules_need_only_numpy_and_the_standard_library(path):
+ENGINE_MODULES = engine_modules()
+
+
+@pytest.mark.parametrize(("path", "own"), [m[1:] for m in ENGINE_MODULES], ids=[m[0] for m in ENGINE_MODULES])
+def test_engine_modules_need_only_numpy_and_the_standard_library(path, own):
     names = imports(path)
     roots = {name.split(".")[0] for name in names}
-    foreign = roots - {"numpy", "dejavu_env", "__future__"} - set(sys.stdlib_module_names)
-    if path.parent.name == "core":
+    foreign = roots - {"numpy", "dejavu_env", "__future__", own.split(".")[0]} - set(sys.stdlib_module_names)
+    if own == "dejavu_env.core":
         foreign -= ACCELERATORS.get(path.stem, set())
     assert not foreign, f"{path} imports {sorted(foreign)}"
-    own = {name for name in names if name.startswith("dejavu_env.")}
+    reached = {name for name in names if name.startswith(("dejavu_env.", f"{own}."))}
     allowed = {f"dejavu_env.core.{m}" for m in PURE_CORE}
-    allowed |= {f"dejavu_env.{path.parent.name}.{p.stem}" for p in path.parent.glob("*.py")}
-    allowed -= {f"dejavu_env.{path.parent.name}.{m}" for m in FRONT_ENDS}
-    assert own <= allowed, f"{path} reaches {sorted(own - allowed)}"
+    allowed |= {f"{own}.{p.stem}" for p in path.parent.glob("*.py")}
+    allowed -= {f"{own}.{m}" for m in FRONT_ENDS}
+    assert reached <= allowed, f"{path} reaches {sorted(reached - allowed)}"
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_only_the_pettingzoo_module_imports_pettingzoo(game):
-    for path in (ROOT / game).glob("*.py"):
+@pytest.mark.parametrize("env_id", GAMES)
+def test_only_the_pettingzoo_module_imports_pettingzoo(env_id):
+    for path in game_modules(env_id):
         roots = {name.split(".")[0] for name in imports(path)}
         assert "pettingzoo" not in roots or path.stem == "pettingzoo", f"{path} imports pettingzoo"
 
@@ -110,11 +134,14 @@ def test_only_the_library_front_ends_import_learning_libraries():
 
 
 def test_importing_the_package_pulls_in_no_heavy_dependency():
+    """Every id ``import dejavu_env`` registers: its package and single env, then its batched env if it has one."""
     code = (
-        "import sys, dejavu_env, dejavu_env.grid, dejavu_env.grab; import gymnasium as gym;"
-        "gym.make('DejaVuGrid-v0'); gym.make('DejaVuGrab-v0');"
+        "import importlib, sys, dejavu_env; import gymnasium as gym;"
+        "ids = [i for i in gym.registry if i.startswith('DejaVu')];"
+        "[importlib.import_module(gym.spec(i).entry_point.partition(':')[0].rpartition('.')[0]) for i in ids];"
+        "[gym.make(i) for i in ids];"
         "assert 'numba' not in sys.modules, 'the single envs load the compiler';"
-        "gym.make_vec('DejaVuGrid-v0', num_envs=2); gym.make_vec('DejaVuGrab-v0', num_envs=2);"
+        "[gym.make_vec(i, num_envs=2) for i in ids if gym.spec(i).vector_entry_point];"
         "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pettingzoo', 'pyspiel'}"
         " & set(sys.modules));"
         "print(heavy); assert not heavy, heavy"

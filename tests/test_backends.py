@@ -3,9 +3,10 @@
 Each test drives a batched vector env through a replay (:mod:`dejavu_env.testing.replay`) that
 replays every env's recorded games (deals or shuffles, seats, every opponent move, every Grab
 tick and the draws of its races) through the scalar reference engine (``rules.py``) and checks
-every observation, mask, reward, ending and ``info`` result against it. The cases cover every
-opponent kind, a league with a learned policy, both views, every autoreset mode, player counts,
-scripted deals and each illegal-action policy; hypothesis draws seeds and batch sizes.
+every observation, mask, reward, ending and ``info`` result against it. Every registered id with a
+batched engine runs, with the cases and the replay its checks module names (``backend_cases``,
+``REPLAY``): every opponent kind, a league with a learned policy, both views, every autoreset mode,
+player counts, scripted deals and each illegal-action policy; hypothesis draws seeds and batch sizes.
 """
 
 from __future__ import annotations
@@ -23,50 +24,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.batch_players import PolicyPlayer
-from dejavu_env.grid.cards import CARDS
-from dejavu_env.testing.replay import GrabReplay, GridReplay
+from dejavu_env.testing.replay import VectorReplay
+from tests.games import batched_ids, checks
 
-IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
+IDS = batched_ids()
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """A batched policy for the league: the first legal action."""
+    """A batched policy for the leagues: the first legal action."""
     return masks.argmax(axis=1)
 
 
-GRID_CASES: dict[str, dict[str, Any]] = {
-    "info_state vs random": {"obs_mode": "info_state"},
-    "observation vs random, agent second": {"obs_mode": "observation", "agent_seat": 1},
-    "greedy": {"opponent": "greedy"},
-    "league of random, greedy and a policy": {
-        "league": ["random", "greedy", PolicyPlayer(first_legal)], "league_probs": [0.5, 0.3, 0.2],
-    },
-    "turn limit, score reward": {"max_turns": 6, "reward": "score"},
-    "greedy, agent second, same-step autoreset": {"opponent": "greedy", "agent_seat": 1, "autoreset_mode": "SameStep"},
-    "same-step autoreset": {"autoreset_mode": "SameStep"},
-    "illegal actions lose": {"illegal_action": "lose"},
-}
-GRAB_CASES: dict[str, dict[str, Any]] = {
-    "4 players, observation": {"n_players": 4, "obs_mode": "observation"},
-    "2 players, info_state": {"n_players": 2, "obs_mode": "info_state"},
-    "6 players, memory and perfect": {
-        "n_players": 6, "opponents": ["memory", "perfect", "random", "perfect", "perfect"],
-    },
-    "same-step autoreset": {"n_players": 3, "autoreset_mode": "SameStep"},
-    "illegal actions pass, win reward": {"n_players": 3, "illegal_action": "pass", "reward": "win"},
-    "illegal actions lose": {"n_players": 4, "illegal_action": "lose"},
-}
-CASES = [("DejaVuGrid-v0", name, kw) for name, kw in GRID_CASES.items()]
-CASES += [("DejaVuGrab-v0", name, kw) for name, kw in GRAB_CASES.items()]
+CASES = [
+    (env_id, name, kwargs)
+    for env_id in IDS
+    for name, kwargs in checks(env_id).backend_cases(PolicyPlayer(first_legal)).items()
+]
+"""Each batched game's cases, from its checks module (``backend_cases``)."""
 
 
-def replay_for(env_id: str, n: int, **kwargs: Any) -> GridReplay | GrabReplay:
+def replay_for(env_id: str, n: int, **kwargs: Any) -> VectorReplay:
     env = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)
-    return GridReplay(env) if env_id == "DejaVuGrid-v0" else GrabReplay(env)
+    return checks(env_id).REPLAY(env)
 
 
 def actions_for(observation: dict, rng: np.random.Generator, illegal: float = 0.0) -> np.ndarray:
@@ -96,10 +78,7 @@ def test_the_kernels_play_the_reference_games(env_id, name, kwargs):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_scripted_deals_reset_masks_and_a_disabled_autoreset_replay(env_id):
-    if env_id == "DejaVuGrid-v0":
-        options: dict[str, Any] = {"deck": list(reversed(CARDS))}
-    else:
-        options = {"orders": [list(range(36)), list(range(35, -1, -1)), list(range(36))]}
+    options = checks(env_id).SCRIPTED_DEAL
     replay = replay_for(env_id, 6, autoreset_mode="Disabled")
     per_env = [None, options, None, options, None, None]
     reply = replay.reset(seed=5, options={"env_options": per_env})

@@ -4,9 +4,9 @@ Why: a copy that shares, or loses, part of its state silently plays other games.
 envs keep no numpy view between steps (a view becomes a detached array in a copy): the memory
 bots hold their env's memory array whole, with their slot, so a copy's bots share the copy's
 array. Each case steps an env a while, copies it, then steps both with the same actions and
-requires the same replies, states and streams: both games, the defaults, SameStep autoreset,
-unmasked actions (illegal ones played as the policy says), a league with a learned policy, and
-the stable-baselines3 front end.
+requires the same replies, states and streams: every batched game, with the cases its checks
+module names (``copy_cases``: the defaults, SameStep autoreset, unmasked actions played as the
+illegal-action policy says, a league with a learned policy), and the stable-baselines3 front end.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from gymnasium.utils.env_checker import data_equivalence
 
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.batch_players import PolicyPlayer
+from tests.games import batched_ids, checks
 
 
 def last_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -29,15 +30,11 @@ def last_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
 
 
+IDS = batched_ids()
 CASES: list[tuple[str, dict[str, Any], bool]] = [
-    ("DejaVuGrid-v0", {}, False),
-    ("DejaVuGrid-v0", {"autoreset_mode": "SameStep", "opponent": "greedy"}, False),
-    ("DejaVuGrid-v0", {"illegal_action": "lose"}, True),
-    ("DejaVuGrid-v0", {"league": ["random", "greedy", PolicyPlayer(last_legal)]}, False),
-    ("DejaVuGrab-v0", {}, False),
-    ("DejaVuGrab-v0", {"n_players": 4, "autoreset_mode": "SameStep"}, False),
-    ("DejaVuGrab-v0", {"n_players": 3, "illegal_action": "pass"}, True),
-    ("DejaVuGrab-v0", {"n_players": 4, "league": ["memory", "perfect", "random", PolicyPlayer(last_legal)]}, False),
+    (env_id, kwargs, unmasked)
+    for env_id in IDS
+    for kwargs, unmasked in checks(env_id).copy_cases(PolicyPlayer(last_legal))
 ]
 COPIES = {"deepcopy": copy.deepcopy, "pickle": lambda env: pickle.loads(pickle.dumps(env))}
 
@@ -70,7 +67,7 @@ def test_a_copy_continues_as_the_original(env_id, kwargs, unmasked, how):
         observation = reply[0]
 
 
-@pytest.mark.parametrize("env_id", ["DejaVuGrid-v0", "DejaVuGrab-v0"])
+@pytest.mark.parametrize("env_id", IDS)
 def test_a_copied_sb3_vec_env_continues_as_the_original(env_id):
     pytest.importorskip("stable_baselines3")
     from dejavu_env.sb3 import DejaVuVecEnv

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.games import game_name, package, registered_ids
 from tests.snippets import missing_imports, printed_shapes, python_blocks, run_block
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,8 +62,9 @@ def test_every_rules_citation_names_an_existing_block() -> None:
     assert not broken, f"citations of docs/rules.md with no such heading: {broken}"
 
 
-@pytest.mark.parametrize("game", ["grid", "grab"])
+@pytest.mark.parametrize("game", [game_name(i) for i in registered_ids() if package(i).startswith("dejavu_env.")])
 def test_the_committed_gif_of_each_game_is_small(game: str) -> None:
+    """Each of ``dejavu_env``'s games has the GIF its env page shows (``docs/_ext/envpages.py``)."""
     gif = ROOT / "docs" / "_static" / "gifs" / f"{game}.gif"
     assert gif.read_bytes()[:6] in (b"GIF87a", b"GIF89a")
     assert gif.stat().st_size < 1_000_000, "keep each GIF under 1 MB (docs/scripts/make_gifs.py)"

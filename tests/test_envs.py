@@ -1,14 +1,16 @@
 """Every registered id, in every observation mode, against the same checks (MiniGrid style).
 
 Why one suite: a check written per game drifts, and a new env id would have none. Each check
-here runs over ``ENV_IDS`` x ``obs_mode`` and, where it matters, with the env's *default*
-keywords, since that is what a user's first ``gym.make`` gets.
+here runs over ``ENV_IDS`` (every registered ``DejaVu*`` id: ``tests.games``) x ``obs_mode`` and,
+where it matters, with the env's *default* keywords, since that is what a user's first
+``gym.make`` gets. What a check needs about a game it reads from the game's package (found from
+the id's ``entry_point``) or its checks module, never from the game's name; the checks of the
+batched engine run on the ids that have one.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 import pickle
 import warnings
 from typing import Any
@@ -18,10 +20,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.core.game import reason_name
+from tests.games import batched_ids, checks, env_class, module, package, registered_ids
 
-ENV_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("DejaVu"))
+ENV_IDS = registered_ids()
 MODES = ("info_state", "observation")
 CASES = [(env_id, mode) for env_id in ENV_IDS for mode in MODES]
 SHARED_INFO = {
@@ -38,7 +40,10 @@ scalars and arrays only, each of a fixed dtype (TorchRL and vector-env stacking 
 
 
 def test_both_games_are_registered_at_their_current_version():
-    assert ENV_IDS == ["DejaVuGrab-v0", "DejaVuGrid-v0"]
+    assert [env_id for env_id in ENV_IDS if package(env_id).startswith("dejavu_env.")] == [
+        "DejaVuGrab-v0",
+        "DejaVuGrid-v0",
+    ]
 
 
 def random_rollout(env: gym.Env, seed: int, steps: int = 300) -> list[tuple[Any, ...]]:
@@ -170,7 +175,7 @@ def test_observations_stay_in_their_space_and_are_fresh_arrays(env_id, mode):
 def test_the_agents_observation_is_the_reference_observers(env_id, mode):
     """The incremental observer in the env against the plain one that writes every piece."""
     env = gym.make(env_id, obs_mode=mode).unwrapped
-    game = __import__(f"dejavu_env.{env.game.name}.observation", fromlist=["reference_observation"])
+    game = module(env_id, "observation")
     rng = np.random.default_rng(5)
     observation, info = env.reset(seed=5)
     for _ in range(600):
@@ -181,6 +186,28 @@ def test_the_agents_observation_is_the_reference_observers(env_id, mode):
         observation, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         if terminated or truncated:
             observation, info = env.reset()
+
+
+@pytest.mark.parametrize(("env_id", "mode"), CASES)
+def test_facts_hidden_from_the_agent_never_reach_its_view_or_its_mask(env_id, mode):
+    """OpenSpiel's leak test, on every game: a state whose facts hidden from the agent are redrawn (the game's
+    ``hidden_twin``, in its checks module) gives the agent the same observation and the same legal actions."""
+    env = gym.make(env_id, obs_mode=mode).unwrapped
+    observe, rules = module(env_id, "observation").reference_observation, module(env_id, "rules")
+    hidden_twin = checks(env_id).hidden_twin
+    rng = np.random.default_rng(9)
+    _, info = env.reset(seed=9)
+    redrawn = 0
+    for _ in range(300):
+        state, seat = env.game_state, env._agent_seat()
+        twin = hidden_twin(state, seat, mode, rng)
+        assert np.array_equal(observe(twin, seat, mode), observe(state, seat, mode))
+        assert np.array_equal(rules.legal_mask(twin, seat), rules.legal_mask(state, seat))
+        redrawn += twin != state
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            _, info = env.reset()
+    assert redrawn > 0, "no twin differed from its state: the check had nothing to hide"
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -204,7 +231,7 @@ def test_render_modes(env_id, capsys):
 @pytest.mark.parametrize(("env_id", "mode"), CASES)
 def test_episodes_end_within_the_games_bounds(env_id, mode):
     env = gym.make(env_id, obs_mode=mode)
-    info_bound = env.unwrapped.game.max_game_length or env.unwrapped.max_turns * 160
+    info_bound = env.unwrapped.game.max_game_length or gym.spec(env_id).max_episode_steps
     low, high = env.unwrapped.game.returns[env.unwrapped.reward_mode]
     rng = np.random.default_rng(6)
     for seed in range(5):
@@ -233,8 +260,9 @@ def test_make_vec_with_default_keywords(env_id, mode):
         envs.close()
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
-@pytest.mark.parametrize("mode", ["vector_entry_point", "sync"])
+@pytest.mark.parametrize(
+    ("env_id", "mode"), [(env_id, "vector_entry_point") for env_id in batched_ids()] + [(i, "sync") for i in ENV_IDS]
+)
 def test_batched_info_holds_the_single_envs_dtypes(env_id, mode):
     """The batched env's stacked ``info`` (and gymnasium's stacking of the single env's) has the
     single env's dtypes, key by key: no object arrays, reasons as codes."""
@@ -271,8 +299,10 @@ def test_time_aware_observation_counts_the_steps(env_id):
     observation, info = env.reset(seed=0)
     assert observation["time"].tolist() == [0]
     for step in range(1, 4):
-        observation, _, _, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        observation, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         assert observation["time"].tolist() == [step] and not truncated
+        if terminated:  # a short game (the spec's bound is an episode's longest, not its length)
+            break
     flat = gym.wrappers.TimeAwareObservation(gym.make(env_id))
     assert flat.observation_space.contains(flat.reset(seed=0)[0])
 
@@ -286,23 +316,26 @@ def test_make_vec_takes_the_specs_bound_and_refuses_one_that_would_cut_games():
         gym.make_vec("DejaVuGrab-v0", num_envs=2, max_episode_steps=50)
 
 
-PETTINGZOO_FRONT_ENDS = ["dejavu_env.grid.pettingzoo", "dejavu_env.grab.pettingzoo"]
+def bare_pettingzoo(env_id: str) -> Any:
+    """The game's bare PettingZoo env: ``parallel_env()`` where the seats act at once, else ``raw_env()``."""
+    factory = "parallel_env" if env_class(env_id).game.simultaneous else "raw_env"
+    return getattr(module(env_id, "pettingzoo"), factory)()
 
 
-@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 @pytest.mark.parametrize("call", ["step", "observe", "last", "agent_iter", "render"])
-def test_a_pettingzoo_aec_call_before_reset_says_to_reset(module, call):
+def test_a_pettingzoo_aec_call_before_reset_says_to_reset(env_id, call):
     pytest.importorskip("pettingzoo")
-    aec = importlib.import_module(module).env(render_mode="ansi")
+    aec = module(env_id, "pettingzoo").env(render_mode="ansi")
     args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
     with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
         getattr(aec, call)(*args)
 
 
-@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
-def test_a_pettingzoo_aec_refuses_a_finished_agents_action_and_a_step_after_the_game(module):
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_pettingzoo_aec_refuses_a_finished_agents_action_and_a_step_after_the_game(env_id):
     pytest.importorskip("pettingzoo")
-    aec = importlib.import_module(module).env()
+    aec = module(env_id, "pettingzoo").env()
     aec.reset(seed=0)
     rng = np.random.default_rng(0)
     finished = []
@@ -323,30 +356,24 @@ def test_a_pettingzoo_aec_refuses_a_finished_agents_action_and_a_step_after_the_
 
 
 @pytest.mark.filterwarnings("error")
-@pytest.mark.parametrize("factory", ["dejavu_env.grid.pettingzoo:raw_env", "dejavu_env.grab.pettingzoo:parallel_env"])
-def test_a_pettingzoo_reset_ignores_unknown_options_quietly(factory):
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_pettingzoo_reset_ignores_unknown_options_quietly(env_id):
     """PettingZoo's API tests reset with the probe ``{"options": 1}``: a key the env does not know is ignored,
     with no warning (one was printed in every API test run)."""
     pytest.importorskip("pettingzoo")
-    module, name = factory.split(":")
-    game = getattr(importlib.import_module(module), name)()
+    game = bare_pettingzoo(env_id)
     game.reset(seed=0, options={"options": 1})
     game.reset(seed=0, options={"%s": 0, 7: None})
     assert game.agents == game.possible_agents
 
 
-@pytest.mark.parametrize(
-    ("factory", "typo", "known"),
-    [
-        ("dejavu_env.grid.pettingzoo:raw_env", "dek", "deck"),
-        ("dejavu_env.grab.pettingzoo:parallel_env", "order", "orders"),
-    ],
-)
-def test_a_pettingzoo_reset_refuses_a_misspelt_option_by_name(factory, typo, known):
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_pettingzoo_reset_refuses_a_misspelt_option_by_name(env_id):
     """A quietly ignored typo would play a random game where a scripted one was asked for."""
     pytest.importorskip("pettingzoo")
-    module, name = factory.split(":")
-    game = getattr(importlib.import_module(module), name)()
+    game = bare_pettingzoo(env_id)
+    known = game.reset_options[0]
+    typo = known[:-1]  # "dec" for "deck"
     game.reset(seed=0)
     before = game._state
     with pytest.raises(ValueError, match=f"unknown reset option '{typo}': did you mean '{known}'"):
@@ -354,20 +381,21 @@ def test_a_pettingzoo_reset_refuses_a_misspelt_option_by_name(factory, typo, kno
     assert game._state is before, "a refused reset deals no new game"
 
 
-@pytest.mark.parametrize("module", PETTINGZOO_FRONT_ENDS)
-def test_a_pettingzoo_front_end_without_pettingzoo_names_the_extra(module):
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_pettingzoo_front_end_without_pettingzoo_names_the_extra(env_id):
     import os
     import subprocess
     import sys
     from pathlib import Path
 
-    code = f"import sys; sys.modules['pettingzoo'] = None; import {module}"
+    front_end = f"{package(env_id)}.pettingzoo"
+    code = f"import sys; sys.modules['pettingzoo'] = None; import {front_end}"
     root = str(Path(__file__).resolve().parents[1])
     environment = {**os.environ, "PYTHONPATH": root}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode != 0
-    assert last == f"ModuleNotFoundError: {module} needs pettingzoo, the 'pettingzoo' extra: " + (
+    assert last == f"ModuleNotFoundError: {front_end} needs pettingzoo, the 'pettingzoo' extra: " + (
         "pip install 'dejavu-env[pettingzoo]'"
     )
 

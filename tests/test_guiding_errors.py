@@ -35,6 +35,7 @@ from dejavu_env.grid.render import LEGEND, MARKS, render_ansi
 from dejavu_env.grid.rules import TAKE_END
 from dejavu_env.grid.vector import DejaVuGridVectorEnv
 from dejavu_env.testing.grid_checks import empty_slots, state_with
+from tests.games import batched_ids, env_class, registered_ids, vector_class
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -161,7 +162,11 @@ def test_an_unknown_keyword_is_a_value_error_listing_the_keywords(make, cls, kwa
     assert (f"(did you mean {near!r}?)" in message) if near else ("did you mean" not in message)
 
 
-@pytest.mark.parametrize("cls", [DejaVuGridEnv, DejaVuGrabEnv, DejaVuGridVectorEnv, DejaVuGrabVectorEnv])
+@pytest.mark.parametrize(
+    "cls",
+    [env_class(env_id) for env_id in registered_ids()] + [vector_class(env_id) for env_id in batched_ids()],
+    ids=lambda cls: cls.__name__,
+)
 def test_the_check_keeps_the_constructors_signature(cls):
     """The docs and ``scalar_defaults`` read the signature: no ``**kwargs`` appears in it."""
     kinds = {p.kind for p in inspect.signature(cls).parameters.values()}

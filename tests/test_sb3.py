@@ -1,4 +1,4 @@
-"""The stable-baselines3 adapter: SB3's VecEnv contract over the batched envs, and PPO / MaskablePPO training on it."""
+"""The stable-baselines3 adapter: SB3's VecEnv contract over every batched env, and PPO / MaskablePPO training on it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 from dejavu_env.core.game import reason_name
 from dejavu_env.sb3 import DejaVuVecEnv
+from tests.games import batched_ids, checks
 
-IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
+IDS = batched_ids()
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +38,7 @@ def test_masks_reach_maskable_ppo_as_it_asks_for_them(env_id):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_ended_episodes_reset_at_once_with_their_last_observation_and_result(env_id):
-    kwargs = {"max_turns": 4} if env_id == "DejaVuGrid-v0" else {}
-    env = DejaVuVecEnv(env_id, num_envs=6, seed=0, **kwargs)
+    env = DejaVuVecEnv(env_id, num_envs=6, seed=0, **checks(env_id).SHORT_GAMES)
     env.reset()
     rng = np.random.default_rng(0)
     ended = 0
@@ -83,14 +83,13 @@ def test_attributes_and_methods_reach_the_batched_env():
         env.set_attr("max_turns", 50, indices=[0])
 
 
-def test_options_reach_each_env():
-    from dejavu_env.grid.cards import CARDS
-
-    env = DejaVuVecEnv("DejaVuGrid-v0", num_envs=2, seed=0, agent_seat=0)
-    env.set_options([{}, {"deck": list(reversed(CARDS))}])
+@pytest.mark.parametrize("env_id", IDS)
+def test_options_reach_each_env(env_id):
+    env = DejaVuVecEnv(env_id, num_envs=2, seed=0)
+    env.set_options([{}, checks(env_id).SCRIPTED_DEAL])
     env.reset()
-    assert env.batched.state.order[1].tolist() == list(range(31, -1, -1))
-    assert env.batched.state.order[0].tolist() != list(range(31, -1, -1))
+    assert env.batched.state.order[1].tolist() == checks(env_id).SCRIPTED_ORDER
+    assert env.batched.state.order[0].tolist() != checks(env_id).SCRIPTED_ORDER
 
 
 def test_the_adapter_needs_same_step_autoreset():

@@ -18,10 +18,13 @@ from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.envs.transforms import ActionMask
 from torchrl.envs.utils import check_env_specs
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.core.game import REASONS
+from tests.games import env_class, module, registered_ids
 
-ENV_IDS = ["DejaVuGrid-v0", "DejaVuGrab-v0"]
+ENV_IDS = registered_ids()
+PETTINGZOO = [(env_id, "env") for env_id in ENV_IDS]
+PETTINGZOO += [(env_id, "parallel_env") for env_id in ENV_IDS if env_class(env_id).game.simultaneous]
+"""Each game's PettingZoo factories: the AEC ``env``, and ``parallel_env`` where the seats act at once."""
 
 
 @pytest.fixture(autouse=True)
@@ -81,22 +84,9 @@ def test_the_action_mask_transform_samples_only_legal_actions(env_id):
     assert not rollout["next", "illegal_action"].any()
 
 
-def _grid_aec(**kwargs):
-    from dejavu_env.grid.pettingzoo import env
-
-    return env(**kwargs)
-
-
-def _grab_parallel(**kwargs):
-    from dejavu_env.grab.pettingzoo import parallel_env
-
-    return parallel_env(**kwargs)
-
-
-def _grab_aec(**kwargs):
-    from dejavu_env.grab.pettingzoo import env
-
-    return env(**kwargs)
+def _pettingzoo(env_id: str, factory: str, **kwargs):
+    """The game's PettingZoo env built by ``factory`` (``"env"``, ``"parallel_env"``) of its ``pettingzoo`` module."""
+    return getattr(module(env_id, "pettingzoo"), factory)(**kwargs)
 
 
 def _info_keys(pz_env) -> set[str]:
@@ -121,8 +111,8 @@ def _random_masked_policy(env: PettingZooWrapper, seed: int):
     return policy
 
 
-@pytest.mark.parametrize("make", [_grid_aec, _grab_parallel, _grab_aec], ids=["grid-aec", "grab-parallel", "grab-aec"])
-def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(make):
+@pytest.mark.parametrize(("env_id", "factory"), PETTINGZOO)
+def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(env_id, factory):
     """``PettingZooWrapper(env, use_mask=True)`` as TorchRL's docs show, on the front end's defaults.
 
     What broke before: the infos carried each agent's mask as well as the observation, and the
@@ -130,7 +120,7 @@ def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(make):
     'NoneType' object does not support item assignment``. The mask is now in the observation only
     unless ``mask_in_info=True`` (PettingZoo's classic convention)."""
     pytest.importorskip("pettingzoo")
-    env = PettingZooWrapper(env=make(), use_mask=True, seed=0)
+    env = PettingZooWrapper(env=_pettingzoo(env_id, factory), use_mask=True, seed=0)
     check_env_specs(env, seed=0)
     rollout = env.rollout(60, policy=_random_masked_policy(env, seed=0), break_when_any_done=False)
     assert rollout.batch_size[0] == 60
@@ -142,7 +132,7 @@ def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(make):
     chosen = masks.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     assert chosen[acting].all(), "every acting agent's action was legal under its mask"
     assert (masks.sum(-1)[acting] > 1).any(), "the masks left the policy a choice"
-    info_keys = _info_keys(make())
+    info_keys = _info_keys(_pettingzoo(env_id, factory))
     assert "action_mask" not in info_keys, "the mask is the observation's only"
     for group in env.group_map:
         info = rollout["next", group, "info"]
@@ -150,11 +140,12 @@ def test_pettingzoo_wrapper_with_use_mask_on_default_keywords(make):
         assert np.isin(info["reason"].numpy(), np.arange(len(REASONS))).all()
 
 
-def test_pettingzoo_wrapper_on_the_parallel_grab_with_torchrls_own_defaults():
+@pytest.mark.parametrize("env_id", [env_id for env_id, factory in PETTINGZOO if factory == "parallel_env"])
+def test_pettingzoo_wrapper_on_a_parallel_env_with_torchrls_own_defaults(env_id):
     """A parallel env needs no ``use_mask`` (Grab's agents all stay until the end): the wrapper's
     and the front end's defaults both, and its spec-sampled actions are legal."""
     pytest.importorskip("pettingzoo")
-    env = PettingZooWrapper(env=_grab_parallel(), seed=0)
+    env = PettingZooWrapper(env=_pettingzoo(env_id, "parallel_env"), seed=0)
     check_env_specs(env, seed=0)
     rollout = env.rollout(60, break_when_any_done=False)  # the default illegal_action="raise": an illegal grab raises
     chosen = rollout["player", "action_mask"].gather(-1, rollout["player", "action"].unsqueeze(-1))

@@ -1,8 +1,9 @@
-"""What both batched vector envs promise: gymnasium's vector API, the single env's contract per env, seeding,
+"""What every batched vector env promises: gymnasium's vector API, the single env's contract per env, seeding,
 autoreset, options, errors, opponents in the batch, and the memory budget.
 
-Every test runs on both registered ids; the game-specific replays against the reference engines are in
-``tests/grid/test_batched.py`` and ``tests/grab/test_batched.py``.
+Every test runs on each registered id with a batched engine (``tests.games.batched_ids``), reading what it
+needs about a game (a scripted deal, how to seat a player) from the game's checks module; the game-specific
+replays against the reference engines are in each game's ``tests/<game>/test_batched.py``.
 """
 
 from __future__ import annotations
@@ -15,16 +16,16 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.batch_players import PolicyPlayer
 from dejavu_env.core.game import reason_name
 from dejavu_env.core.players import PlayerError
 from dejavu_env.core.vector import DejaVuVectorEnv
-from dejavu_env.grab.vector import DejaVuGrabVectorEnv
-from dejavu_env.grid.vector import DejaVuGridVectorEnv
+from tests.games import batched_ids, checks, env_class
 
-IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
+IDS = batched_ids()
+PASSING = [env_id for env_id in IDS if "pass" in env_class(env_id).illegal_actions]
+"""The batched games whose illegal-action policies include ``"pass"``."""
 MODES = ("NextStep", "SameStep")
 
 
@@ -63,7 +64,8 @@ def structure(info: dict) -> dict:
 @pytest.mark.parametrize("env_id", IDS)
 def test_make_vec_uses_the_batched_env_and_declares_its_autoreset_mode(env_id):
     env = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
-    assert isinstance(env, (DejaVuGridVectorEnv, DejaVuGrabVectorEnv))
+    assert isinstance(env, DejaVuVectorEnv)
+    assert f"{type(env).__module__}:{type(env).__name__}" == gym.spec(env_id).vector_entry_point
     assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
     assert make(env_id, autoreset_mode="SameStep").metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
     single = gym.make(env_id)
@@ -215,25 +217,14 @@ def test_reset_mask_resets_only_those_envs(env_id):
     assert np.array_equal(after["observation"][~mask], obs["observation"][~mask])
 
 
-def scripted(env_id: str):
-    """A reset option of the game that fixes the deal, and how to read the deal back."""
-    if env_id == "DejaVuGrid-v0":
-        from dejavu_env.grid.cards import CARDS
-
-        deck = list(reversed(CARDS))
-        return {"deck": deck}, lambda env, i: env.state.order[i].tolist() == list(range(31, -1, -1))
-    orders = [list(range(36)), list(range(35, -1, -1)), list(range(36))]
-    return {"orders": orders}, lambda env, i: env.state.order[i].tolist() == list(range(36))
-
-
 @pytest.mark.parametrize("env_id", IDS)
 def test_options_for_every_env_or_one_env(env_id):
-    options, dealt = scripted(env_id)
-    env = make(env_id, 3, **({"agent_seat": 0} if env_id == "DejaVuGrid-v0" else {}))
+    options, order = checks(env_id).SCRIPTED_DEAL, checks(env_id).SCRIPTED_ORDER
+    env = make(env_id, 3)
     env.reset(seed=0, options=options)
-    assert all(dealt(env.unwrapped, i) for i in range(3))
+    assert all(env.unwrapped.state.order[i].tolist() == order for i in range(3))
     env.reset(seed=0, options={"env_options": [None, options, None]})
-    assert [dealt(env.unwrapped, i) for i in range(3)] == [False, True, False]
+    assert [env.unwrapped.state.order[i].tolist() == order for i in range(3)] == [False, True, False]
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -241,7 +232,7 @@ def test_bad_options_name_the_env_and_change_nothing(env_id):
     env = make(env_id, 3)
     env.reset(seed=0)
     before = env.unwrapped.state.copy()
-    key = "deck" if env_id == "DejaVuGrid-v0" else "orders"
+    key = next(iter(checks(env_id).SCRIPTED_DEAL))  # the option that fixes the deal, given junk
     with pytest.raises(ValueError, match="env 1"):
         env.reset(options={"env_options": [None, {key: [[0, 1]]}, None]})
     with pytest.raises(ValueError, match="unknown reset option"):
@@ -313,8 +304,9 @@ def test_illegal_action_lose_ends_that_episode_as_a_loss(env_id):
     assert not info["illegal_action"][[0, 2]].any()
 
 
-def test_grab_illegal_action_pass_plays_a_pass():
-    env = make("DejaVuGrab-v0", 2, illegal_action="pass")
+@pytest.mark.parametrize("env_id", PASSING)
+def test_illegal_action_pass_plays_a_pass(env_id):
+    env = make(env_id, 2, illegal_action="pass")
     _, bad = with_illegal(env, env.reset(seed=0)[0], np.random.default_rng(0))
     _, _, terminated, _, info = env.step(bad)
     assert info["illegal_action"].all() and not terminated.any()
@@ -334,8 +326,7 @@ class Recorder:
 @pytest.mark.parametrize("env_id", IDS)
 def test_a_learned_policy_plays_the_other_seats_in_batches(env_id):
     policy = Recorder()
-    kwargs = {"opponent": policy} if env_id == "DejaVuGrid-v0" else {"opponents": [policy] * 3}
-    env = make(env_id, 8, obs_mode="observation", **kwargs)
+    env = make(env_id, 8, obs_mode="observation", **checks(env_id).opponent_keywords(policy))
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -351,8 +342,7 @@ def test_a_faulty_policy_names_env_and_seat_and_the_batch_rolls_back(env_id):
     def cheat(observations, masks):
         return np.where(masks.sum(axis=1) > 1, (~masks).argmax(axis=1), masks.argmax(axis=1))
 
-    kwargs = {"opponent": cheat} if env_id == "DejaVuGrid-v0" else {"opponents": [cheat] * 3}
-    env = make(env_id, 4, **kwargs)
+    env = make(env_id, 4, **checks(env_id).opponent_keywords(cheat))
     obs, _ = env.reset(seed=0)
     base = env.unwrapped
     rng = np.random.default_rng(0)
@@ -380,9 +370,8 @@ def test_a_league_draws_each_envs_opponents_at_every_reset(env_id):
 def test_single_game_players_are_refused_with_a_clear_message(env_id):
     from dejavu_agents.random_player import RandomPlayer
 
-    kwargs = {"opponent": RandomPlayer()} if env_id == "DejaVuGrid-v0" else {"opponents": [RandomPlayer()] * 3}
     with pytest.raises(ValueError, match="batch players"):
-        make(env_id, 2, **kwargs)
+        make(env_id, 2, **checks(env_id).opponent_keywords(RandomPlayer()))
 
 
 @pytest.mark.parametrize("env_id", IDS)

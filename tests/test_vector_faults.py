@@ -14,13 +14,13 @@ from gymnasium.utils.env_checker import data_equivalence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.players import PlayerError
 from dejavu_env.core.sizes import check_batch_memory
 from dejavu_env.grid.rules import END_TURN
+from tests.games import batched_ids, checks
 
-IDS = ("DejaVuGrid-v0", "DejaVuGrab-v0")
+IDS = batched_ids()
 
 
 def make(env_id: str, n: int = 4, **kwargs):
@@ -50,10 +50,6 @@ class Switch:
         return np.where(masks[:, END_TURN], END_TURN, first) if masks.shape[1] == END_TURN + 1 else first
 
 
-def seat(env_id: str, policy) -> dict:
-    return {"opponent": policy} if env_id == "DejaVuGrid-v0" else {"n_players": 3, "opponents": [policy] * 2}
-
-
 def random_actions(obs, rng) -> np.ndarray:
     return nth_set(obs["action_mask"], rng.random(len(obs["action_mask"])))
 
@@ -62,8 +58,8 @@ def random_actions(obs, rng) -> np.ndarray:
 @pytest.mark.parametrize("env_id", IDS)
 def test_an_interrupt_or_error_inside_a_policy_rolls_back_and_is_raised(env_id, fault):
     policy, same = Switch(), Switch()
-    env = make(env_id, **seat(env_id, policy))
-    twin = make(env_id, **seat(env_id, same))
+    env = make(env_id, **checks(env_id).opponent_keywords(policy))
+    twin = make(env_id, **checks(env_id).opponent_keywords(same))
     obs, _ = env.reset(seed=0)
     twin.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -233,7 +229,7 @@ def test_sb3_checks_seeds_options_and_actions_when_it_takes_them(env_id):
         venv.seed(2**64 - 1)
     with pytest.raises(ValueError, match="seed must be an int, None"):
         venv.seed(True)
-    option = "deck" if env_id == "DejaVuGrid-v0" else "cards"
+    option = next(iter(checks(env_id).SCRIPTED_DEAL))  # the option that fixes the deal
     for bad in ({"nope": 1}, {option: "junk"}, [{option: [1, 2]}, None, None, None], [{}] * 3, 5):
         with pytest.raises(ValueError):
             venv.set_options(bad)

@@ -16,26 +16,28 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_agents.base import Player
 from dejavu_agents.registry import PLAYERS, PlayerEntry
 from dejavu_env.core.batch import nth_set
 from dejavu_env.core.batch_players import SingleGamePlayers
 from dejavu_env.core.players import PlayerError
 from dejavu_env.core.providers import provided_names
+from tests.games import batched_ids, checks, game_name
 
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = {"grid": "DejaVuGrid-v0", "grab": "DejaVuGrab-v0"}
+GAMES = {game_name(env_id): env_id for env_id in batched_ids()}
+"""The batched games by name."""
 SLOW_DEFAULTS = {"openspiel-ismcts": "1 s a decision at its default; tests/test_openspiel.py seats it at 5 simulations"}
 HEURISTICS = {
     game: [n for n in provided_names(game) if "checkpoint" not in PLAYERS[game][n].kwargs and n not in SLOW_DEFAULTS]
     for game in GAMES
 }
-"""Both ladders' heuristic players (the learned ones name a checkpoint), less those too slow at their defaults."""
+"""Each ladder's heuristic players (the learned ones name a checkpoint), less those too slow at their defaults."""
 
 
-def seated(game: str, name: str, n_players: int = 3) -> dict:
-    return {"opponent": name} if game == "grid" else {"n_players": n_players, "opponents": [name] * (n_players - 1)}
+def seated(game: str, name: str) -> dict:
+    """The keywords that seat the player ``name`` at every other seat (the game's checks say how)."""
+    return checks(GAMES[game]).opponent_keywords(name)
 
 
 def make(game: str, n: int, **kwargs):
@@ -67,8 +69,9 @@ def test_every_heuristic_name_plays_in_make_vec(game, name):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_names_mix_with_batch_players_in_a_league(game):
-    league = ["random", HEURISTICS[game][0] if game == "grid" else "human-casual"]
-    env = make(game, 16, league=league)
+    env = make(game, 1)
+    scalar = next(name for name in HEURISTICS[game] if name not in env.unwrapped.batch_players)
+    env = make(game, 16, league=["random", scalar])
     trace = play(env, seed=0, steps=20)
     ids = env.unwrapped.opponent_ids
     assert 0 < ids.mean() < 1, "both were drawn"
@@ -191,7 +194,7 @@ def test_a_seeded_reset_that_faults_changes_nothing(game, counter):
     assert data_equivalence(env.reset(seed=5), twin.reset(seed=5)), "the seed takes effect now"
 
 
-@pytest.mark.parametrize("game", ["grid", "grab"])
+@pytest.mark.parametrize("game", GAMES)
 def test_a_learned_player_plays_by_name(game):
     pytest.importorskip("torch")
     env = make(game, 2, **seated(game, f"ppo-{game}-scratch"))
@@ -209,18 +212,18 @@ def test_every_name_builds_in_make_vec_from_a_folder_outside_the_repository(tmp_
         from dejavu_env.core.providers import provided_names
 
         learned = importlib.util.find_spec("torch") is not None
-        for game, env_id in (("grid", "DejaVuGrid-v0"), ("grab", "DejaVuGrab-v0")):
+        for game, env_id in GAMES.items():
+            seat = importlib.import_module(f"dejavu_env.testing.{game}_checks").opponent_keywords
             for name in provided_names(game):
                 if not learned and "checkpoint" in PLAYERS[game][name].kwargs:
                     continue
-                kwargs = {"opponent": name} if game == "grid" else {"n_players": 3, "opponents": [name, "perfect"]}
-                env = gym.make_vec(env_id, num_envs=2, **kwargs)
+                env = gym.make_vec(env_id, num_envs=2, **seat(name))
                 obs, _ = env.reset(seed=0)
                 env.step(obs["action_mask"].argmax(axis=1))
                 print(game, name, type(env.unwrapped.players[0]).__name__)
         """
     )
-    (tmp_path / "every_name.py").write_text(script)
+    (tmp_path / "every_name.py").write_text(f"GAMES = {GAMES!r}\n{script}")
     environ = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "every_name.py"], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=600

@@ -9,10 +9,17 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import FlattenObservation
 
-import dejavu_env  # noqa: F401  (registers the ids)
 from dejavu_env.wrappers import BoxObservation, BoxObservationVector
+from tests.games import batched_ids, registered_ids
 
-IDS = ["DejaVuGrid-v0", "DejaVuGrab-v0"]
+IDS = registered_ids()
+VECTOR_CASES = [
+    (env_id, mode, autoreset)
+    for env_id in IDS
+    for mode, autoreset in [("vector_entry_point", "NextStep"), ("vector_entry_point", "SameStep"), ("sync", None)]
+    if mode == "sync" or env_id in batched_ids()
+]
+"""Every id through gymnasium's ``SyncVectorEnv`` of its single env, and the batched ones through their own."""
 
 
 def _masked_action(rng: np.random.Generator, mask: np.ndarray) -> int:
@@ -45,10 +52,7 @@ def test_single_env_passes_check_env(env_id: str) -> None:
     check_env(BoxObservation(gym.make(env_id)), skip_render_check=True)
 
 
-@pytest.mark.parametrize("env_id", IDS)
-@pytest.mark.parametrize(
-    ("mode", "autoreset"), [("vector_entry_point", "NextStep"), ("vector_entry_point", "SameStep"), ("sync", None)]
-)
+@pytest.mark.parametrize(("env_id", "mode", "autoreset"), VECTOR_CASES)
 def test_vector_env_gives_the_vectors_and_keeps_the_masks(env_id: str, mode: str, autoreset: str | None) -> None:
     kwargs = {} if autoreset is None else {"autoreset_mode": autoreset}
 

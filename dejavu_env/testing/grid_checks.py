@@ -3,11 +3,15 @@
 Used by ``tests/grid`` and by anyone who changes the rules or the observer: run
 :func:`random_game` with :func:`check_invariants` as the hook, and compare a seat's
 observation of a state with that of :func:`resample_hidden` of it (the OpenSpiel leak test).
+
+The cross-game suites (``tests/test_*.py``) read the grid's facts here, by the game's name: a
+scripted deal, how to seat a player, the batched env's cases and its replay (the last section).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +29,7 @@ from dejavu_env.grid.rules import (
     legal_ids,
     new_game,
 )
+from dejavu_env.testing.replay import GridReplay
 
 
 def check_invariants(state: GridState) -> None:
@@ -228,3 +233,61 @@ class ScriptedPlayer:
         action = self.actions[self._next]
         self._next += 1
         return action
+
+
+# --- what the cross-game suites need to know about the grid ----------------------------------------
+
+SCRIPTED_DEAL: dict[str, Any] = {"deck": list(reversed(CARDS))}
+"""Reset options that fix the deal: the 32 cards in reverse."""
+SCRIPTED_ORDER: list[int] = list(range(N_CARDS - 1, -1, -1))
+"""The batched block's ``order`` row that :data:`SCRIPTED_DEAL` deals."""
+SHORT_GAMES: dict[str, Any] = {"max_turns": 4}
+"""Keywords under which the batched env's games end within a few dozen steps (its own end by hunches or
+the deck, later)."""
+REPLAY = GridReplay
+"""The replay that checks the batched env's games against the reference engine (``tests/test_backends.py``)."""
+
+
+def opponent_keywords(player: Any) -> dict[str, Any]:
+    """The keywords that seat ``player`` (a name, a batch player or a policy) at the agent's opponent."""
+    return {"opponent": player}
+
+
+def hidden_twin(state: GridState, seat: int, obs_mode: str, rng: np.random.Generator) -> GridState:
+    """A state that differs from ``state`` only in facts ``seat`` cannot see in ``obs_mode``
+    (:func:`resample_hidden`: what it knows, the current view included, stays)."""
+    return resample_hidden(state, seat, rng)
+
+
+def backend_cases(policy: Any) -> dict[str, dict[str, Any]]:
+    """The batched env's keywords replayed through the reference (``tests/test_backends.py``), by name:
+    every opponent kind, a league with ``policy`` (a learned-policy stand-in), both views, both seats, the
+    autoreset modes, the turn limit, the score reward and the illegal-action policy."""
+    return {
+        "info_state vs random": {"obs_mode": "info_state"},
+        "observation vs random, agent second": {"obs_mode": "observation", "agent_seat": 1},
+        "greedy": {"opponent": "greedy"},
+        "league of random, greedy and a policy": {
+            "league": ["random", "greedy", policy],
+            "league_probs": [0.5, 0.3, 0.2],
+        },
+        "turn limit, score reward": {"max_turns": 6, "reward": "score"},
+        "greedy, agent second, same-step autoreset": {
+            "opponent": "greedy",
+            "agent_seat": 1,
+            "autoreset_mode": "SameStep",
+        },
+        "same-step autoreset": {"autoreset_mode": "SameStep"},
+        "illegal actions lose": {"illegal_action": "lose"},
+    }
+
+
+def copy_cases(policy: Any) -> list[tuple[dict[str, Any], bool]]:
+    """The batched env's keywords whose copies must play on as the original (``tests/test_copies.py``), each
+    with whether the case also plays unmasked actions; ``policy`` is a learned-policy stand-in."""
+    return [
+        ({}, False),
+        ({"autoreset_mode": "SameStep", "opponent": "greedy"}, False),
+        ({"illegal_action": "lose"}, True),
+        ({"league": ["random", "greedy", policy]}, False),
+    ]
