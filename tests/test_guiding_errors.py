@@ -39,7 +39,7 @@ from tests.games import batched_ids, env_class, registered_ids, vector_class
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
-LOADER = re.compile(r"load it with (dejavu_agents\.loaders\.checkpoint_player\([^)]*\))")
+LOADER = re.compile(r"load it with (dejavu_agents\.learned\.loaders\.checkpoint_player\([^)]*\))")
 
 
 def _grid(**kwargs):
@@ -83,7 +83,7 @@ def test_a_checkpoint_path_given_as_a_name_says_how_to_load_it(make, key, wrap, 
     (tmp_path / "mynet").write_bytes(b"")  # a name without a separator or suffix that is a file on disk
     message = str(_error(make, **{key: wrap(path)}))
     assert "it looks like a checkpoint path" in message, message
-    assert f"dejavu_agents.loaders.checkpoint_player({path!r}, game={game!r})" in message, message
+    assert f"dejavu_agents.learned.loaders.checkpoint_player({path!r}, game={game!r})" in message, message
     assert len(message.splitlines()) == 1
 
 
@@ -99,7 +99,7 @@ def test_the_checkpoint_hint_is_code_that_loads_the_player_where_it_says(monkeyp
     """The call the message prints, run as printed, builds a player the env (and, seated as the
     vector env's message says, the batched env) plays against: the name and signature are real."""
     monkeypatch.chdir(ROOT)
-    import dejavu_agents.loaders  # noqa: F401  (what the printed call names)
+    import dejavu_agents.learned.loaders  # noqa: F401  (what the printed call names)
     from dejavu_agents.exploit.batched import seat
 
     path = "dejavu_agents/checkpoints/ppo-grid.zip"
