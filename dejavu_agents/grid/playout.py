@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dejavu_env.core.compiled import jit
+from dejavu_env.core.compiled import jit, lowest_bit, nth_bit, popcount
 from dejavu_env.grid.block import (
     CANDS,
     CARD_BITS,
@@ -126,36 +126,6 @@ def next_u64(rs: np.ndarray) -> np.uint64:
 def below(rs: np.ndarray, n: int) -> int:
     """A random int in ``[0, n)``, ``n >= 1``."""
     return int((next_u64(rs) >> np.uint64(11)) % np.uint64(n))
-
-
-@jit
-def popcount(x: int) -> int:
-    """Set bits of a non-negative int below 2**32."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
-
-
-@jit
-def lowest_bit(x: int) -> int:
-    """Index of the lowest set bit of ``x > 0``."""
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
-
-
-@jit
-def nth_bit(mask: int, k: int) -> int:
-    """Index of the ``k``-th (from 0) set bit of ``mask``."""
-    i = 0
-    while True:
-        if (mask >> i) & 1:
-            if k == 0:
-                return i
-            k -= 1
-        i += 1
 
 
 @jit

@@ -38,7 +38,10 @@ except ImportError:
         "the batched envs (gym.make_vec) need numba, a dependency of dejavu-env: pip install numba"
     ) from None
 
-__all__ = ["compile_notice", "inline_jit", "jit", "permutation_draw", "raw_draw", "uniform_draw"]
+__all__ = [
+    "compile_notice", "inline_jit", "jit", "lowest_bit", "nth_bit", "permutation_draw", "popcount", "raw_draw",
+    "uniform_draw",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,6 +97,33 @@ def compile_notice(what: str) -> Iterator[None]:
             f"dejavu_env: compiled the {what} kernels in {took:.1f} s (once: numba caches them on disk)",
             file=sys.stderr,
         )
+
+
+_M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101
+
+
+@inline_jit
+def popcount(x: int) -> int:
+    """Set bits of a non-negative int64 below 2**56 (the engines' card, object, slot and action sets)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return (x * _H01) >> 56
+
+
+@inline_jit
+def lowest_bit(bits: int) -> int:
+    """Index of the lowest set bit of a non-zero set."""
+    return popcount((bits & -bits) - 1)
+
+
+@inline_jit
+def nth_bit(bits: int, k: int) -> int:
+    """Index of the ``k``-th (from 0) set bit of ``bits`` (``k`` below its count): what
+    :func:`~dejavu_env.core.batch.nth_set` picks."""
+    for _ in range(k):
+        bits &= bits - 1
+    return lowest_bit(bits)
 
 
 _ONE = np.uint64(1)

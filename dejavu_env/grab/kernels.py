@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dejavu_env.core.compiled import inline_jit, jit, permutation_draw, uniform_draw
+from dejavu_env.core.compiled import inline_jit, jit, lowest_bit, nth_bit, permutation_draw, popcount, uniform_draw
 from dejavu_env.grab.block import (
     ASIDE,
     ASIDE_ROUND_BITS,
@@ -116,7 +116,6 @@ _O_NEWEST, _O_NEW_CARD, _O_MIDDLE = _OFFSETS["newest_card"], _OFFSETS["new_card"
 _O_HOLDINGS, _O_ELIMINATED, _O_SEATED = _OFFSETS["holdings"], _OFFSETS["eliminated"], _OFFSETS["seated"]
 _O_POINTS, _O_ROUND, _O_CARDS_LEFT = _OFFSETS["points"], _OFFSETS["round"], _OFFSETS["cards_left"]
 _O_FLIPPING_OVER, _O_SEEN = _OFFSETS["flipping_over"], _OFFSETS["seen"]
-_M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101
 _BYTE = 0xFF
 
 
@@ -176,30 +175,6 @@ class Seating(NamedTuple):
     kinds: np.ndarray
     slots: np.ndarray
     memories: np.ndarray
-
-
-# ---------------------------------------------------------------------- bits
-@inline_jit
-def _popcount(x: int) -> int:
-    """Set bits of a non-negative int64 (below 2**56: object and action sets)."""
-    x = x - ((x >> 1) & _M1)
-    x = (x & _M2) + ((x >> 2) & _M2)
-    x = (x + (x >> 4)) & _M4
-    return (x * _H01) >> 56
-
-
-@inline_jit
-def _lowest(bits: int) -> int:
-    """Index of the lowest set bit of a non-zero set."""
-    return _popcount((bits & -bits) - 1)
-
-
-@inline_jit
-def _nth_set(bits: int, k: int) -> int:
-    """Index of the ``k``-th (from 0) set bit: what :func:`~dejavu_env.core.batch.nth_set` picks."""
-    for _ in range(k):
-        bits &= bits - 1
-    return _lowest(bits)
 
 
 # ---------------------------------------------------------------------- legal actions
@@ -302,7 +277,7 @@ def _end_round(s: np.ndarray, order: np.ndarray, c: int, g: int, card_bits: np.n
     round_points = 0
     for p in range(n_players):
         if (s[IN_ROUND] >> p) & 1 == 1:
-            score = _popcount(s[HOLD + p])
+            score = popcount(s[HOLD + p])
             round_points += score << (ROUND_POINT_BITS * p)
             s[POINTS] += score << (POINT_BITS * p)
     s[ROUND_POINTS + r] = round_points
@@ -345,7 +320,7 @@ def _timed_races(g: int, means: np.ndarray, log_means: np.ndarray, sigma: float,
         j = z_at
         objects = contested
         while objects:
-            action = _lowest(objects) + 1
+            action = lowest_bit(objects) + 1
             objects &= objects - 1
             for p in range(n_players):
                 if ticks[i, p] == action:
@@ -357,7 +332,7 @@ def _timed_races(g: int, means: np.ndarray, log_means: np.ndarray, sigma: float,
             times[p] = means[g, p]
     objects = contested
     while objects:
-        action = _lowest(objects) + 1
+        action = lowest_bit(objects) + 1
         objects &= objects - 1
         best = np.inf
         for p in range(n_players):
@@ -386,7 +361,7 @@ def _wanted(action: int) -> int:
 def _random_choice(middle: int, u: float) -> int:
     """``random``'s action: the ``floor(u * k)``-th of the ``k`` legal actions (pass and each grab)."""
     legal = middle << 1 | 1
-    return _nth_set(legal, int(u * _popcount(legal)))
+    return nth_bit(legal, int(u * popcount(legal)))
 
 
 @jit
@@ -399,7 +374,7 @@ def _perfect_choice(seen_twice: int, middle: int, newest_objects: int, u: float)
     candidates = on_card if on_card != 0 else ready
     if candidates == 0:
         return 0
-    return 1 + _nth_set(candidates, int(u * _popcount(candidates)))
+    return 1 + nth_bit(candidates, int(u * popcount(candidates)))
 
 
 @jit
@@ -416,7 +391,7 @@ def _memory_choice(round_index: int, flipped: int, middle: int, last_round: int,
     ready &= middle  # taken objects never come back
     fresh = ready & flipped
     choice = fresh if fresh != 0 else ready
-    return looked | flipped, ready, 0 if choice == 0 else _lowest(choice) + 1
+    return looked | flipped, ready, 0 if choice == 0 else lowest_bit(choice) + 1
 
 
 @jit
@@ -573,7 +548,7 @@ def play(block: tuple[np.ndarray, np.ndarray, np.ndarray], tables: GrabTables, s
                     while objects:
                         bit = objects & -objects
                         objects ^= bit
-                        action = _lowest(bit) + 1
+                        action = lowest_bit(bit) + 1
                         k = 0
                         for p in range(n_players):
                             k += ticks[i, p] == action
