@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dejavu_agents.grid import knowledge
 from dejavu_env.core.compiled import jit, lowest_bit, nth_bit, popcount
 from dejavu_env.grid.block import (
     CANDS,
@@ -68,7 +69,7 @@ from dejavu_env.grid.block import (
     TURNS,
     WINNER,
 )
-from dejavu_env.grid.cards import BLUE, MAX_BLUE, N_CARDS, N_NUMBERS, N_SLOTS, SHOWS
+from dejavu_env.grid.cards import BLUE, N_CARDS, N_NUMBERS, N_SLOTS
 from dejavu_env.grid.kernels import apply_action, tally
 from dejavu_env.grid.rules import (
     END_TURN,
@@ -86,16 +87,15 @@ _TIE = 0.02
 """Weight of the final score difference in a playout's value (wins dominate; the margin
 separates actions whose playouts all win or all lose)."""
 
-# What a seat may deduce, as card sets: tables of belief, not of the rules.
+# What a seat may deduce, as card sets: ``counting``'s tables of belief (dejavu_agents.grid.knowledge),
+# as arrays for the compiled policy.
 BLUE_OF = np.array(BLUE, dtype=np.int64)
 """Each card's blue number (public: printed on its back)."""
-CARDS_OF_BLUE = np.array(
-    [sum(1 << c for c in range(N_CARDS) if BLUE[c] == b) for b in range(MAX_BLUE + 1)], dtype=np.int64
-)
+CARDS_OF_BLUE = np.array(knowledge.BLUE_CARDS, dtype=np.int64)
 """``CARDS_OF_BLUE[b]``: the set of cards whose back shows blue number ``b``."""
-HAS = np.array([sum(1 << c for c in range(N_CARDS) if SHOWS[c][n]) for n in range(N_NUMBERS)], dtype=np.int64)
+HAS = np.array(knowledge.HAS, dtype=np.int64)
 """``HAS[n]``: the set of cards that show number ``n``."""
-DOUBLES = np.array([sum(1 << c for c in range(N_CARDS) if SHOWS[c][n] == 2) for n in range(N_NUMBERS)], dtype=np.int64)
+DOUBLES = np.array(knowledge.DOUBLES, dtype=np.int64)
 """``DOUBLES[n]``: the set of cards that show number ``n`` twice."""
 
 
