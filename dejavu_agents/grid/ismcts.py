@@ -67,6 +67,7 @@ from dejavu_env.grid.block import (
     TOKENS,
     GridBatch,
     new_batch,
+    word,
 )
 from dejavu_env.grid.cards import N_CARDS, N_SLOTS, NUMBERS
 from dejavu_env.grid.kernels import legal_bits
@@ -122,11 +123,6 @@ class Root:
     top_blue: int
 
 
-def _signed(bits: int) -> int:
-    """A 64-bit field as the block's ``int64`` holds it (seat 1's pile may set the top bit)."""
-    return bits - (1 << 64) if bits >> 63 else bits
-
-
 def root_of(view: GridView, beliefs: Beliefs) -> Root:
     """The root of a search from ``view`` (an ``info_state`` view: whole piles and pile sizes).
 
@@ -170,7 +166,7 @@ def root_of(view: GridView, beliefs: Beliefs) -> Root:
         (DECK_POS, N_CARDS - view.deck_size),
         (END_TAKER, 0 if view.end_card == END_MINE else 1 if view.end_card == END_OPPONENTS else -1),
         (LAST, view.last_turn), (TERMINAL, 0), (OCC, occupied), (SEEN, seen),
-        (PILES, _signed(view.pile_me | view.pile_opp << PILE_BITS)), (SLOT_CARDS, slot_cards),
+        (PILES, word(view.pile_me | view.pile_opp << PILE_BITS)), (SLOT_CARDS, slot_cards),
     ):  # fmt: skip
         d[row, 0] = value
     d[LEGAL, 0] = legal_bits(d, 0)

@@ -38,7 +38,7 @@ from dejavu_env.grid.cards import BLUE, CARDS, MIN_BLUE, N_BLUES, N_CARDS, N_NUM
 from dejavu_env.grid.observation import END_HIDDEN, END_MINE, END_OPPONENTS, END_VISIBLE, LAYOUTS
 from dejavu_env.grid.rules import END_TURN, N_ACTIONS, PHASE_AFTER, START_TOKENS, STOP, TAKE_END, GridState
 
-__all__ = ["N_ROWS", "REASONS", "GridBatch", "from_scalar", "legal_masks", "new_batch", "to_scalar"]
+__all__ = ["N_ROWS", "REASONS", "GridBatch", "from_scalar", "legal_masks", "new_batch", "to_scalar", "word"]
 
 REASONS = ("", "hunches", "end_card")
 """``reason`` codes: 0 while playing, then how the game ended (the reference's ``reason``)."""
@@ -253,6 +253,12 @@ def to_scalar(state: GridBatch, game: int) -> GridState:
     return g
 
 
+def word(value: int) -> np.int64:
+    """A field's value (a Python int below 2**64, or a negative one) as the block's ``int64`` holds it: seat 1's
+    pile, in the top 32 bits of ``piles``, may set the sign bit."""
+    return np.int64(value - (1 << 64) if value >= 1 << 63 else value)
+
+
 def _pack_pair(values: Sequence[int], bits: int) -> int:
     return int(values[0]) | int(values[1]) << bits
 
@@ -273,7 +279,7 @@ def from_scalar(games: Sequence[GridState]) -> GridBatch:
             (KEPT0, _pack_pair(g.kept_since[0], PILE_BITS)), (KEPT1, _pack_pair(g.kept_since[1], PILE_BITS)),
             (TOP, g.order[g.deck_pos] if g.deck_pos < N_CARDS else -1),
         ):
-            d[row, i] = np.int64(value) if value < 2**63 else np.int64(value - 2**64)
+            d[row, i] = word(value)
         seen = g.reveal
         for at, pair in ((KNOWN_AT, g.known), (FRESH_AT, g.fresh), (WITNESSED_AT, g.witnessed)):
             seen |= _pack_pair(pair, SLOT_BITS) << at
